@@ -1,0 +1,66 @@
+/**
+ * The one error class pagelog throws for anything that is not a programmer mistake.
+ *
+ * Codes are stable: they never change meaning between versions, and every one is listed in the
+ * README's Errors section. Messages may change. Programmer mistakes (a wrong argument type, a
+ * negative length) are `TypeError`/`RangeError`s naming the argument, not `PagelogError`s.
+ */
+
+/** Every code pagelog can put on a {@link PagelogError}. */
+export const ErrorCode = {
+  /** An I/O operation failed for a reason with no code of its own (EIO, EACCES, ENOTEMPTY, …). */
+  IO: "PAGELOG_IO",
+  /** The device is full (ENOSPC, EDQUOT). Nothing of the failed operation is durable. */
+  NO_SPACE: "PAGELOG_NO_SPACE",
+  /** The file or directory does not exist. */
+  NOT_FOUND: "PAGELOG_NOT_FOUND",
+  /** A path is empty, absolute, contains `..`, `.`, an empty segment, a backslash or NUL. */
+  INVALID_PATH: "PAGELOG_INVALID_PATH",
+  /** The simulated power is off: every operation after a scheduled cut fails with this. */
+  POWER_CUT: "PAGELOG_POWER_CUT",
+  /** The storage, file handle or log was used after `close()`. */
+  CLOSED: "PAGELOG_CLOSED",
+  /** Another process (or another open in this one) holds the directory's lock. */
+  LOCKED: "PAGELOG_LOCKED",
+  /** Bytes on disk are damaged where they were known to be good. */
+  CORRUPT: "PAGELOG_CORRUPT",
+  /** A record batch uses a compression codec pagelog cannot read (snappy, lz4, zstd). */
+  UNSUPPORTED_COMPRESSION: "PAGELOG_UNSUPPORTED_COMPRESSION",
+  /** A batch would be larger than `maxBatchBytes` (Kafka's `max.message.bytes`). */
+  RECORD_TOO_LARGE: "PAGELOG_RECORD_TOO_LARGE",
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Marks pagelog errors across copies of the module (the ESM and CJS builds loaded side by side). */
+const BRAND = Symbol.for("pagelog.PagelogError");
+
+export interface PagelogErrorOptions {
+  /** The underlying error, for example the `node:fs` error with its OS `code` and `syscall`. */
+  cause?: unknown;
+  /** The storage path the error concerns, when there is one. */
+  path?: string;
+}
+
+export class PagelogError extends Error {
+  override readonly name = "PagelogError";
+  readonly code: ErrorCode;
+  readonly path: string | undefined;
+
+  constructor(message: string, code: ErrorCode, options: PagelogErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.path = options.path;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** `instanceof` that also recognises errors from another loaded copy of pagelog. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+/** True when `err` is a {@link PagelogError}, optionally with the given code. */
+export function isPagelogError(err: unknown, code?: ErrorCode): err is PagelogError {
+  return err instanceof PagelogError && (code === undefined || err.code === code);
+}

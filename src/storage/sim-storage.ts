@@ -1,0 +1,552 @@
+/**
+ * SimStorage: an in-memory disk with a page cache in front of it, that can lose power.
+ *
+ * Reads see the cache. Only `sync()` (per file) and `syncDir()` (per directory) move things to
+ * the disk, plus the OS writing dirty pages back on its own (`writeback`). `crash()` builds the
+ * disk a reboot would find, from the durable state and a seeded fate for everything that was
+ * not: each dirty page written, lost or torn at sector granularity; each unsynced size change
+ * kept or undone; each directory's unsynced entry changes cut to a prefix. `docs/fault-model.md`
+ * says why each rule is what a real kernel and disk can do.
+ *
+ * No `node:` imports: the simulator runs in a browser too.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
+import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
+import { type CrashChooser, randomChooser } from "./sim/crash-chooser.js";
+import { Prng } from "./sim/prng.js";
+import { SimDir, type SimNode } from "./sim/sim-dir.js";
+import { type ByteRange, SimInode } from "./sim/sim-inode.js";
+
+export type { CrashChooser, PageFate } from "./sim/crash-chooser.js";
+export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
+export type { ByteRange } from "./sim/sim-inode.js";
+
+/** Every operation the simulator counts, traces and can fail. */
+export type SimOp =
+  | "open"
+  | "stat"
+  | "list"
+  | "mkdir"
+  | "remove"
+  | "rename"
+  | "syncDir"
+  | "lock"
+  | "unlock"
+  | "size"
+  | "read"
+  | "write"
+  | "truncate"
+  | "sync"
+  | "close";
+
+export interface SimStorageOptions {
+  /**
+   * Seeds every random choice: write-back order, page fates, size and directory fates.
+   * @defaultValue 0
+   */
+  seed?: number;
+  /**
+   * Page size of the simulated page cache, in bytes. Must be a multiple of `sectorSize`.
+   * @defaultValue 4096
+   */
+  pageSize?: number;
+  /**
+   * The disk's atomic write unit: a torn page keeps some of its sectors and loses others.
+   * @defaultValue 512
+   */
+  sectorSize?: number;
+  /**
+   * Probability, before each operation, that the OS writes one random dirty page back on its
+   * own (in no particular order, as the kernel's flusher threads do). 0 keeps every dirty page
+   * in the cache until a sync or a crash.
+   * @defaultValue 0
+   */
+  writeback?: number;
+  /**
+   * How many recent operations `trace` keeps.
+   * @defaultValue 1000
+   */
+  traceLimit?: number;
+}
+
+export interface FaultSpec {
+  /** The operation to fail. */
+  op: SimOp;
+  /** Only on this path (normalized form); any path if omitted. */
+  path?: string;
+  /** `EIO` fails with PAGELOG_IO, `ENOSPC` with PAGELOG_NO_SPACE; both keep the OS code in `cause`. */
+  code: "EIO" | "ENOSPC";
+  /**
+   * How many matching operations fail before the fault is used up.
+   * @defaultValue 1
+   */
+  times?: number;
+}
+
+export interface TraceEvent {
+  /** 1-based index of the operation in this storage's life (`opCount` after it began). */
+  readonly seq: number;
+  readonly op: SimOp;
+  readonly path: string;
+  /** Position and length, sizes, rename target: whatever says what the call did. */
+  readonly detail?: string;
+  /** The error code if the operation failed. */
+  error?: string;
+}
+
+/** Durable / cached-only / torn state of a file's bytes, for the demo's picture. */
+export interface FileMap {
+  /** The size reads see. */
+  readonly size: number;
+  /** The size a power cut would surely leave. */
+  readonly durableSize: number;
+  readonly pageSize: number;
+  readonly sectorSize: number;
+  /**
+   * Consecutive ranges covering [0, size): `durable` bytes are on the disk as the cache shows
+   * them; `cached` bytes exist only in the cache (a power cut may lose them); `torn` bytes are
+   * durable but came out of the last power cut from a page that was only partly written.
+   */
+  readonly ranges: ReadonlyArray<ByteRange & { readonly state: "durable" | "cached" | "torn" }>;
+  /** Pages whose cached bytes have not been written to the disk. */
+  readonly dirtyPages: readonly number[];
+}
+
+/** What is not durable yet: the inputs to a crash, for tests that enumerate crash states. */
+export interface PendingState {
+  readonly files: ReadonlyArray<{ path: string; dirtyPages: readonly number[]; sizeDirty: boolean }>;
+  readonly dirs: ReadonlyArray<{ path: string; pendingChanges: number }>;
+}
+
+const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
+const REBOOT = Symbol("reboot");
+
+interface ResolvedOptions {
+  seed: number;
+  pageSize: number;
+  sectorSize: number;
+  writeback: number;
+  traceLimit: number;
+}
+
+function resolveOptions(options: SimStorageOptions): ResolvedOptions {
+  const r: ResolvedOptions = {
+    seed: options.seed ?? 0,
+    pageSize: options.pageSize ?? 4096,
+    sectorSize: options.sectorSize ?? 512,
+    writeback: options.writeback ?? 0,
+    traceLimit: options.traceLimit ?? 1000,
+  };
+  if (!Number.isSafeInteger(r.seed)) throw new TypeError(`seed must be a safe integer, got ${String(r.seed)}`);
+  if (!Number.isInteger(r.sectorSize) || r.sectorSize < 1) throw new TypeError(`sectorSize must be a positive integer`);
+  if (!Number.isInteger(r.pageSize) || r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
+    throw new TypeError(`pageSize must be a positive multiple of sectorSize (${r.sectorSize}), got ${String(r.pageSize)}`);
+  }
+  if (typeof r.writeback !== "number" || !(r.writeback >= 0 && r.writeback <= 1)) {
+    throw new TypeError(`writeback must be a probability in [0, 1], got ${String(r.writeback)}`);
+  }
+  if (!Number.isInteger(r.traceLimit) || r.traceLimit < 0) throw new TypeError(`traceLimit must be a non-negative integer`);
+  return r;
+}
+
+export class SimStorage implements Storage {
+  readonly options: Readonly<ResolvedOptions>;
+  #prng: Prng;
+  #root: SimDir;
+  /** Every inode this boot has seen, for write-back and the pending-state report. */
+  #inodes = new Set<SimInode>();
+  #opCount = 0;
+  #cutAfter = Infinity;
+  /** "on": running; "off": the power was cut (scheduled); "crashed": crash() built a successor. */
+  #power: "on" | "off" | "crashed" = "on";
+  #closed = false;
+  #faults: Array<Required<Omit<FaultSpec, "path">> & { path: string | undefined }> = [];
+  #locks = new Set<string>();
+  #trace: TraceEvent[] = [];
+
+  constructor(options: SimStorageOptions = {}, reboot?: { [REBOOT]: SimDir }) {
+    this.options = Object.freeze(resolveOptions(options));
+    this.#prng = new Prng(this.options.seed);
+    this.#root = reboot?.[REBOOT] ?? new SimDir();
+    if (reboot !== undefined) this.#collectInodes(this.#root);
+  }
+
+  // ---- power ----------------------------------------------------------------------------
+
+  /** How many operations have run (a power-cut refusal does not count). */
+  get opCount(): number {
+    return this.#opCount;
+  }
+
+  /** True once the power is off, by a scheduled cut or by `crash()`. */
+  get poweredOff(): boolean {
+    return this.#power !== "on";
+  }
+
+  /**
+   * Lets `afterOps` more operations run; the next one and every later one fail with
+   * `PAGELOG_POWER_CUT` and change nothing. Then call `crash()` to reboot.
+   */
+  scheduleCrash({ afterOps }: { afterOps: number }): void {
+    checkNonNegativeInteger(afterOps, "afterOps");
+    this.#cutAfter = this.#opCount + afterOps;
+  }
+
+  /**
+   * Cuts the power now (if a scheduled cut has not already) and returns the storage a reboot
+   * finds: the durable state plus `chooser`'s fate (by default drawn from the seed) for every
+   * dirty page, unsynced size and unsynced directory change. This storage and its handles fail
+   * with `PAGELOG_POWER_CUT` from now on.
+   */
+  crash(chooser?: CrashChooser): SimStorage {
+    if (this.#power === "crashed") throw new Error("SimStorage.crash(): this storage already crashed; use the one crash() returned");
+    this.#power = "crashed";
+    const choose = chooser ?? randomChooser(this.#prng);
+    const inodes = new Map<SimInode, SimInode>();
+    const rebuild = (dir: SimDir, path: string): SimDir => {
+      const after = new SimDir();
+      const keep = dir.pendingCount === 0 ? 0 : choose.dirPrefix(path, dir.pendingCount);
+      for (const [name, node] of dir.survivingEntries(keep)) {
+        const child = joinPath(path, name);
+        if (node instanceof SimDir) after.entries.set(name, rebuild(node, child));
+        else {
+          let inode = inodes.get(node);
+          if (inode === undefined) inodes.set(node, (inode = node.crash(child, choose)));
+          after.entries.set(name, inode);
+        }
+      }
+      after.sync();
+      return after;
+    };
+    const root = rebuild(this.#root, ROOT);
+    return new SimStorage({ ...this.options, seed: this.#prng.nextU32() }, { [REBOOT]: root });
+  }
+
+  /**
+   * The OS writes dirty pages back on its own: up to `pages` of them (all by default), chosen at
+   * random, optionally only of one file. Sizes and directory entries are not written. Not an
+   * operation of the program, so it is not counted and cannot be cut. Returns the pages written.
+   */
+  writeback({ pages = Infinity, path }: { pages?: number; path?: string } = {}): number {
+    this.#checkPower();
+    const only = path === undefined ? undefined : this.#lookupFile(normalizePath(path));
+    let written = 0;
+    while (written < pages) {
+      const candidates = [...this.#inodes].filter((i) => (only === undefined || i === only) && i.dirtyPages().length > 0);
+      if (candidates.length === 0) break;
+      const inode = candidates[this.#prng.int(candidates.length)]!;
+      const dirty = inode.dirtyPages();
+      inode.writeBack(dirty[this.#prng.int(dirty.length)]!);
+      written++;
+    }
+    return written;
+  }
+
+  /** Makes matching operations fail; see {@link FaultSpec}. */
+  injectFault(spec: FaultSpec): void {
+    if (!(spec.code in FAULT_CODE)) throw new TypeError(`fault code must be EIO or ENOSPC, got ${String(spec.code)}`);
+    const times = spec.times ?? 1;
+    if (!(times >= 1)) throw new RangeError(`times must be at least 1, got ${String(times)}`);
+    this.#faults.push({ op: spec.op, code: spec.code, times, path: spec.path === undefined ? undefined : normalizePath(spec.path, { allowRoot: true }) });
+  }
+
+  // ---- inspection -----------------------------------------------------------------------
+
+  /** The most recent operations, oldest first (at most `traceLimit`). */
+  get trace(): readonly TraceEvent[] {
+    return this.#trace;
+  }
+
+  /** Which bytes of a file are durable, cached only or torn, for the demo. */
+  inspect(path: string): FileMap {
+    const inode = this.#lookupFile(normalizePath(path));
+    const cached = inode.read(0, inode.size);
+    const durable = inode.readDurable();
+    const torn = inode.tornRanges;
+    const ranges: Array<ByteRange & { state: "durable" | "cached" | "torn" }> = [];
+    for (let i = 0; i < cached.length; i++) {
+      // A byte is safe only if the disk has it and the size that covers it is durable too.
+      let state: "durable" | "cached" | "torn" = i < durable.length && durable[i] === cached[i] ? "durable" : "cached";
+      if (state === "durable" && torn.some((r) => i >= r.start && i < r.end)) state = "torn";
+      const last = ranges[ranges.length - 1];
+      if (last !== undefined && last.state === state) ranges[ranges.length - 1] = { ...last, end: i + 1 };
+      else ranges.push({ start: i, end: i + 1, state });
+    }
+    return {
+      size: inode.size,
+      durableSize: inode.durableSize,
+      pageSize: inode.pageSize,
+      sectorSize: inode.sectorSize,
+      ranges,
+      dirtyPages: inode.dirtyPages(),
+    };
+  }
+
+  /** The bytes the disk holds for a file up to its durable size (what a sync-only view sees). */
+  durableBytes(path: string): Uint8Array {
+    return this.#lookupFile(normalizePath(path)).readDurable();
+  }
+
+  /** Everything a power cut now would have to decide, reachable by name. */
+  pendingState(): PendingState {
+    const files: Array<{ path: string; dirtyPages: number[]; sizeDirty: boolean }> = [];
+    const dirs: Array<{ path: string; pendingChanges: number }> = [];
+    const walk = (dir: SimDir, path: string): void => {
+      if (dir.pendingCount > 0) dirs.push({ path, pendingChanges: dir.pendingCount });
+      for (const [name, node] of dir.entries) {
+        const child = joinPath(path, name);
+        if (node instanceof SimDir) walk(node, child);
+        else if (node.dirtyPages().length > 0 || node.sizeDirty) {
+          files.push({ path: child, dirtyPages: node.dirtyPages(), sizeDirty: node.sizeDirty });
+        }
+      }
+    };
+    walk(this.#root, ROOT);
+    return { files, dirs };
+  }
+
+  // ---- Storage --------------------------------------------------------------------------
+
+  async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
+    const p = normalizePath(path);
+    this.#begin("open", p, options.create ? "create" : undefined);
+    const dir = this.#lookupDir(parentOf(p));
+    let node = dir.entries.get(baseName(p));
+    if (node instanceof SimDir) throw this.#error(`cannot open directory ${p} as a file`, ErrorCode.IO, p, "EISDIR");
+    if (node === undefined) {
+      if (!options.create) throw this.#notFound(p);
+      node = new SimInode(this.options.pageSize, this.options.sectorSize);
+      this.#inodes.add(node);
+      dir.set(baseName(p), node);
+    }
+    return new SimFile(this, p, node);
+  }
+
+  async stat(path: string): Promise<StorageStat | null> {
+    const p = normalizePath(path, { allowRoot: true });
+    this.#begin("stat", p);
+    const node = this.#lookup(p);
+    if (node === undefined) return null;
+    return node instanceof SimDir ? { kind: "dir", size: 0 } : { kind: "file", size: node.size };
+  }
+
+  async list(dir: string): Promise<string[]> {
+    const p = normalizePath(dir, { allowRoot: true });
+    this.#begin("list", p);
+    return [...this.#lookupDir(p).entries.keys()].sort();
+  }
+
+  async mkdir(dir: string): Promise<void> {
+    const p = normalizePath(dir);
+    this.#begin("mkdir", p);
+    const parent = this.#lookupDir(parentOf(p));
+    const existing = parent.entries.get(baseName(p));
+    if (existing instanceof SimDir) return;
+    if (existing !== undefined) throw this.#error(`a file is in the way of directory ${p}`, ErrorCode.IO, p, "EEXIST");
+    parent.set(baseName(p), new SimDir());
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = normalizePath(path);
+    this.#begin("remove", p);
+    const parent = this.#lookupDir(parentOf(p));
+    const node = parent.entries.get(baseName(p));
+    if (node === undefined) throw this.#notFound(p);
+    if (node instanceof SimDir && node.entries.size > 0) throw this.#error(`directory ${p} is not empty`, ErrorCode.IO, p, "ENOTEMPTY");
+    parent.delete(baseName(p));
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const f = normalizePath(from);
+    const t = normalizePath(to);
+    if (parentOf(f) !== parentOf(t)) {
+      throw new PagelogError(`rename must stay in one directory: ${f} -> ${t}`, ErrorCode.INVALID_PATH, { path: f });
+    }
+    this.#begin("rename", f, t);
+    const dir = this.#lookupDir(parentOf(f));
+    const node = dir.entries.get(baseName(f));
+    if (node === undefined) throw this.#notFound(f);
+    if (f === t) return;
+    const target = dir.entries.get(baseName(t));
+    if (target instanceof SimDir && target.entries.size > 0) throw this.#error(`rename onto non-empty directory ${t}`, ErrorCode.IO, t, "ENOTEMPTY");
+    if (target !== undefined && target instanceof SimDir !== node instanceof SimDir) {
+      throw this.#error(`rename ${f} -> ${t}: one is a file, the other a directory`, ErrorCode.IO, t, target instanceof SimDir ? "EISDIR" : "ENOTDIR");
+    }
+    dir.rename(baseName(f), baseName(t));
+  }
+
+  async syncDir(dir: string): Promise<void> {
+    const p = normalizePath(dir, { allowRoot: true });
+    this.#begin("syncDir", p);
+    this.#lookupDir(p).sync();
+  }
+
+  async lock(path: string): Promise<StorageLock> {
+    const p = normalizePath(path);
+    this.#begin("lock", p);
+    if (this.#locks.has(p)) throw new PagelogError(`${p} is locked by this process`, ErrorCode.LOCKED, { path: p });
+    const dir = this.#lookupDir(parentOf(p));
+    const node = dir.entries.get(baseName(p));
+    if (node instanceof SimDir) throw this.#error(`lock path ${p} is a directory`, ErrorCode.IO, p, "EISDIR");
+    if (node === undefined) {
+      const inode = new SimInode(this.options.pageSize, this.options.sectorSize);
+      this.#inodes.add(inode);
+      dir.set(baseName(p), inode);
+    }
+    this.#locks.add(p);
+    let held = true;
+    return {
+      path: p,
+      release: async () => {
+        if (!held) return;
+        this.#begin("unlock", p);
+        held = false;
+        this.#locks.delete(p);
+        const d = this.#lookupDir(parentOf(p), false);
+        if (d?.entries.get(baseName(p)) !== undefined) d.delete(baseName(p));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#begin("close", ROOT);
+    this.#closed = true;
+    this.#locks.clear();
+  }
+
+  // ---- internals shared with SimFile ----------------------------------------------------
+
+  /**
+   * The gate every operation passes: power, closed state, the op counter, random write-back,
+   * the trace, and injected faults (which throw after counting, as a real failed call does).
+   */
+  #begin(op: SimOp, path: string, detail?: string, file?: { closed: boolean; inode?: SimInode }): void {
+    this.#checkPower();
+    if (this.#opCount >= this.#cutAfter) {
+      this.#power = "off";
+      this.#record({ seq: this.#opCount, op, path, error: ErrorCode.POWER_CUT, ...(detail === undefined ? {} : { detail }) });
+      throw new PagelogError(`power cut before ${op} ${path}`, ErrorCode.POWER_CUT, { path });
+    }
+    if (this.#closed && op !== "unlock") throw new PagelogError(`storage is closed (${op} ${path})`, ErrorCode.CLOSED, { path });
+    if (file?.closed) throw new PagelogError(`file ${path} is closed (${op})`, ErrorCode.CLOSED, { path });
+    this.#opCount++;
+    const event: TraceEvent = { seq: this.#opCount, op, path, ...(detail === undefined ? {} : { detail }) };
+    this.#record(event);
+    if (this.options.writeback > 0 && this.#prng.chance(this.options.writeback)) this.writeback({ pages: 1 });
+    const fault = this.#faults.find((f) => f.times > 0 && f.op === op && (f.path === undefined || f.path === path));
+    if (fault !== undefined) {
+      fault.times--;
+      event.error = FAULT_CODE[fault.code];
+      // Linux marks the pages clean even though they never reached the disk (fsyncgate).
+      if (op === "sync" && file?.inode !== undefined) file.inode.failSync();
+      throw this.#error(`injected ${fault.code} on ${op} ${path}`, FAULT_CODE[fault.code], path, fault.code);
+    }
+  }
+
+  _beginFile(op: SimOp, file: SimFile, inode: SimInode, detail?: string): void {
+    this.#begin(op, file.path, detail, { closed: file.closed, inode });
+  }
+
+  #record(event: TraceEvent): void {
+    if (this.options.traceLimit === 0) return;
+    this.#trace.push(event);
+    // Trim in bulk so a long run pays O(1) per operation on average.
+    if (this.#trace.length > 2 * this.options.traceLimit) this.#trace = this.#trace.slice(-this.options.traceLimit);
+  }
+
+  #checkPower(): void {
+    if (this.#power !== "on") throw new PagelogError("the power is off: use the storage crash() returned", ErrorCode.POWER_CUT);
+  }
+
+  #collectInodes(dir: SimDir): void {
+    for (const node of dir.entries.values()) {
+      if (node instanceof SimDir) this.#collectInodes(node);
+      else this.#inodes.add(node);
+    }
+  }
+
+  #lookup(path: string): SimNode | undefined {
+    if (path === ROOT) return this.#root;
+    let node: SimNode | undefined = this.#root;
+    for (const segment of path.split("/")) {
+      if (!(node instanceof SimDir)) return undefined;
+      node = node.entries.get(segment);
+    }
+    return node;
+  }
+
+  #lookupDir(path: string): SimDir;
+  #lookupDir(path: string, required: false): SimDir | undefined;
+  #lookupDir(path: string, required = true): SimDir | undefined {
+    const node = this.#lookup(path);
+    if (node instanceof SimDir) return node;
+    if (!required) return undefined;
+    throw this.#notFound(path);
+  }
+
+  #lookupFile(path: string): SimInode {
+    const node = this.#lookup(path);
+    if (node === undefined || node instanceof SimDir) throw this.#notFound(path);
+    return node;
+  }
+
+  #notFound(path: string): PagelogError {
+    return this.#error(`no such file or directory: ${path}`, ErrorCode.NOT_FOUND, path, "ENOENT");
+  }
+
+  #error(message: string, code: ErrorCode, path: string, osCode: string): PagelogError {
+    return new PagelogError(message, code, { path, cause: Object.assign(new Error(osCode), { code: osCode }) });
+  }
+}
+
+/** A handle on a simulated file. Every call goes through the storage's gate first. */
+class SimFile implements StorageFile {
+  readonly path: string;
+  closed = false;
+  readonly #storage: SimStorage;
+  readonly #inode: SimInode;
+
+  constructor(storage: SimStorage, path: string, inode: SimInode) {
+    this.#storage = storage;
+    this.path = path;
+    this.#inode = inode;
+  }
+
+  async size(): Promise<number> {
+    this.#storage._beginFile("size", this, this.#inode);
+    return this.#inode.size;
+  }
+
+  async read(position: number, length: number): Promise<Uint8Array> {
+    checkNonNegativeInteger(position, "position");
+    checkNonNegativeInteger(length, "length");
+    this.#storage._beginFile("read", this, this.#inode, `${position}+${length}`);
+    return this.#inode.read(position, length);
+  }
+
+  async write(position: number, bytes: Uint8Array): Promise<void> {
+    checkNonNegativeInteger(position, "position");
+    if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
+    this.#storage._beginFile("write", this, this.#inode, `${position}+${bytes.length}`);
+    this.#inode.write(position, bytes);
+  }
+
+  async truncate(length: number): Promise<void> {
+    checkNonNegativeInteger(length, "length");
+    this.#storage._beginFile("truncate", this, this.#inode, String(length));
+    this.#inode.truncate(length);
+  }
+
+  async sync(): Promise<void> {
+    this.#storage._beginFile("sync", this, this.#inode);
+    this.#inode.sync();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.#storage._beginFile("close", this, this.#inode);
+    this.closed = true;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Who decides what a power cut keeps. `SimStorage.crash()` asks a CrashChooser about every
+ * undecided thing: each dirty page, each unsynced size change, each directory's unsynced entry
+ * changes. The default draws from the seeded PRNG; a test that wants to enumerate crash states
+ * (as CrashMonkey does) passes its own.
+ */
+import type { Prng } from "./prng.js";
+
+/**
+ * What a power cut did to one dirty page.
+ * - `written`: the whole page reached the disk.
+ * - `lost`: none of it did; the disk keeps what was there before.
+ * - `{ torn }`: `torn[i]` says whether sector i reached the disk. Any subset, not only a prefix:
+ *   disks reorder sector writes inside a request.
+ */
+export type PageFate = "written" | "lost" | { readonly torn: readonly boolean[] };
+
+export interface CrashChooser {
+  /** The fate of dirty page `page` (of `sectors` sectors) of the file last named `path`. */
+  pageFate(path: string, page: number, sectors: number): PageFate;
+  /**
+   * Whether the file's size changes since its last sync reached the disk (the inode was written
+   * back): true gives the cached size, with any part no page write covered reading as zeros;
+   * false gives the durable size, undoing truncations.
+   */
+  sizeCommitted(path: string, durableSize: number, cachedSize: number): boolean;
+  /**
+   * How many of the directory's `pending` unsynced entry changes survive, as a prefix in the
+   * order they were made (a journaling file system commits metadata in order): 0 to `pending`.
+   */
+  dirPrefix(dir: string, pending: number): number;
+}
+
+/** The default chooser: every outcome the model allows, each possible, drawn from the seed. */
+export function randomChooser(prng: Prng): CrashChooser {
+  return {
+    pageFate(_path, _page, sectors) {
+      const roll = prng.int(sectors > 1 ? 3 : 2);
+      if (roll === 0) return "written";
+      if (roll === 1) return "lost";
+      // A torn page: each sector independently, but never all or none (those are the cases above).
+      const torn: boolean[] = [];
+      for (let i = 0; i < sectors; i++) torn.push(prng.chance(0.5));
+      if (torn.every(Boolean)) torn[prng.int(sectors)] = false;
+      if (!torn.some(Boolean)) torn[prng.int(sectors)] = true;
+      return { torn };
+    },
+    sizeCommitted: () => prng.chance(0.5),
+    dirPrefix: (_dir, pending) => prng.int(pending + 1),
+  };
+}
+
+/** A chooser that keeps everything: the disk after an orderly write-back of the whole cache. */
+export const keepEverything: CrashChooser = {
+  pageFate: () => "written",
+  sizeCommitted: () => true,
+  dirPrefix: (_dir, pending) => pending,
+};
+
+/** A chooser that keeps nothing that was not synced. */
+export const keepNothing: CrashChooser = {
+  pageFate: () => "lost",
+  sizeCommitted: () => false,
+  dirPrefix: () => 0,
+};
