@@ -179,6 +179,11 @@ export class SimStorage implements Storage {
     return this.#opCount;
   }
 
+  /** True once `close()` resolved. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** True once the power is off, by a scheduled cut or by `crash()`. */
   get poweredOff(): boolean {
     return this.#power !== "on";
@@ -546,6 +551,11 @@ class SimFile implements StorageFile {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Closing the storage closed every handle already (as FsStorage does): nothing to count.
+    if (this.#storage.closed && !this.#storage.poweredOff) {
+      this.closed = true;
+      return;
+    }
     this.#storage._beginFile("close", this, this.#inode);
     this.closed = true;
   }

@@ -84,6 +84,7 @@ export class SimInode {
   }
 
   write(position: number, bytes: Uint8Array): void {
+    if (bytes.length === 0) return; // pwrite of nothing never extends a file
     const ps = this.pageSize;
     let done = 0;
     while (done < bytes.length) {

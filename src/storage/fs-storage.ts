@@ -1,0 +1,399 @@
+/**
+ * `Storage` on a real file system, through `node:fs/promises`.
+ *
+ * Every path is checked by `normalizePath` before it is joined to the root, so no argument can
+ * name anything outside the root (no `..`, no absolute paths, no NUL, no backslashes). Symbolic
+ * links already inside the root are followed like any file system would; pagelog never makes one.
+ *
+ * Durability is exactly the contract's: a resolved call has reached the page cache; only
+ * `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything durable.
+ */
+import * as fs from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import * as nodePath from "node:path";
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
+import { normalizePath, parentOf } from "./paths.js";
+import { fromFsError, osErrorCode } from "./fs-errors.js";
+import { FsFile } from "./fs-file.js";
+
+/**
+ * Locks held by this process, by absolute lock-file path. Kept on `globalThis` under a
+ * `Symbol.for` key so the ESM and CJS builds loaded side by side share one registry: a lock file
+ * holds only a pid, which cannot tell two copies of pagelog in one process apart.
+ */
+const REGISTRY_KEY = Symbol.for("pagelog.FsStorage.heldLocks");
+const globalSlots = globalThis as Record<symbol, unknown>;
+const heldLocks = (globalSlots[REGISTRY_KEY] ??= new Set<string>()) as Set<string>;
+
+/** How many times `lock` removes a stale lock file and tries again before giving up. */
+const STALE_LOCK_RETRIES = 1;
+
+/** Largest pid any supported OS hands out (Linux's `pid_max` limit is 2^22). */
+const MAX_PID = 2 ** 31 - 1;
+
+export class FsStorage implements Storage {
+  /** The absolute, symlink-resolved root directory. */
+  readonly root: string;
+  readonly #files = new Set<FsFile>();
+  readonly #locks = new Set<FsLock>();
+  #closing: Promise<void> | undefined;
+
+  private constructor(root: string) {
+    this.root = root;
+  }
+
+  /**
+   * Opens a storage rooted at `root`, creating the directory and any missing parents. When it
+   * had to create directories, it fsyncs the directory holding each new one, so the root itself
+   * survives a power cut (a new directory entry is durable only once its parent is synced).
+   */
+  static async open(root: string): Promise<FsStorage> {
+    if (typeof root !== "string" || root === "") throw new TypeError("root must be a non-empty string");
+    const absolute = nodePath.resolve(root);
+    let firstCreated: string | undefined;
+    try {
+      firstCreated = await fs.mkdir(absolute, { recursive: true });
+    } catch (err) {
+      throw fromFsError(err, "open storage at", absolute);
+    }
+    if (firstCreated !== undefined) {
+      // mkdir -p made firstCreated and everything below it down to the root: each new entry lives
+      // in its parent, so sync every directory from firstCreated's parent to the root's parent.
+      const chain: string[] = [];
+      for (let dir = nodePath.dirname(absolute); ; dir = nodePath.dirname(dir)) {
+        chain.push(dir);
+        if (dir === nodePath.dirname(firstCreated) || dir === nodePath.dirname(dir)) break;
+      }
+      for (const dir of chain.reverse()) await fsyncDirectory(dir, "open storage at", dir);
+    }
+    let real: string;
+    try {
+      // Resolve symlinks so two storages on one directory, however spelled, share lock names.
+      real = await fs.realpath(absolute);
+      if (!(await fs.stat(real)).isDirectory()) {
+        throw new PagelogError(`open storage at ${JSON.stringify(absolute)} failed: not a directory`, ErrorCode.IO);
+      }
+    } catch (err) {
+      throw fromFsError(err, "open storage at", absolute);
+    }
+    return new FsStorage(real);
+  }
+
+  async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
+    const rel = normalizePath(path);
+    this.#checkOpen("open");
+    // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
+    // (opening must not destroy what recovery is about to read).
+    const flags = fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.#abs(rel), flags, 0o666);
+    } catch (err) {
+      // Opening a directory read-write fails with EISDIR, which maps to PAGELOG_IO as promised.
+      throw fromFsError(err, "open", rel);
+    }
+    if (this.#closing !== undefined) {
+      // close() ran while the open was in flight: do not leak the handle.
+      await handle.close().catch(() => undefined);
+      this.#checkOpen("open");
+    }
+    const file = new FsFile(handle, rel, (f) => this.#files.delete(f));
+    this.#files.add(file);
+    return file;
+  }
+
+  async stat(path: string): Promise<StorageStat | null> {
+    const rel = normalizePath(path, { allowRoot: true });
+    this.#checkOpen("stat");
+    try {
+      const stats = await fs.stat(this.#abs(rel));
+      return stats.isDirectory() ? { kind: "dir", size: 0 } : { kind: "file", size: stats.size };
+    } catch (err) {
+      const code = osErrorCode(err);
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw fromFsError(err, "stat", rel);
+    }
+  }
+
+  async list(dir: string): Promise<string[]> {
+    const rel = normalizePath(dir, { allowRoot: true });
+    this.#checkOpen("list");
+    let names: string[];
+    try {
+      names = await fs.readdir(this.#abs(rel));
+    } catch (err) {
+      throw fromFsError(err, "list", rel);
+    }
+    // readdir order is whatever the file system keeps; the contract promises UTF-16 code unit
+    // order, which is exactly what the default sort compares.
+    return names.sort();
+  }
+
+  async mkdir(dir: string): Promise<void> {
+    const rel = normalizePath(dir);
+    this.#checkOpen("mkdir");
+    try {
+      await fs.mkdir(this.#abs(rel));
+    } catch (err) {
+      if (osErrorCode(err) !== "EEXIST") throw fromFsError(err, "mkdir", rel);
+      const existing = await this.stat(rel);
+      if (existing?.kind !== "dir") {
+        throw new PagelogError(`mkdir ${JSON.stringify(rel)} failed: a file has that name`, ErrorCode.IO, {
+          cause: err,
+          path: rel,
+        });
+      }
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    const rel = normalizePath(path);
+    this.#checkOpen("remove");
+    const abs = this.#abs(rel);
+    try {
+      await fs.unlink(abs);
+    } catch (unlinkErr) {
+      // unlink(2) refuses directories: Linux says EISDIR, macOS and POSIX say EPERM.
+      const code = osErrorCode(unlinkErr);
+      if (code !== "EISDIR" && code !== "EPERM") throw fromFsError(unlinkErr, "remove", rel);
+      try {
+        await fs.rmdir(abs);
+      } catch (rmdirErr) {
+        // ENOTDIR: it was a file after all and the EPERM was a real permission error; report that.
+        throw fromFsError(osErrorCode(rmdirErr) === "ENOTDIR" ? unlinkErr : rmdirErr, "remove", rel);
+      }
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const src = normalizePath(from);
+    const dst = normalizePath(to);
+    this.#checkOpen("rename");
+    if (parentOf(src) !== parentOf(dst)) {
+      // Only a rename within one directory is a single journaled change; across directories two
+      // entries change and a crash could keep both names or neither.
+      throw new PagelogError(
+        `rename ${JSON.stringify(src)} to ${JSON.stringify(dst)}: both must be in the same directory`,
+        ErrorCode.INVALID_PATH,
+        { path: src },
+      );
+    }
+    try {
+      // rename(2) replaces an existing target atomically: a reader sees the old file or the new one.
+      await fs.rename(this.#abs(src), this.#abs(dst));
+    } catch (err) {
+      throw fromFsError(err, "rename", src);
+    }
+  }
+
+  async syncDir(dir: string): Promise<void> {
+    const rel = normalizePath(dir, { allowRoot: true });
+    this.#checkOpen("syncDir");
+    await fsyncDirectory(this.#abs(rel), "syncDir", rel);
+  }
+
+  /**
+   * Takes an exclusive lock by creating the file at `path` with O_CREAT|O_EXCL, holding this
+   * process's pid (and, on Linux, the boot id). No native code, so it works wherever Node does.
+   *
+   * Fails with `PAGELOG_LOCKED` when this process already holds it (in any `FsStorage`) or the
+   * file names another live process. A lock file is stale, and is removed and taken over, when
+   * its content is not a pid (a crash between create and write leaves it empty or zeroed), when
+   * that process is gone (`kill(pid, 0)` says ESRCH), or when it was written before the last
+   * reboot (different boot id, Linux only).
+   *
+   * Limits, as with any pid file:
+   * - pid reuse: if the holder died and an unrelated process now has its pid (in the same boot,
+   *   or across a reboot on systems without a boot id), the lock looks held; delete the file by
+   *   hand after checking no pagelog process is running.
+   * - pids are per host: on NFS or another shared file system, a process on another host holding
+   *   the lock looks dead, and the lock is taken over. Do not share a log directory across hosts.
+   * - worker threads share the pid but not the in-process registry: on Linux the boot id tells a
+   *   live lock of this process from a leftover; elsewhere a lock file with this process's own
+   *   pid is treated as a leftover from before a restart.
+   * - two processes breaking the same stale lock at the same instant may both succeed. The lock
+   *   guards against mistakes (a second process opening the same log), not against a race built
+   *   to defeat it.
+   */
+  async lock(path: string): Promise<StorageLock> {
+    const rel = normalizePath(path);
+    this.#checkOpen("lock");
+    const abs = this.#abs(rel);
+    if (heldLocks.has(abs)) {
+      throw new PagelogError(`lock ${JSON.stringify(rel)}: already held by this process`, ErrorCode.LOCKED, {
+        path: rel,
+      });
+    }
+    // Reserve before the first await, so two lock() calls racing in this process cannot both win.
+    heldLocks.add(abs);
+    try {
+      await takeLockFile(abs, rel);
+    } catch (err) {
+      heldLocks.delete(abs);
+      throw err;
+    }
+    const lock = new FsLock(rel, abs, (l) => this.#locks.delete(l));
+    this.#locks.add(lock);
+    if (this.#closing !== undefined) {
+      await lock.release();
+      this.#checkOpen("lock");
+    }
+    return lock;
+  }
+
+  /** Closes every file handle this storage opened and releases its locks. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const results = await Promise.allSettled([
+        ...[...this.#files].map((f) => f.close()),
+        ...[...this.#locks].map((l) => l.release()),
+      ]);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+    })();
+    return this.#closing;
+  }
+
+  #abs(rel: string): string {
+    return rel === "" ? this.root : nodePath.join(this.root, ...rel.split("/"));
+  }
+
+  #checkOpen(op: string): void {
+    if (this.#closing !== undefined) {
+      throw new PagelogError(`${op}: the storage is closed`, ErrorCode.CLOSED);
+    }
+  }
+}
+
+/** A held lock file; `release()` deletes it and frees the in-process registry entry. */
+class FsLock implements StorageLock {
+  readonly path: string;
+  readonly #abs: string;
+  readonly #onRelease: (lock: FsLock) => void;
+  #releasing: Promise<void> | undefined;
+
+  constructor(path: string, abs: string, onRelease: (lock: FsLock) => void) {
+    this.path = path;
+    this.#abs = abs;
+    this.#onRelease = onRelease;
+  }
+
+  release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      this.#onRelease(this);
+      try {
+        // Delete the file before freeing the registry entry: until the file is gone, another
+        // lock() in this process must still see the lock as held.
+        await fs.unlink(this.#abs);
+      } catch (err) {
+        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "release lock", this.path);
+      } finally {
+        heldLocks.delete(this.#abs);
+      }
+    })();
+    return this.#releasing;
+  }
+}
+
+/** Creates the lock file exclusively, taking over a stale one at most `STALE_LOCK_RETRIES` times. */
+async function takeLockFile(abs: string, rel: string): Promise<void> {
+  const bootId = await currentBootId();
+  const content = bootId === undefined ? `${process.pid}\n` : `${process.pid}\n${bootId}\n`;
+  for (let attempt = 0; attempt <= STALE_LOCK_RETRIES; attempt++) {
+    try {
+      // 'wx' = O_CREAT|O_EXCL: the create fails if the file exists, atomically, even across
+      // processes. No fsync: after a power cut every holder is dead, so a lost lock file is fine.
+      await fs.writeFile(abs, content, { flag: "wx", mode: 0o644 });
+      return;
+    } catch (err) {
+      if (osErrorCode(err) !== "EEXIST") throw fromFsError(err, "lock", rel);
+    }
+    let existing: string;
+    try {
+      existing = await fs.readFile(abs, "utf8");
+    } catch (err) {
+      if (osErrorCode(err) === "ENOENT") continue; // released between our create and our read
+      throw fromFsError(err, "lock", rel);
+    }
+    const holder = liveHolder(existing, bootId);
+    if (holder !== undefined) {
+      throw new PagelogError(
+        `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
+        ErrorCode.LOCKED,
+        { path: rel },
+      );
+    }
+    if (attempt < STALE_LOCK_RETRIES) {
+      try {
+        await fs.unlink(abs);
+      } catch (err) {
+        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "lock", rel);
+      }
+    }
+  }
+  // Another process keeps creating the file as fast as we clear it: someone is taking the lock.
+  throw new PagelogError(`lock ${JSON.stringify(rel)}: could not take over the lock file ${abs}`, ErrorCode.LOCKED, {
+    path: rel,
+  });
+}
+
+/** The pid of the live process holding a lock file with this content, or undefined if stale. */
+function liveHolder(content: string, bootId: string | undefined): number | undefined {
+  const [pidLine = "", bootLine = ""] = content.split("\n");
+  // Strict digits, no 0: kill(0, …) and kill(-1, …) address process groups, not a process.
+  if (!/^[1-9][0-9]{0,9}$/.test(pidLine)) return undefined;
+  const pid = Number(pidLine);
+  if (pid > MAX_PID) return undefined;
+  const sameBoot = bootId !== undefined && bootLine === bootId;
+  if (bootId !== undefined && bootLine !== "" && !sameBoot) return undefined; // written before a reboot
+  if (pid === process.pid) {
+    // Not in our registry (checked before), so not a lock of this module copy. With a matching
+    // boot id it is a live lock of another thread of this process; otherwise a leftover whose pid
+    // happens to be ours again after a restart.
+    return sameBoot ? pid : undefined;
+  }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else. Only ESRCH means it is gone.
+    return osErrorCode(err) === "ESRCH" ? undefined : pid;
+  }
+}
+
+let bootIdPromise: Promise<string | undefined> | undefined;
+
+/** Linux's per-boot random id, which tells a lock file written before a reboot; undefined elsewhere. */
+function currentBootId(): Promise<string | undefined> {
+  bootIdPromise ??= fs.readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
+    (text) => {
+      const id = text.trim();
+      return /^[0-9a-f-]{8,64}$/i.test(id) ? id : undefined;
+    },
+    () => undefined,
+  );
+  return bootIdPromise;
+}
+
+/**
+ * fsync a directory: open it read-only (a directory cannot be opened for writing) and sync that
+ * handle. Creating, removing or renaming an entry changes the directory, not the file, and the
+ * change is durable only once the directory itself is synced; fsync on the file is not enough.
+ */
+async function fsyncDirectory(abs: string, op: string, shownPath: string): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    // O_DIRECTORY (where the platform has it) makes a file here an error instead of a silent no-op.
+    handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_DIRECTORY ?? 0));
+  } catch (err) {
+    throw fromFsError(err, op, shownPath);
+  }
+  try {
+    await handle.sync();
+  } catch (err) {
+    throw fromFsError(err, op, shownPath);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
