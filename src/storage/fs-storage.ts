@@ -183,6 +183,11 @@ export class FsStorage implements Storage {
       // rename(2) replaces an existing target atomically: a reader sees the old file or the new one.
       await fs.rename(this.#abs(src), this.#abs(dst));
     } catch (err) {
+      // ENOTDIR means either "the parent is not a directory" (not found) or "a directory onto a
+      // file" (the parent is fine): only the second is an I/O error, as SimStorage reports it.
+      if (osErrorCode(err) === "ENOTDIR" && (await this.stat(parentOf(src)))?.kind === "dir") {
+        throw new PagelogError(`rename ${JSON.stringify(src)} to ${JSON.stringify(dst)}: a directory cannot replace a file`, ErrorCode.IO, { cause: err, path: src });
+      }
       throw fromFsError(err, "rename", src);
     }
   }

@@ -542,6 +542,14 @@ export function storageContract(name: string, factory: StorageFactory): void {
         expect(await s.list("d")).toEqual([]);
       });
 
+      it("rename: a directory onto a file is IO and changes nothing", async () => {
+        await s.mkdir("d");
+        await createFile("a", "kept");
+        await expectCode(() => s.rename("d", "a"), ErrorCode.IO);
+        expect(await s.list("")).toEqual(["a", "d"]);
+        expect(await contentOf("a")).toBe("kept");
+      });
+
       it("rename: a missing source is NOT_FOUND", async () => {
         await createFile("b", "kept");
         await expectCode(() => s.rename("missing", "b"), ErrorCode.NOT_FOUND);
