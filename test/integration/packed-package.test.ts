@@ -1,0 +1,123 @@
+/**
+ * The package as users get it: `npm pack`, unpacked into a bare project, loaded through its
+ * `exports` map as ESM and as CJS, and its `pagelog` binary run. Tests of the sources alone miss
+ * a broken exports map, a missing file in `files`, or an ESM import of `crc-32` without `.js`.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repo = resolve(import.meta.dirname, "../..");
+let project: string;
+
+function node(args: string[], cwd = project): string {
+  return execFileSync(process.execPath, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), "pagelog-packed-"));
+  // prepack builds dist/ from the sources, exactly as `npm publish` would.
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", project], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as Array<{ filename: string }>;
+  const modules = join(project, "node_modules");
+  mkdirSync(join(modules, "pagelog"), { recursive: true });
+  execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
+  // The runtime dependency and the test tools pagelog/testing expects, from this checkout.
+  for (const dep of ["crc-32", "vitest", "fast-check"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
+}, 120_000);
+
+afterAll(() => {
+  if (project !== undefined) rmSync(project, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("ships dist, docs, README and CHANGELOG, and nothing from test/ or src/", () => {
+    const shipped = readdirSync(join(project, "node_modules/pagelog"));
+    expect(shipped).toEqual(expect.arrayContaining(["dist", "docs", "README.md", "CHANGELOG.md", "package.json"]));
+    expect(shipped).not.toContain("test");
+    expect(shipped).not.toContain("src");
+    const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
+    expect(dist).toEqual(expect.arrayContaining(["index.js", "index.cjs", "index.d.ts", "index.d.cts", "testing.js", "testing.cjs", "testing.d.ts", "testing.d.cts", "cli.js"]));
+  });
+
+  it("loads as ESM and works on the simulator and the real file system", () => {
+    const dir = join(project, "esm-data");
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { SimStorage, FsStorage, PagelogError, ErrorCode } from "pagelog";
+      const sim = new SimStorage({ seed: 1 });
+      const f = await sim.open("a", { create: true });
+      await f.write(0, new TextEncoder().encode("hi"));
+      const lost = await (await sim.crash().open("a").catch((e) => e));
+      const fs = await FsStorage.open(${JSON.stringify(dir)});
+      const err = await fs.open("../escape").catch((e) => e);
+      console.log(JSON.stringify([lost instanceof PagelogError, lost.code, err.code, err instanceof PagelogError, ErrorCode.IO]));
+      await fs.close();
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual([true, "PAGELOG_NOT_FOUND", "PAGELOG_INVALID_PATH", true, "PAGELOG_IO"]);
+  });
+
+  it("loads as CJS, and PagelogError instanceof works across the two builds", () => {
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { createRequire } from "node:module";
+      import * as esm from "pagelog";
+      const cjs = createRequire(import.meta.url)("pagelog");
+      const fromCjs = new cjs.PagelogError("x", "PAGELOG_IO");
+      const fromEsm = new esm.PagelogError("x", "PAGELOG_IO");
+      console.log(JSON.stringify([cjs.PagelogError === esm.PagelogError, fromCjs instanceof esm.PagelogError, fromEsm instanceof cjs.PagelogError, typeof cjs.SimStorage]));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual([false, true, true, "function"]);
+  });
+
+  it("exposes pagelog/testing through the exports map for both conditions", () => {
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { createRequire } from "node:module";
+      const require = createRequire(import.meta.url);
+      console.log(JSON.stringify([import.meta.resolve("pagelog/testing").endsWith("dist/testing.js"), require.resolve("pagelog/testing").endsWith("dist/testing.cjs")]));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual([true, true]);
+  });
+
+  it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {
+    const bin = join(project, "node_modules/pagelog/dist/cli.js");
+    expect(node([bin, "--help"])).toMatch(/pagelog <command>/);
+    let failure: { status: number; stderr: string } | undefined;
+    try {
+      node([bin, "nonsense"]);
+    } catch (err) {
+      failure = err as { status: number; stderr: string };
+    }
+    expect(failure?.status).not.toBe(0);
+    expect(failure?.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+it("the README's quick start runs as written against the packed package", () => {
+  const readme = readFileSync(join(repo, "README.md"), "utf8");
+  const quickStart = /## Quick start[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(quickStart).toBeDefined();
+  writeFileSync(join(project, "quick-start.mjs"), quickStart!);
+  expect(node(["quick-start.mjs"])).toMatch(/^acknowledged/);
+});
+
+// The package must not reach into ../shared (test fixtures) at run time.
+it("the built package does not mention ../shared", () => {
+  const dist = join(project, "node_modules/pagelog/dist");
+  for (const file of readdirSync(dist).filter((f) => f.endsWith(".js") || f.endsWith(".cjs"))) {
+    expect(readFileSync(join(dist, file), "utf8"), file).not.toMatch(/shared\/vectors/);
+  }
+});
