@@ -20,7 +20,7 @@ beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "pagelog-packed-"));
   // prepack builds dist/ from the sources, exactly as `npm publish` would.
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", project], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as Array<{ filename: string }>;
+  const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as [{ filename: string }];
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
   execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
