@@ -1,0 +1,276 @@
+/**
+ * Encoding and decoding whole record batches v2 (layout drawn in `batch-layout.ts`).
+ *
+ * - `encodeBatch`: synchronous, uncompressed; sizes everything first, then writes the header and
+ *   every record into one buffer and fills in the CRC-32C last.
+ * - `encodeBatchAsync`: the same, optionally gzip-compressed (compression is a stream, so async).
+ * - `decodeBatchSync`: uncompressed batches; a compressed one is `PAGELOG_UNSUPPORTED_COMPRESSION`.
+ * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
+ *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { readBatchHeader, writeInt64 } from "./batch-header.js";
+import type { BatchHeader } from "./batch-header.js";
+import {
+  ATTRIBUTES_OFFSET,
+  BASE_OFFSET_OFFSET,
+  BASE_SEQUENCE_OFFSET,
+  BASE_TIMESTAMP_OFFSET,
+  BATCH_HEADER_SIZE,
+  COMPRESSION_CODEC_MASK,
+  COMPRESSION_NAMES,
+  CompressionCodec,
+  CONTROL_FLAG_MASK,
+  CRC_COVERED_START,
+  CRC_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAGIC_V2,
+  MAX_BATCH_LENGTH,
+  MAX_TIMESTAMP_OFFSET,
+  NO_PARTITION_LEADER_EPOCH,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  NO_SEQUENCE,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORDS_COUNT_OFFSET,
+  RECORDS_OFFSET,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_FLAG_MASK,
+} from "./batch-layout.js";
+import { crc32c as defaultCrc32c } from "./crc32c.js";
+import type { Crc32c } from "./crc32c.js";
+import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
+import { readRecords, sizeRecords, writeRecords } from "./record-codec.js";
+import type { DecodedRecord, RecordInput } from "./record-codec.js";
+
+const INT16_MIN = -0x8000;
+const INT16_MAX = 0x7fff;
+
+/** Options of {@link encodeBatch}. Only `baseOffset` is required. */
+export interface EncodeBatchOptions {
+  /** Offset of the first record; record `i` gets `baseOffset + i`. */
+  baseOffset: number;
+  /** @defaultValue -1 (unknown) */
+  partitionLeaderEpoch?: number;
+  /** @defaultValue -1 (no idempotent producer) */
+  producerId?: number;
+  /** @defaultValue -1 */
+  producerEpoch?: number;
+  /** @defaultValue -1 */
+  baseSequence?: number;
+  /** Attribute bit 4. @defaultValue false */
+  isTransactional?: boolean;
+  /** Attribute bit 5. @defaultValue false */
+  isControl?: boolean;
+  /**
+   * When set, the batch is LogAppendTime (attribute bit 3) and `maxTimestamp` is this value,
+   * which readers then report as every record's timestamp. @defaultValue undefined (CreateTime)
+   */
+  logAppendTime?: number;
+  /** Timestamp of records that have none, in ms since the epoch. @defaultValue `Date.now()` */
+  timestamp?: number;
+  /**
+   * Largest whole batch to produce (Kafka's `max.message.bytes`); a larger one is
+   * `PAGELOG_RECORD_TOO_LARGE`, checked before the buffer is allocated.
+   * @defaultValue no limit beyond the int32 Length field
+   */
+  maxBatchBytes?: number;
+  /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
+  crc32c?: Crc32c;
+}
+
+/** Options of {@link encodeBatchAsync}. */
+export interface EncodeBatchAsyncOptions extends EncodeBatchOptions {
+  /** @defaultValue "none" */
+  compression?: "none" | "gzip";
+}
+
+/** Options of {@link decodeBatch} and {@link decodeBatchSync}. */
+export interface DecodeBatchOptions {
+  /** Check the CRC-32C before decoding. @defaultValue true */
+  verifyCrc?: boolean;
+  /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
+  crc32c?: Crc32c;
+  /**
+   * Cap on a compressed batch's decompressed records section; beyond it decoding fails with
+   * `PAGELOG_RECORD_TOO_LARGE`. @defaultValue 64 MiB ({@link DEFAULT_MAX_DECOMPRESSED_BYTES})
+   */
+  maxDecompressedBytes?: number;
+}
+
+/** A decoded batch: every header field and the records. */
+export interface DecodedBatch extends BatchHeader {
+  records: DecodedRecord[];
+}
+
+function checkInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(`options.${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
+  }
+  return value;
+}
+
+function optionalInteger(value: number | undefined, name: string, min: number, max: number, fallback: number): number {
+  return value === undefined ? fallback : checkInteger(value, name, min, max);
+}
+
+function tooLarge(size: number, max: number): PagelogError {
+  return new PagelogError(`batch of ${size} bytes exceeds maxBatchBytes ${max}`, ErrorCode.RECORD_TOO_LARGE);
+}
+
+/**
+ * Encodes `records` into one uncompressed record batch v2, ready to append to a `.log` file.
+ * The batch's baseTimestamp is the first record's timestamp and maxTimestamp the largest
+ * (as Kafka's producer writes them), so timestamp deltas may be negative.
+ *
+ * @throws TypeError/RangeError for bad arguments (empty `records`, non-integer offsets, …);
+ *   PagelogError `PAGELOG_RECORD_TOO_LARGE` past `maxBatchBytes` or the int32 Length.
+ */
+export function encodeBatch(records: readonly RecordInput[], options: EncodeBatchOptions): Uint8Array {
+  return encodeWithAttributes(records, options, CompressionCodec.NONE);
+}
+
+function encodeWithAttributes(records: readonly RecordInput[], options: EncodeBatchOptions, codec: number): Uint8Array {
+  if (!Array.isArray(records)) throw new TypeError("records must be an array");
+  if (records.length === 0) throw new RangeError("records must not be empty");
+  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
+  const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
+  const partitionLeaderEpoch = optionalInteger(options.partitionLeaderEpoch, "partitionLeaderEpoch", -0x80000000, 0x7fffffff, NO_PARTITION_LEADER_EPOCH);
+  const producerId = optionalInteger(options.producerId, "producerId", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, NO_PRODUCER_ID);
+  const producerEpoch = optionalInteger(options.producerEpoch, "producerEpoch", INT16_MIN, INT16_MAX, NO_PRODUCER_EPOCH);
+  const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
+  const defaultTimestamp = optionalInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Date.now());
+  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  const logAppendTime = options.logAppendTime === undefined ? undefined : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+
+  // Timestamps: base = first record's, max = largest (checked as safe integers by sizeRecords).
+  const first = records[0];
+  const baseTimestamp = (typeof first === "object" && first !== null ? first.timestamp : undefined) ?? defaultTimestamp;
+  let maxTimestamp = baseTimestamp;
+  for (let i = 1; i < records.length; i++) {
+    const t = records[i]?.timestamp ?? defaultTimestamp;
+    if (t > maxTimestamp) maxTimestamp = t;
+  }
+
+  // Pass 1: sizes (and every argument check), so pass 2 cannot fail half-way.
+  const bodySizes = new Int32Array(records.length);
+  const recordsSize = sizeRecords(records, baseTimestamp, defaultTimestamp, bodySizes);
+  const size = BATCH_HEADER_SIZE + recordsSize;
+  if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
+  if (size - LOG_OVERHEAD > MAX_BATCH_LENGTH) throw tooLarge(size, LOG_OVERHEAD + MAX_BATCH_LENGTH);
+
+  // Pass 2: bytes.
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  let attributes = codec;
+  if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
+  if (options.isTransactional === true) attributes |= TRANSACTIONAL_FLAG_MASK;
+  if (options.isControl === true) attributes |= CONTROL_FLAG_MASK;
+  writeInt64(view, BASE_OFFSET_OFFSET, baseOffset);
+  view.setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
+  view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
+  view.setInt8(MAGIC_OFFSET, MAGIC_V2);
+  view.setInt16(ATTRIBUTES_OFFSET, attributes);
+  view.setInt32(LAST_OFFSET_DELTA_OFFSET, records.length - 1);
+  writeInt64(view, BASE_TIMESTAMP_OFFSET, baseTimestamp);
+  writeInt64(view, MAX_TIMESTAMP_OFFSET, logAppendTime ?? maxTimestamp);
+  writeInt64(view, PRODUCER_ID_OFFSET, producerId);
+  view.setInt16(PRODUCER_EPOCH_OFFSET, producerEpoch);
+  view.setInt32(BASE_SEQUENCE_OFFSET, baseSequence);
+  view.setInt32(RECORDS_COUNT_OFFSET, records.length);
+  const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, bodySizes);
+  if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
+  writeCrc(bytes, options.crc32c);
+  return bytes;
+}
+
+/** Computes the CRC-32C of [21, end) and stores it at 17. */
+function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
+  const crc = (crc32c ?? defaultCrc32c)(bytes.subarray(CRC_COVERED_START)) >>> 0;
+  new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).setUint32(CRC_OFFSET, crc);
+}
+
+/**
+ * {@link encodeBatch}, optionally gzip-compressed: the records section (everything after the
+ * 61-byte header) is compressed as one gzip stream, as Kafka does.
+ */
+export async function encodeBatchAsync(records: readonly RecordInput[], options: EncodeBatchAsyncOptions): Promise<Uint8Array> {
+  const compression = options?.compression ?? "none";
+  if (compression === "none") return encodeBatch(records, options);
+  if (compression !== "gzip") throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
+  const plain = encodeWithAttributes(records, { ...options, maxBatchBytes: undefined }, CompressionCodec.GZIP);
+  const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
+  const size = BATCH_HEADER_SIZE + compressed.length;
+  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
+  const bytes = new Uint8Array(size);
+  bytes.set(plain.subarray(0, RECORDS_OFFSET));
+  bytes.set(compressed, RECORDS_OFFSET);
+  new DataView(bytes.buffer).setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
+  writeCrc(bytes, options.crc32c);
+  return bytes;
+}
+
+function corrupt(message: string): PagelogError {
+  return new PagelogError(message, ErrorCode.CORRUPT);
+}
+
+/** Header, whole-batch presence and CRC checks shared by both decoders. */
+function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined): BatchHeader {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
+  const header = readBatchHeader(bytes, 0);
+  if (bytes.length < header.sizeInBytes) {
+    throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);
+  }
+  if (options?.verifyCrc !== false) {
+    const computed = (options?.crc32c ?? defaultCrc32c)(bytes.subarray(CRC_COVERED_START, header.sizeInBytes)) >>> 0;
+    if (computed !== header.crc) {
+      throw corrupt(`batch at offset ${header.baseOffset} has CRC 0x${header.crc.toString(16)}, computed 0x${computed.toString(16)}`);
+    }
+  }
+  if (header.compression > CompressionCodec.ZSTD) {
+    throw corrupt(`batch at offset ${header.baseOffset} has unknown compression codec ${header.compression}`);
+  }
+  return header;
+}
+
+function unsupported(header: BatchHeader, hint: string): PagelogError {
+  const name = COMPRESSION_NAMES[header.compression & COMPRESSION_CODEC_MASK] ?? String(header.compression);
+  return new PagelogError(`batch at offset ${header.baseOffset} is ${name}-compressed${hint}`, ErrorCode.UNSUPPORTED_COMPRESSION);
+}
+
+/**
+ * Decodes the uncompressed batch at the start of `bytes` (bytes after the batch are ignored).
+ *
+ * @throws PagelogError `PAGELOG_CORRUPT` (short, bad CRC, inconsistent records),
+ *   `PAGELOG_UNSUPPORTED_COMPRESSION` for any compressed batch (use {@link decodeBatch} for gzip).
+ */
+export function decodeBatchSync(bytes: Uint8Array, options?: DecodeBatchOptions): DecodedBatch {
+  const header = checkedHeader(bytes, options);
+  if (header.compression !== CompressionCodec.NONE) {
+    throw unsupported(header, header.compression === CompressionCodec.GZIP ? "; decodeBatch (async) reads gzip" : "");
+  }
+  return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
+}
+
+/**
+ * Decodes the batch at the start of `bytes` (bytes after the batch are ignored): uncompressed or
+ * gzip. Under LogAppendTime every record's timestamp is the batch's maxTimestamp.
+ *
+ * @throws PagelogError `PAGELOG_CORRUPT`, `PAGELOG_UNSUPPORTED_COMPRESSION` (snappy, lz4, zstd),
+ *   `PAGELOG_RECORD_TOO_LARGE` (decompressed records beyond `maxDecompressedBytes`).
+ */
+export async function decodeBatch(bytes: Uint8Array, options?: DecodeBatchOptions): Promise<DecodedBatch> {
+  const header = checkedHeader(bytes, options);
+  if (header.compression === CompressionCodec.NONE) {
+    return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
+  }
+  if (header.compression !== CompressionCodec.GZIP) throw unsupported(header, "");
+  const plain = await gunzip(bytes.subarray(RECORDS_OFFSET, header.sizeInBytes), options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);
+  return { ...header, records: readRecords(plain, 0, plain.length, header) };
+}

@@ -1,0 +1,305 @@
+/**
+ * The records section of a batch v2: sizing, writing and strict reading of `Record`s (layout in
+ * `batch-layout.ts`). Encoding is two passes over the input, sizes first, then bytes straight
+ * into the caller's buffer, so no record is built in an intermediate array.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { MIN_RECORD_BODY_SIZE, MIN_RECORD_SIZE, NULL_LENGTH, RECORD_ATTRIBUTES, RECORD_ATTRIBUTES_SIZE } from "./batch-layout.js";
+import { readVarint, readVarlong, varintSize, varlongSize, writeVarint32, writeVarlong } from "./varint.js";
+import type { ByteCursor } from "./varint.js";
+
+/** Bytes of a key, value or header value: a string is written as UTF-8; `null` is Kafka's null. */
+export type BytesInput = Uint8Array | string | null;
+
+/** Headers as an object (one value per key) or as a list (duplicate keys allowed, order kept). */
+export type HeadersInput = Record<string, BytesInput> | ReadonlyArray<{ key: string; value: BytesInput }>;
+
+/** One record to append. */
+export interface RecordInput {
+  /** @defaultValue null */
+  key?: BytesInput;
+  value: BytesInput;
+  /** @defaultValue no headers */
+  headers?: HeadersInput;
+  /** Milliseconds since the epoch (CreateTime). @defaultValue the batch's `timestamp` option */
+  timestamp?: number;
+}
+
+export interface DecodedHeader {
+  key: string;
+  /** A view into the decoded bytes, or `null`. */
+  value: Uint8Array | null;
+}
+
+/**
+ * A record read back from a batch. `key`, `value` and header values are views into the bytes
+ * that were decoded (no copy): copy them if you keep them and reuse that buffer.
+ */
+export interface DecodedRecord {
+  offset: number;
+  /** CreateTime (`baseTimestamp + timestampDelta`), or the batch's `maxTimestamp` under LogAppendTime. */
+  timestamp: number;
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: DecodedHeader[];
+}
+
+/** Strings at or below this length are written with a plain loop when ASCII; longer ones by `encodeInto`. */
+const SHORT_STRING = 32;
+const ASCII_LIMIT = 0x80;
+const TWO_BYTE_LIMIT = 0x800;
+const HIGH_SURROGATE_MIN = 0xd800;
+const HIGH_SURROGATE_MAX = 0xdbff;
+const LOW_SURROGATE_MIN = 0xdc00;
+const LOW_SURROGATE_MAX = 0xdfff;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** UTF-8 byte length of `s` as `TextEncoder` writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  const n = s.length;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < ASCII_LIMIT) continue;
+    if (c < TWO_BYTE_LIMIT) {
+      bytes += 1;
+      continue;
+    }
+    if (c >= HIGH_SURROGATE_MIN && c <= HIGH_SURROGATE_MAX && i + 1 < n) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= LOW_SURROGATE_MIN && d <= LOW_SURROGATE_MAX) {
+        bytes += 2; // two UTF-16 units, four UTF-8 bytes
+        i++;
+        continue;
+      }
+    }
+    bytes += 2; // three UTF-8 bytes
+  }
+  return bytes;
+}
+
+/** Byte length of a key/value/header value, or -1 for null. Checks the type. */
+function bytesLength(value: unknown, name: () => string): number {
+  if (value === null) return NULL_LENGTH;
+  if (typeof value === "string") return utf8Length(value);
+  if (value instanceof Uint8Array) return value.length;
+  throw new TypeError(`${name()} must be a Uint8Array, a string or null`);
+}
+
+/** Size of a length-prefixed field: varint length + the bytes. */
+function fieldSize(length: number): number {
+  return varintSize(length) + (length > 0 ? length : 0);
+}
+
+/** Writes a length-prefixed field whose length was computed by `bytesLength`. */
+function writeField(bytes: Uint8Array, position: number, value: BytesInput, length: number): number {
+  position = writeVarint32(bytes, position, length);
+  if (value === null) return position;
+  if (typeof value !== "string") {
+    bytes.set(value, position);
+    return position + length;
+  }
+  if (length === value.length && length <= SHORT_STRING) {
+    for (let i = 0; i < length; i++) bytes[position + i] = value.charCodeAt(i);
+    return position + length;
+  }
+  encoder.encodeInto(value, bytes.subarray(position, position + length));
+  return position + length;
+}
+
+function checkHeaderKey(key: unknown, name: () => string): string {
+  if (typeof key !== "string") throw new TypeError(`${name()} must be a string`);
+  return key;
+}
+
+/** Bytes of the headers section (count varint included). Checks every header. */
+function headersSize(headers: HeadersInput | undefined, index: number): number {
+  if (headers === undefined || headers === null) return varintSize(0);
+  let count = 0;
+  let size = 0;
+  if (Array.isArray(headers)) {
+    const list = headers as ReadonlyArray<{ key: string; value: BytesInput }>;
+    for (let h = 0; h < list.length; h++) {
+      const header = list[h];
+      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object`);
+      const key = checkHeaderKey(header.key, () => `records[${index}].headers[${h}].key`);
+      size += fieldSize(utf8Length(key)) + fieldSize(bytesLength(header.value, () => `records[${index}].headers[${h}].value`));
+      count++;
+    }
+  } else if (typeof headers === "object") {
+    const map = headers as Record<string, BytesInput>;
+    for (const key in map) {
+      if (!hasOwn.call(map, key)) continue;
+      size += fieldSize(utf8Length(key)) + fieldSize(bytesLength(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`));
+      count++;
+    }
+  } else {
+    throw new TypeError(`records[${index}].headers must be an object or an array`);
+  }
+  return varintSize(count) + size;
+}
+
+function writeHeaders(bytes: Uint8Array, position: number, headers: HeadersInput | undefined): number {
+  if (headers === undefined || headers === null) return writeVarint32(bytes, position, 0);
+  if (Array.isArray(headers)) {
+    const list = headers as ReadonlyArray<{ key: string; value: BytesInput }>;
+    position = writeVarint32(bytes, position, list.length);
+    for (let h = 0; h < list.length; h++) {
+      const { key, value } = list[h]!;
+      position = writeField(bytes, position, key, utf8Length(key));
+      position = writeField(bytes, position, value, bytesLength(value, unreachableName));
+    }
+    return position;
+  }
+  const map = headers as Record<string, BytesInput>;
+  let count = 0;
+  for (const key in map) if (hasOwn.call(map, key)) count++;
+  position = writeVarint32(bytes, position, count);
+  for (const key in map) {
+    if (!hasOwn.call(map, key)) continue;
+    const value = map[key]!;
+    position = writeField(bytes, position, key, utf8Length(key));
+    position = writeField(bytes, position, value, bytesLength(value, unreachableName));
+  }
+  return position;
+}
+
+/** Names are only needed in the checked sizing pass. */
+const unreachableName = (): string => "value";
+
+/**
+ * Sizes every record (the whole record, its Length varint included) into `bodySizes[i]` (the
+ * body alone, for the Length field) and returns the records section's total size. Checks every
+ * input value so the writing pass cannot fail.
+ */
+export function sizeRecords(
+  records: readonly RecordInput[],
+  baseTimestamp: number,
+  defaultTimestamp: number,
+  bodySizes: Int32Array,
+): number {
+  let total = 0;
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i];
+    if (typeof record !== "object" || record === null) throw new TypeError(`records[${i}] must be an object`);
+    const timestamp = record.timestamp ?? defaultTimestamp;
+    if (!Number.isSafeInteger(timestamp)) throw new TypeError(`records[${i}].timestamp must be a safe integer, got ${String(timestamp)}`);
+    const delta = timestamp - baseTimestamp;
+    if (!Number.isSafeInteger(delta)) throw new RangeError(`records[${i}].timestamp is too far from the batch's base timestamp`);
+    if (record.value === undefined) throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null`);
+    const body =
+      RECORD_ATTRIBUTES_SIZE +
+      varlongSize(delta) +
+      varintSize(i) +
+      fieldSize(bytesLength(record.key ?? null, () => `records[${i}].key`)) +
+      fieldSize(bytesLength(record.value, () => `records[${i}].value`)) +
+      headersSize(record.headers, i);
+    bodySizes[i] = body;
+    total += varintSize(body) + body;
+  }
+  return total;
+}
+
+/** Writes the records sized by {@link sizeRecords} at `position`; returns the position after them. */
+export function writeRecords(
+  bytes: Uint8Array,
+  position: number,
+  records: readonly RecordInput[],
+  baseTimestamp: number,
+  defaultTimestamp: number,
+  bodySizes: Int32Array,
+): number {
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    const key = record.key ?? null;
+    const value = record.value;
+    position = writeVarint32(bytes, position, bodySizes[i]!);
+    bytes[position++] = RECORD_ATTRIBUTES;
+    position = writeVarlong(bytes, position, (record.timestamp ?? defaultTimestamp) - baseTimestamp);
+    position = writeVarint32(bytes, position, i);
+    position = writeField(bytes, position, key, bytesLength(key, unreachableName));
+    position = writeField(bytes, position, value, bytesLength(value, unreachableName));
+    position = writeHeaders(bytes, position, record.headers);
+  }
+  return position;
+}
+
+/** What the record reader needs from the batch header. */
+export interface RecordContext {
+  baseOffset: number;
+  baseTimestamp: number;
+  maxTimestamp: number;
+  isLogAppendTime: boolean;
+  recordsCount: number;
+}
+
+function corrupt(message: string): PagelogError {
+  return new PagelogError(message, ErrorCode.CORRUPT);
+}
+
+/** Reads a varint length-prefixed field; `null` for -1. */
+function readBytesField(cursor: ByteCursor, what: string): Uint8Array | null {
+  const length = readVarint(cursor);
+  if (length === NULL_LENGTH) return null;
+  if (length < 0) throw corrupt(`${what} has negative length ${length} at byte ${cursor.pos}`);
+  const start = cursor.pos;
+  if (length > cursor.end - start) throw corrupt(`${what} of ${length} bytes at byte ${start} runs past its record`);
+  cursor.pos = start + length;
+  return cursor.bytes.subarray(start, start + length);
+}
+
+/**
+ * Reads exactly `context.recordsCount` records from `bytes[start, end)`. Strict, as Kafka's
+ * `DefaultRecord.readFrom` and the batch iterator are: each record must end exactly where its
+ * Length says, and the records must end exactly at `end`.
+ *
+ * @throws PagelogError `PAGELOG_CORRUPT` on any inconsistency.
+ */
+export function readRecords(bytes: Uint8Array, start: number, end: number, context: RecordContext): DecodedRecord[] {
+  const { baseOffset, baseTimestamp, maxTimestamp, isLogAppendTime, recordsCount } = context;
+  if (recordsCount < 0) throw corrupt(`batch declares a negative record count ${recordsCount}`);
+  // Each record takes at least MIN_RECORD_SIZE bytes: reject an impossible count before looping.
+  if (recordsCount > (end - start) / MIN_RECORD_SIZE) {
+    throw corrupt(`batch declares ${recordsCount} records but holds only ${end - start} bytes of records`);
+  }
+  const records: DecodedRecord[] = [];
+  const cursor: ByteCursor = { bytes, pos: start, end };
+  for (let i = 0; i < recordsCount; i++) {
+    cursor.end = end;
+    const recordStart = cursor.pos;
+    const length = readVarint(cursor);
+    if (length < MIN_RECORD_BODY_SIZE) throw corrupt(`record ${i} at byte ${recordStart} has length ${length}, below the minimum ${MIN_RECORD_BODY_SIZE}`);
+    const recordEnd = cursor.pos + length;
+    if (recordEnd > end) throw corrupt(`record ${i} at byte ${recordStart} (${length} bytes) runs past the batch`);
+    // Every field of this record must lie inside its declared length.
+    cursor.end = recordEnd;
+    cursor.pos++; // attributes: unused by Kafka, ignored on read
+    const timestampDelta = readVarlong(cursor);
+    const offsetDelta = readVarint(cursor);
+    const key = readBytesField(cursor, `record ${i} key`);
+    const value = readBytesField(cursor, `record ${i} value`);
+    const headerCount = readVarint(cursor);
+    if (headerCount < 0) throw corrupt(`record ${i} has a negative header count ${headerCount}`);
+    const headers: DecodedHeader[] = [];
+    for (let h = 0; h < headerCount; h++) {
+      const keyBytes = readBytesField(cursor, `record ${i} header ${h} key`);
+      if (keyBytes === null) throw corrupt(`record ${i} header ${h} has a null key`);
+      headers.push({ key: decoder.decode(keyBytes), value: readBytesField(cursor, `record ${i} header ${h} value`) });
+    }
+    if (cursor.pos !== recordEnd) {
+      throw corrupt(`record ${i} at byte ${recordStart} declares ${length} bytes but its fields take ${cursor.pos - (recordEnd - length)}`);
+    }
+    const timestamp = isLogAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+    if (!Number.isSafeInteger(timestamp)) throw corrupt(`record ${i} timestamp is beyond Number.MAX_SAFE_INTEGER`);
+    const offset = baseOffset + offsetDelta;
+    if (!Number.isSafeInteger(offset)) throw corrupt(`record ${i} offset is beyond Number.MAX_SAFE_INTEGER`);
+    records.push({ offset, timestamp, key, value, headers });
+  }
+  if (cursor.pos !== end) {
+    throw corrupt(`batch has ${end - cursor.pos} bytes after its ${recordsCount} declared records`);
+  }
+  return records;
+}
