@@ -1,0 +1,126 @@
+/**
+ * What the offset index and the time index share: a file of fixed-size big-endian entries,
+ * mirrored in memory, appended one entry at a time and cut back on truncation.
+ *
+ * Kafka memory-maps a preallocated file and trims it on close. pagelog writes each entry at
+ * the end of the file as it is added, so the file never holds more than its used entries and
+ * there is nothing to trim: a clean close leaves exactly what Kafka's trim would. Entries go to
+ * the page cache like any write; `sync()` makes them durable, and recovery rebuilds an index
+ * from the log whenever it cannot be trusted.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { StorageFile } from "../storage/storage.js";
+
+export abstract class IndexFile {
+  readonly file: StorageFile;
+  readonly baseOffset: number;
+  readonly entrySize: number;
+  /** Largest number of entries (Kafka's `segment.index.bytes` / entry size). */
+  readonly maxEntries: number;
+  /** The entries' bytes, exactly as in the file; capacity grows by doubling. */
+  protected bytes: Uint8Array;
+  protected view: DataView;
+  #entries = 0;
+  /** Bytes of the file that did not form whole entries when it was loaded (0 when sane). */
+  #loadedSize = 0;
+
+  protected constructor(file: StorageFile, baseOffset: number, entrySize: number, maxIndexBytes: number, content: Uint8Array) {
+    this.file = file;
+    this.baseOffset = baseOffset;
+    this.entrySize = entrySize;
+    this.maxEntries = Math.max(1, Math.floor(maxIndexBytes / entrySize));
+    this.#loadedSize = content.length;
+    this.#entries = Math.floor(content.length / entrySize);
+    this.bytes = new Uint8Array(Math.max(entrySize * 16, content.length));
+    this.bytes.set(content);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  get entries(): number {
+    return this.#entries;
+  }
+
+  get isFull(): boolean {
+    return this.#entries >= this.maxEntries;
+  }
+
+  /** Size of the index file in bytes (whole entries only once the index has been written to). */
+  get sizeInBytes(): number {
+    return this.#entries * this.entrySize;
+  }
+
+  /**
+   * Checks the structure every index must have: a whole number of entries, no more than
+   * `maxEntries`; then the subclass's ordering and range checks (offsets below `nextOffset`,
+   * positions below `logSize`). Throws `PAGELOG_CORRUPT` saying what is wrong.
+   */
+  sanityCheck(logSize: number, nextOffset: number): void {
+    if (this.#loadedSize % this.entrySize !== 0) {
+      throw this.corrupt(`size ${this.#loadedSize} is not a multiple of the entry size ${this.entrySize}`);
+    }
+    if (this.#entries > this.maxEntries) throw this.corrupt(`${this.#entries} entries, more than the maximum ${this.maxEntries}`);
+    this.checkEntries(logSize, nextOffset);
+  }
+
+  /** Ordering and range checks of the entries against the log's size and next offset. */
+  protected abstract checkEntries(logSize: number, nextOffset: number): void;
+
+  protected corrupt(why: string): PagelogError {
+    return new PagelogError(`index ${this.file.path} is corrupt: ${why}`, ErrorCode.CORRUPT, { path: this.file.path });
+  }
+
+  /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. */
+  protected async appendEntry(entry: Uint8Array): Promise<void> {
+    const at = this.#entries * this.entrySize;
+    if (at + this.entrySize > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes.subarray(0, at));
+      this.bytes = grown;
+      this.view = new DataView(grown.buffer);
+    }
+    await this.file.write(at, entry);
+    this.bytes.set(entry, at);
+    this.#entries++;
+    this.#loadedSize = this.#entries * this.entrySize;
+  }
+
+  /** Keeps the first `n` entries, in memory and in the file. */
+  async truncateToEntries(n: number): Promise<void> {
+    const keep = Math.min(n, this.#entries);
+    await this.file.truncate(keep * this.entrySize);
+    this.#entries = keep;
+    this.#loadedSize = keep * this.entrySize;
+  }
+
+  /** Drops every entry (before a rebuild). */
+  async reset(): Promise<void> {
+    await this.truncateToEntries(0);
+  }
+
+  /**
+   * Index of the last entry whose key is `<= target` (or `< target` when `strict`), or -1.
+   * Keys are non-decreasing, so this is a binary search: O(log n) on a sparse index.
+   */
+  protected floorSlot(target: number, key: (slot: number) => number, strict = false): number {
+    let lo = 0;
+    let hi = this.#entries - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = key(mid);
+      if (strict ? k < target : k <= target) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  sync(): Promise<void> {
+    return this.file.sync();
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The `.index` file: a sparse map from offsets to byte positions in the segment's `.log`.
+ *
+ *   entry (8 bytes, big-endian)
+ *   +0  int32  relative offset   (a batch's LAST offset minus the segment's base offset)
+ *   +4  int32  position          (byte position of that batch's first byte in the .log)
+ *
+ * An entry holds a batch's last offset and the batch's start position, as Kafka and the course
+ * do. A floor lookup (largest entry offset <= target) therefore lands on a batch that ends at or
+ * before the target, so scanning forward from its position always reaches the batch holding it.
+ */
+import type { StorageFile } from "../storage/storage.js";
+import { IndexFile } from "./index-file.js";
+
+export const OFFSET_INDEX_ENTRY_SIZE = 8;
+const RELATIVE_OFFSET_AT = 0;
+const POSITION_AT = 4;
+/** Relative offsets and positions are int32s. */
+export const MAX_INT32 = 0x7fffffff;
+
+export interface OffsetPosition {
+  readonly offset: number;
+  readonly position: number;
+}
+
+export class OffsetIndex extends IndexFile {
+  static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<OffsetIndex> {
+    const content = await file.read(0, await file.size());
+    return new OffsetIndex(file, baseOffset, maxIndexBytes, content);
+  }
+
+  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, content: Uint8Array) {
+    super(file, baseOffset, OFFSET_INDEX_ENTRY_SIZE, maxIndexBytes, content);
+  }
+
+  /** The entry in `slot` (0-based). */
+  entry(slot: number): OffsetPosition {
+    const at = slot * OFFSET_INDEX_ENTRY_SIZE;
+    return {
+      offset: this.baseOffset + this.view.getInt32(at + RELATIVE_OFFSET_AT),
+      position: this.view.getInt32(at + POSITION_AT),
+    };
+  }
+
+  /** The last entry's offset, or -1 with no entries. */
+  get lastOffset(): number {
+    return this.entries === 0 ? -1 : this.entry(this.entries - 1).offset;
+  }
+
+  /**
+   * Adds an entry for the batch ending at `offset` that starts at `position`. Offsets must
+   * strictly increase (a second entry for one offset would make lookups ambiguous).
+   */
+  async append(offset: number, position: number): Promise<void> {
+    const relative = offset - this.baseOffset;
+    if (!(relative >= 0 && relative <= MAX_INT32)) throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
+    if (!(position >= 0 && position <= MAX_INT32)) throw new RangeError(`position ${position} is outside int32`);
+    if (this.entries > 0 && offset <= this.lastOffset) {
+      throw new RangeError(`index entry offset ${offset} is not above the last entry ${this.lastOffset}`);
+    }
+    const entry = new Uint8Array(OFFSET_INDEX_ENTRY_SIZE);
+    const view = new DataView(entry.buffer);
+    view.setInt32(RELATIVE_OFFSET_AT, relative);
+    view.setInt32(POSITION_AT, position);
+    await this.appendEntry(entry);
+  }
+
+  /**
+   * The entry with the largest offset `<= target`, or `{ offset: baseOffset, position: 0 }`
+   * (the segment's start) when there is none.
+   */
+  lookup(target: number): OffsetPosition {
+    const slot = this.floorSlot(target, (s) => this.entry(s).offset);
+    return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+  }
+
+  /** Removes every entry whose offset is `>= offset`: their batches are being cut away. */
+  async truncateTo(offset: number): Promise<void> {
+    await this.truncateToEntries(this.floorSlot(offset, (s) => this.entry(s).offset, true) + 1);
+  }
+
+  protected checkEntries(logSize: number, nextOffset: number): void {
+    let previous = -1;
+    let previousPosition = -1;
+    for (let slot = 0; slot < this.entries; slot++) {
+      const { offset, position } = this.entry(slot);
+      if (offset < this.baseOffset) throw this.corrupt(`entry ${slot} offset ${offset} is below the base offset ${this.baseOffset}`);
+      if (offset >= nextOffset) throw this.corrupt(`entry ${slot} offset ${offset} is past the segment's last offset ${nextOffset - 1}`);
+      if (offset <= previous) throw this.corrupt(`entry ${slot} offset ${offset} does not increase (previous ${previous})`);
+      if (position <= previousPosition) throw this.corrupt(`entry ${slot} position ${position} does not increase (previous ${previousPosition})`);
+      if (position >= logSize) throw this.corrupt(`entry ${slot} position ${position} is past the end of the log (${logSize} bytes)`);
+      previous = offset;
+      previousPosition = position;
+    }
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * One segment of a partition: a `.log` of record batches plus its `.index` and `.timeindex`,
+ * all through `Storage`. Offsets inside a segment are contiguous: each batch starts right after
+ * the previous one's last offset, and the first at the segment's base offset.
+ *
+ * Opening is one of two things (the Log decides which, from the clean-shutdown marker and the
+ * recovery point):
+ * - `recover()`: walk every batch from byte 0, validate length, size and CRC-32C, rebuild both
+ *   indexes as it goes, truncate at the first byte that is not a valid batch, make that durable.
+ * - `loadClean()`: trust the log, sanity-check the indexes (rebuilding one that fails), and scan
+ *   only the tail after the last index entry to learn the next offset and largest timestamp.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { type BatchHeader, type Crc32c, decodeBatch, readBatchHeader } from "../format/index.js";
+import type { Storage, StorageFile } from "../storage/storage.js";
+import { BatchScanner, type ScanOptions, type ScanStop } from "./batch-scanner.js";
+import { MAX_INT32, OffsetIndex } from "./offset-index.js";
+import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
+import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
+
+export interface SegmentOptions {
+  /** Bytes between sparse index entries (Kafka's `index.interval.bytes`). */
+  readonly indexIntervalBytes: number;
+  /** Largest index file (Kafka's `segment.index.bytes`); the Log rolls when an index is full. */
+  readonly maxIndexBytes: number;
+  /** Largest batch, log overhead included (Kafka's `max.message.bytes`). */
+  readonly maxBatchBytes: number;
+  /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
+  readonly crc32c?: Crc32c;
+}
+
+/** What `recover()` found and did. */
+export interface SegmentRecovery {
+  /** Bytes of whole, valid batches from the start of the log. */
+  readonly validBytes: number;
+  /** Bytes cut away after them. */
+  readonly truncatedBytes: number;
+  /** Last offset of the last valid batch (`baseOffset - 1` if none). */
+  readonly lastOffset: number;
+  /** Largest batch maxTimestamp seen, or -1. */
+  readonly maxTimestamp: number;
+  /** Why the walk stopped where it did (reason undefined: clean end of file). */
+  readonly stop: ScanStop;
+}
+
+/** Raw batches returned by `read`. */
+export interface SegmentRead {
+  /** Whole batches, back to back, exactly as on disk (a Kafka Fetch response's records). */
+  readonly bytes: Uint8Array;
+  /** Byte position of the first batch in the `.log`. */
+  readonly position: number;
+  /** Base offset of the first batch (may be below the offset asked for). */
+  readonly firstOffset: number;
+  /** Last offset of the last batch. */
+  readonly lastOffset: number;
+}
+
+export class Segment {
+  readonly baseOffset: number;
+  readonly log: StorageFile;
+  readonly offsetIndex: OffsetIndex;
+  readonly timeIndex: TimeIndex;
+  readonly #options: SegmentOptions;
+  #size = 0;
+  #nextOffset: number;
+  #maxTimestamp = NO_TIMESTAMP;
+  #offsetOfMaxTimestamp: number;
+  /** Bytes appended since the last index entry: the sparse-index rule's counter. */
+  #bytesSinceIndexEntry = 0;
+  #indexFilesWereMissing: boolean;
+
+  private constructor(
+    baseOffset: number,
+    log: StorageFile,
+    offsetIndex: OffsetIndex,
+    timeIndex: TimeIndex,
+    options: SegmentOptions,
+    indexFilesWereMissing: boolean,
+  ) {
+    this.baseOffset = baseOffset;
+    this.log = log;
+    this.offsetIndex = offsetIndex;
+    this.timeIndex = timeIndex;
+    this.#options = options;
+    this.#nextOffset = baseOffset;
+    this.#offsetOfMaxTimestamp = baseOffset;
+    this.#indexFilesWereMissing = indexFilesWereMissing;
+  }
+
+  /**
+   * Opens the segment's three files in `dir`, creating any that are missing (a new segment, or
+   * index files lost in a crash). Call `recover()` or `loadClean()` before using it.
+   */
+  static async open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
+    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
+    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
+    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
+    const missing = (await storage.stat(indexPath)) === null || (await storage.stat(timePath)) === null;
+    const log = await storage.open(logPath, { create: true });
+    const offsetIndex = await OffsetIndex.open(await storage.open(indexPath, { create: true }), baseOffset, options.maxIndexBytes);
+    const timeIndex = await TimeIndex.open(await storage.open(timePath, { create: true }), baseOffset, options.maxIndexBytes);
+    const segment = new Segment(baseOffset, log, offsetIndex, timeIndex, options, missing);
+    segment.#size = await log.size();
+    return segment;
+  }
+
+  /** Bytes in the `.log`. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The offset the next appended batch must start at (one past the last record). */
+  get nextOffset(): number {
+    return this.#nextOffset;
+  }
+
+  /** Largest batch timestamp in the segment, or -1 when empty. */
+  get maxTimestamp(): number {
+    return this.#maxTimestamp;
+  }
+
+  /** True if either index has no room for another entry: the Log must roll. */
+  get indexFull(): boolean {
+    return this.offsetIndex.isFull || this.timeIndex.isFull;
+  }
+
+  /** Whether a batch ending at `lastOffset` of `bytes` bytes still fits this segment's int32 fields. */
+  canHold(lastOffset: number, bytes: number): boolean {
+    return lastOffset - this.baseOffset <= MAX_INT32 && this.#size + bytes <= MAX_INT32;
+  }
+
+  // ---- opening --------------------------------------------------------------------------
+
+  /**
+   * Recovery: rebuild both indexes from a walk over every batch, cut the log at the first byte
+   * that is not a valid batch (short, too small, too large, bad magic, bad CRC, offsets out of
+   * sequence), and make the cut and the new indexes durable before returning, so no later crash
+   * can bring the cut bytes back.
+   */
+  async recover(): Promise<SegmentRecovery> {
+    const stop = await this.#rebuildFromWalk();
+    const truncatedBytes = this.#size - stop.position;
+    if (truncatedBytes > 0) {
+      await this.log.truncate(stop.position);
+      this.#size = stop.position;
+    }
+    // Durable before anything is appended: a truncation only in the page cache could be undone
+    // by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
+    await this.flush();
+    this.#indexFilesWereMissing = false;
+    return {
+      validBytes: stop.position,
+      truncatedBytes,
+      lastOffset: this.#nextOffset - 1,
+      maxTimestamp: this.#maxTimestamp,
+      stop,
+    };
+  }
+
+  /**
+   * After a clean shutdown: sanity-check both indexes against the log (rebuilding any that
+   * fails, or that was missing), then scan the tail after the last index entry. Returns whether
+   * the indexes were rebuilt. A tail that is not whole valid batches is `PAGELOG_CORRUPT`: the
+   * log was closed cleanly, so those bytes were acknowledged and durable.
+   */
+  async loadClean(): Promise<{ indexesRebuilt: boolean }> {
+    let rebuild = this.#indexFilesWereMissing && this.#size > 0;
+    if (!rebuild) {
+      try {
+        this.offsetIndex.sanityCheck(this.#size, Number.MAX_SAFE_INTEGER);
+        await this.#scanTail();
+        this.offsetIndex.sanityCheck(this.#size, this.#nextOffset);
+        this.timeIndex.sanityCheck(this.#size, this.#nextOffset);
+      } catch (err) {
+        if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT && err.path !== this.log.path)) throw err;
+        rebuild = true;
+      }
+    }
+    if (rebuild) {
+      const stop = await this.#rebuildFromWalk();
+      if (stop.position !== this.#size) throw this.#corruptAt(stop);
+      await Promise.all([this.offsetIndex.sync(), this.timeIndex.sync()]);
+    }
+    this.#indexFilesWereMissing = false;
+    return { indexesRebuilt: rebuild };
+  }
+
+  /** Resets both indexes and walks the whole log, re-adding entries by the sparse rule. */
+  async #rebuildFromWalk(): Promise<ScanStop> {
+    await this.offsetIndex.reset();
+    await this.timeIndex.reset();
+    this.#nextOffset = this.baseOffset;
+    this.#maxTimestamp = NO_TIMESTAMP;
+    this.#offsetOfMaxTimestamp = this.baseOffset;
+    this.#bytesSinceIndexEntry = 0;
+    const scanner = new BatchScanner(this.log, this.#size, 0, this.#scanOptions({ expectedOffset: this.baseOffset }));
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      await this.#indexBatch(batch.header, batch.position);
+    }
+    // As Kafka's recover does: one last time-index entry for the segment's largest timestamp.
+    if (this.#maxTimestamp !== NO_TIMESTAMP) await this.timeIndex.maybeAppend(this.#maxTimestamp, this.#offsetOfMaxTimestamp);
+    return scanner.stop;
+  }
+
+  /** From the last offset-index entry to the end: the next offset and the largest timestamp. */
+  async #scanTail(): Promise<void> {
+    const lastEntry = this.offsetIndex.entries === 0 ? undefined : this.offsetIndex.entry(this.offsetIndex.entries - 1);
+    const start = lastEntry?.position ?? 0;
+    const last = this.timeIndex.lastEntry;
+    this.#maxTimestamp = last?.timestamp ?? NO_TIMESTAMP;
+    this.#offsetOfMaxTimestamp = last?.offset ?? this.baseOffset;
+    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({}));
+    let first = true;
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      // The index's last entry must point at the start of the batch ending at its offset.
+      if (first && lastEntry !== undefined && batch.header.lastOffset !== lastEntry.offset) {
+        throw new PagelogError(
+          `index ${this.offsetIndex.file.path} is corrupt: its last entry says offset ${lastEntry.offset} ends the batch at ${start}, which ends at ${batch.header.lastOffset}`,
+          ErrorCode.CORRUPT,
+          { path: this.offsetIndex.file.path },
+        );
+      }
+      if (first && lastEntry === undefined && batch.header.baseOffset !== this.baseOffset) throw this.#corruptAt({ position: 0, reason: "offset-gap", detail: `first batch starts at ${batch.header.baseOffset}` });
+      first = false;
+      this.#nextOffset = batch.header.lastOffset + 1;
+      this.#noteTimestamp(batch.header);
+      this.#bytesSinceIndexEntry = batch.position + batch.header.sizeInBytes - start;
+    }
+    if (first && lastEntry !== undefined) throw new PagelogError(`index ${this.offsetIndex.file.path} is corrupt: its last entry points past the last batch`, ErrorCode.CORRUPT, { path: this.offsetIndex.file.path });
+    if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+  }
+
+  // ---- writing --------------------------------------------------------------------------
+
+  /**
+   * Appends one whole, valid batch (the caller encoded it) at the end of the log, then any
+   * index entries the sparse rule asks for. Goes to the page cache only: see `flush()`.
+   */
+  async append(batch: Uint8Array, header: BatchHeader = readBatchHeader(batch)): Promise<void> {
+    if (header.sizeInBytes !== batch.length) throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
+    if (header.baseOffset !== this.#nextOffset) {
+      throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${this.baseOffset} (next offset ${this.#nextOffset})`);
+    }
+    if (!this.canHold(header.lastOffset, batch.length)) throw new RangeError(`batch does not fit segment ${this.baseOffset}'s int32 offsets or positions`);
+    const position = this.#size;
+    await this.log.write(position, batch);
+    this.#size += batch.length;
+    await this.#indexBatch(header, position);
+  }
+
+  /**
+   * The sparse rule, shared by append and recovery so both build the same index: before a batch,
+   * if more than `indexIntervalBytes` were written since the last entry, add an entry for it
+   * (its last offset and its position) and a time entry for the largest timestamp so far.
+   */
+  async #indexBatch(header: BatchHeader, position: number): Promise<void> {
+    this.#noteTimestamp(header);
+    if (this.#bytesSinceIndexEntry > this.#options.indexIntervalBytes) {
+      await this.offsetIndex.append(header.lastOffset, position);
+      await this.timeIndex.maybeAppend(this.#maxTimestamp, this.#offsetOfMaxTimestamp);
+      this.#bytesSinceIndexEntry = 0;
+    }
+    this.#bytesSinceIndexEntry += header.sizeInBytes;
+    this.#nextOffset = header.lastOffset + 1;
+  }
+
+  #noteTimestamp(header: BatchHeader): void {
+    if (header.maxTimestamp > this.#maxTimestamp) {
+      this.#maxTimestamp = header.maxTimestamp;
+      this.#offsetOfMaxTimestamp = header.lastOffset;
+    }
+  }
+
+  /**
+   * Drops the batch holding `offset` and every later one (Kafka truncates whole batches). Returns
+   * the new next offset, which is below `offset` when `offset` was inside a batch: the caller
+   * re-appends the records it wants to keep. Not durable until `flush()`.
+   */
+  async truncateTo(offset: number): Promise<number> {
+    if (offset >= this.#nextOffset) return this.#nextOffset;
+    const found = await this.#findBatch(Math.max(offset, this.baseOffset));
+    const position = found?.position ?? this.#size;
+    const newNext = found?.header.baseOffset ?? this.#nextOffset;
+    await this.log.truncate(position);
+    this.#size = position;
+    await this.offsetIndex.truncateTo(newNext);
+    await this.timeIndex.truncateTo(newNext);
+    this.#nextOffset = this.baseOffset;
+    this.#bytesSinceIndexEntry = 0;
+    await this.#scanTail();
+    return this.#nextOffset;
+  }
+
+  /** fsync the log and both indexes: everything appended so far survives a power cut. */
+  async flush(): Promise<void> {
+    // The log first: an index entry must never be durable while the batch it points at is not
+    // (the sanity check would catch it, but there is no reason to make it work).
+    await this.log.sync();
+    await this.offsetIndex.sync();
+    await this.timeIndex.sync();
+  }
+
+  /**
+   * For a segment that will take no more appends (a roll, or a clean close): one last time-index
+   * entry for its largest timestamp, as Kafka's onBecomeInactiveSegment adds.
+   */
+  async seal(): Promise<void> {
+    if (this.#maxTimestamp !== NO_TIMESTAMP) await this.timeIndex.maybeAppend(this.#maxTimestamp, this.#offsetOfMaxTimestamp);
+  }
+
+  /** Closes the three handles. Not a flush. */
+  async close(): Promise<void> {
+    await Promise.all([this.log.close(), this.offsetIndex.close(), this.timeIndex.close()]);
+  }
+
+  // ---- reading --------------------------------------------------------------------------
+
+  /**
+   * Whole batches starting with the batch that holds `offset`, up to `maxBytes` in all but always
+   * at least one batch (Kafka's minOneMessage), or null if `offset` is at or past the end. Each
+   * batch's CRC is checked: a bad one is `PAGELOG_CORRUPT` naming the file and position, never
+   * bytes handed on as if they were good.
+   */
+  async read(offset: number, maxBytes: number): Promise<SegmentRead | null> {
+    if (offset >= this.#nextOffset) return null;
+    const target = Math.max(offset, this.baseOffset);
+    const start = this.offsetIndex.lookup(target).position;
+    const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + this.#options.indexIntervalBytes));
+    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({ chunkBytes }));
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    let first: { position: number; offset: number } | undefined;
+    let lastOffset = -1;
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      if (batch.header.lastOffset < target) continue;
+      if (first !== undefined && total + batch.bytes.length > maxBytes) break;
+      first ??= { position: batch.position, offset: batch.header.baseOffset };
+      parts.push(batch.bytes.slice());
+      total += batch.bytes.length;
+      lastOffset = batch.header.lastOffset;
+      if (total >= maxBytes) break;
+    }
+    if (first === undefined) {
+      if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+      return null;
+    }
+    if (parts.length === 1) return { bytes: parts[0]!, position: first.position, firstOffset: first.offset, lastOffset };
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const p of parts) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    return { bytes, position: first.position, firstOffset: first.offset, lastOffset };
+  }
+
+  /**
+   * The first offset whose record timestamp is at or after `timestamp` (Kafka's ListOffsets), or
+   * null if every record is earlier. Exact: equal to a linear scan over the records.
+   */
+  async offsetForTimestamp(timestamp: number): Promise<number | null> {
+    if (this.#maxTimestamp < timestamp) return null;
+    const before = this.timeIndex.lookupBefore(timestamp);
+    const start = before === undefined ? 0 : this.offsetIndex.lookup(before.offset).position;
+    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({}));
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      if (batch.header.maxTimestamp < timestamp) continue;
+      const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
+      const record = decoded.records.find((r) => r.timestamp >= timestamp);
+      if (record !== undefined) return record.offset;
+    }
+    if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+    return null;
+  }
+
+  /** The batch holding `offset` and its position, or undefined past the end. */
+  async #findBatch(offset: number): Promise<{ position: number; header: BatchHeader } | undefined> {
+    const start = this.offsetIndex.lookup(offset).position;
+    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({ verifyCrc: false }));
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      if (batch.header.lastOffset >= offset) return { position: batch.position, header: batch.header };
+    }
+    if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+    return undefined;
+  }
+
+  #scanOptions(extra: Partial<ScanOptions>): ScanOptions {
+    return {
+      maxBatchBytes: this.#options.maxBatchBytes,
+      ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
+      ...extra,
+    };
+  }
+
+  #corruptAt(stop: ScanStop): PagelogError {
+    return new PagelogError(`segment ${this.log.path} is corrupt at byte ${stop.position}: ${stop.detail}`, ErrorCode.CORRUPT, { path: this.log.path });
+  }
+}

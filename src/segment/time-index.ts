@@ -1,0 +1,103 @@
+/**
+ * The `.timeindex` file: a sparse map from timestamps to offsets, for "first offset at or after
+ * time T" (Kafka's ListOffsets).
+ *
+ *   entry (12 bytes, big-endian)
+ *   +0  int64  timestamp         (the largest timestamp in the segment up to this point)
+ *   +8  int32  relative offset   (last offset of the batch that holds that timestamp)
+ *
+ * Timestamps in the index never decrease: each entry is the running maximum, so every record at
+ * or before an entry's offset has a timestamp no later than the entry's.
+ */
+import { readInt64, writeInt64 } from "../format/batch-header.js";
+import type { StorageFile } from "../storage/storage.js";
+import { IndexFile } from "./index-file.js";
+import { MAX_INT32 } from "./offset-index.js";
+
+export const TIME_INDEX_ENTRY_SIZE = 12;
+const TIMESTAMP_AT = 0;
+const RELATIVE_OFFSET_AT = 8;
+/** Kafka's "no timestamp" (RecordBatch.NO_TIMESTAMP). */
+export const NO_TIMESTAMP = -1;
+
+export interface TimestampOffset {
+  readonly timestamp: number;
+  readonly offset: number;
+}
+
+export class TimeIndex extends IndexFile {
+  static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<TimeIndex> {
+    const content = await file.read(0, await file.size());
+    return new TimeIndex(file, baseOffset, maxIndexBytes, content);
+  }
+
+  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, content: Uint8Array) {
+    super(file, baseOffset, TIME_INDEX_ENTRY_SIZE, maxIndexBytes, content);
+  }
+
+  entry(slot: number): TimestampOffset {
+    const at = slot * TIME_INDEX_ENTRY_SIZE;
+    return {
+      timestamp: readInt64(this.view, at + TIMESTAMP_AT, "timestamp"),
+      offset: this.baseOffset + this.view.getInt32(at + RELATIVE_OFFSET_AT),
+    };
+  }
+
+  get lastEntry(): TimestampOffset | undefined {
+    return this.entries === 0 ? undefined : this.entry(this.entries - 1);
+  }
+
+  /**
+   * Adds `(timestamp, offset)` if `timestamp` is later than the last entry's (as Kafka's
+   * `maybeAppend`): equal or earlier timestamps add nothing a lookup could use.
+   */
+  async maybeAppend(timestamp: number, offset: number): Promise<void> {
+    const last = this.lastEntry;
+    if (last !== undefined && timestamp <= last.timestamp) return;
+    if (last !== undefined && offset < last.offset) throw new RangeError(`time index offset ${offset} is below the last entry's ${last.offset}`);
+    const relative = offset - this.baseOffset;
+    if (!(relative >= 0 && relative <= MAX_INT32)) throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
+    const entry = new Uint8Array(TIME_INDEX_ENTRY_SIZE);
+    const view = new DataView(entry.buffer);
+    writeInt64(view, TIMESTAMP_AT, timestamp);
+    view.setInt32(RELATIVE_OFFSET_AT, relative);
+    await this.appendEntry(entry);
+  }
+
+  /**
+   * The last entry whose timestamp is strictly before `target`, or undefined. Every record at or
+   * before its offset is earlier than `target`, so the first record at or after `target` lies
+   * after it. (Kafka looks up `<= target`, which can skip an earlier record with exactly the
+   * target timestamp; the strict bound keeps lookups equal to a linear scan.)
+   */
+  lookupBefore(target: number): TimestampOffset | undefined {
+    const slot = this.floorSlot(target, (s) => this.entry(s).timestamp, true);
+    return slot < 0 ? undefined : this.entry(slot);
+  }
+
+  /** Removes every entry whose offset is `>= offset`. */
+  async truncateTo(offset: number): Promise<void> {
+    let keep = this.entries;
+    while (keep > 0 && this.entry(keep - 1).offset >= offset) keep--;
+    await this.truncateToEntries(keep);
+  }
+
+  protected checkEntries(_logSize: number, nextOffset: number): void {
+    let previous: TimestampOffset | undefined;
+    for (let slot = 0; slot < this.entries; slot++) {
+      let e: TimestampOffset;
+      try {
+        e = this.entry(slot);
+      } catch {
+        throw this.corrupt(`entry ${slot} has a timestamp beyond Number.MAX_SAFE_INTEGER`);
+      }
+      if (e.offset < this.baseOffset) throw this.corrupt(`entry ${slot} offset ${e.offset} is below the base offset ${this.baseOffset}`);
+      if (e.offset >= nextOffset) throw this.corrupt(`entry ${slot} offset ${e.offset} is past the segment's end`);
+      if (previous !== undefined && e.timestamp < previous.timestamp) {
+        throw this.corrupt(`entry ${slot} timestamp ${e.timestamp} is earlier than the previous ${previous.timestamp}`);
+      }
+      if (previous !== undefined && e.offset < previous.offset) throw this.corrupt(`entry ${slot} offset ${e.offset} decreases`);
+      previous = e;
+    }
+  }
+}
