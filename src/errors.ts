@@ -28,6 +28,13 @@ export const ErrorCode = {
   UNSUPPORTED_COMPRESSION: "PAGELOG_UNSUPPORTED_COMPRESSION",
   /** A batch would be larger than `maxBatchBytes` (Kafka's `max.message.bytes`). */
   RECORD_TOO_LARGE: "PAGELOG_RECORD_TOO_LARGE",
+  /** An offset below the log start offset or past the log end offset (Kafka's OffsetOutOfRange). */
+  OFFSET_OUT_OF_RANGE: "PAGELOG_OFFSET_OUT_OF_RANGE",
+  /**
+   * The log failed an I/O while writing (a failed fsync above all) and refuses writes until it
+   * is reopened: after a failed fsync nothing can say which bytes reached the disk.
+   */
+  FAILED: "PAGELOG_FAILED",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

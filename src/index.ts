@@ -19,3 +19,32 @@ export type {
   SimStorageOptions,
   TraceEvent,
 } from "./storage/sim-storage.js";
+
+// The log.
+export { LogDir, parsePartitionName } from "./log/log-dir.js";
+export type { LogDirOptions, LogDirRecovery } from "./log/log-dir.js";
+export { Log } from "./log/log.js";
+export type { LogHost, LogRecord, LogRecovery, LogStatus, ReadOptions, RecordsOptions } from "./log/log.js";
+export type { Clock, LogOptions } from "./log/log-options.js";
+export { segmentsToDelete } from "./log/retention.js";
+export type { RetentionLimits, SegmentSummary } from "./log/retention.js";
+
+// Segments and the on-disk format, for tools that read Kafka files directly.
+export { Segment } from "./segment/segment.js";
+export type { SegmentOptions, SegmentRead, SegmentRecovery } from "./segment/segment.js";
+export { OffsetIndex } from "./segment/offset-index.js";
+export { TimeIndex } from "./segment/time-index.js";
+export { offsetName, parseSegmentFileName } from "./segment/segment-names.js";
+export {
+  crc32c,
+  decodeBatch,
+  decodeBatchSync,
+  encodeBatch,
+  encodeBatchAsync,
+  readBatchHeader,
+  validateBatch,
+  writeVarint,
+} from "./format/index.js";
+export type { BatchHeader, BatchValidation, Crc32c, DecodedBatch, DecodedRecord, RecordInput } from "./format/index.js";
+export { decodeCheckpoint, encodeCheckpoint } from "./format/checkpoint.js";
+export type { CheckpointEntry } from "./format/checkpoint.js";

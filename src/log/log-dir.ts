@@ -1,0 +1,308 @@
+/**
+ * A log directory, as a Kafka broker keeps one: a `.lock`, the clean-shutdown marker, the two
+ * offset checkpoints, and one directory per partition (`<topic>-<partition>`).
+ *
+ * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
+ * and deletes it durably before anything is written (so a crash from now on is seen as one),
+ * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
+ * leftover `*.tmp` files. Logs are opened, and recovered, on first use by `log(name)`.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
+import { joinPath } from "../storage/paths.js";
+import type { Storage, StorageLock } from "../storage/storage.js";
+import { Log, type LogRecovery } from "./log.js";
+import { type LogOptions, resolveLogOptions } from "./log-options.js";
+import { SerialQueue } from "./serial-queue.js";
+
+export const LOCK_FILE = ".lock";
+export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
+export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
+/** What Kafka writes into the marker (no newline). */
+export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
+const TMP_SUFFIX = ".tmp";
+
+/** Kafka's partition directory names: a topic of `[a-zA-Z0-9._-]`, at most 249 characters. */
+const PARTITION_NAME = /^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$/;
+
+export interface LogDirOptions {
+  /** Defaults for every log opened from this directory; `log(name, options)` overrides them. */
+  log?: LogOptions;
+}
+
+/** What opening the directory and its logs cost, summed over the logs opened so far. */
+export interface LogDirRecovery {
+  /** The last shutdown was clean (the marker was there). */
+  readonly clean: boolean;
+  readonly logsOpened: number;
+  readonly segmentsScanned: number;
+  readonly bytesScanned: number;
+  readonly bytesTruncated: number;
+  readonly segmentsDeleted: number;
+  readonly indexesRebuilt: number;
+  readonly durationMs: number;
+}
+
+/** Splits `orders-0` into topic `orders` and partition 0; undefined if it is not such a name. */
+export function parsePartitionName(name: string): { topic: string; partition: number } | undefined {
+  const m = PARTITION_NAME.exec(name);
+  if (m === null || m[1] === "." || m[1] === "..") return undefined;
+  const partition = Number(m[2]);
+  return partition <= 0x7fffffff ? { topic: m[1]!, partition } : undefined;
+}
+
+export class LogDir {
+  readonly storage: Storage;
+  readonly #ownsStorage: boolean;
+  readonly #lock: StorageLock;
+  readonly #clean: boolean;
+  readonly #defaults: LogOptions;
+  /** Partition directories present at open: each must be opened (recovered) before a clean marker. */
+  readonly #initialPartitions: ReadonlySet<string>;
+  /** Checkpointed values as read at open, kept for logs not opened this session. */
+  readonly #recoveryPoints: Map<string, number>;
+  readonly #startOffsets: Map<string, number>;
+  readonly #logs = new Map<string, Promise<Log>>();
+  readonly #opened = new Map<string, Log>();
+  readonly #checkpoints = new SerialQueue();
+  #status: "open" | "closing" | "closed" = "open";
+
+  private constructor(fields: {
+    storage: Storage;
+    ownsStorage: boolean;
+    lock: StorageLock;
+    clean: boolean;
+    defaults: LogOptions;
+    initialPartitions: Set<string>;
+    recoveryPoints: Map<string, number>;
+    startOffsets: Map<string, number>;
+  }) {
+    this.storage = fields.storage;
+    this.#ownsStorage = fields.ownsStorage;
+    this.#lock = fields.lock;
+    this.#clean = fields.clean;
+    this.#defaults = fields.defaults;
+    this.#initialPartitions = fields.initialPartitions;
+    this.#recoveryPoints = fields.recoveryPoints;
+    this.#startOffsets = fields.startOffsets;
+  }
+
+  /**
+   * Opens a log directory: a path (an `FsStorage` rooted there, created if missing) or any
+   * `Storage` (for example `new SimStorage({ seed: 1 })`).
+   */
+  static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    if (options.log !== undefined) resolveLogOptions(options.log); // fail on bad defaults now, not on first use
+    const ownsStorage = typeof where === "string";
+    // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
+    const storage = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
+    if (typeof storage?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
+    const lock = await storage.lock(LOCK_FILE);
+    try {
+      // The marker is read once and deleted durably before anything else is written: from here
+      // on a crash must look like one, whatever this session does.
+      const clean = (await storage.stat(CLEAN_SHUTDOWN_FILE)) !== null;
+      if (clean) {
+        await storage.remove(CLEAN_SHUTDOWN_FILE);
+        await storage.syncDir("");
+      }
+      const names = await storage.list("");
+      let removed = false;
+      for (const name of names) {
+        if (name.endsWith(TMP_SUFFIX)) {
+          await storage.remove(name);
+          removed = true;
+        }
+      }
+      if (removed) await storage.syncDir("");
+      const initialPartitions = new Set<string>();
+      for (const name of names) {
+        if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir") initialPartitions.add(name);
+      }
+      return new LogDir({
+        storage,
+        ownsStorage,
+        lock,
+        clean,
+        defaults: options.log ?? {},
+        initialPartitions,
+        recoveryPoints: await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT),
+        startOffsets: await readCheckpoint(storage, LOG_START_CHECKPOINT),
+      });
+    } catch (err) {
+      await lock.release().catch(() => undefined);
+      if (ownsStorage) await storage.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** True if the last shutdown of this directory was clean. */
+  get clean(): boolean {
+    return this.#clean;
+  }
+
+  /**
+   * Opens (creating if needed, recovering as needed) the log of partition directory `name`,
+   * `<topic>-<partition>`. The same name gives the same Log while it is open.
+   */
+  log(name: string, options: LogOptions = {}): Promise<Log> {
+    if (typeof name !== "string" || parsePartitionName(name) === undefined) {
+      throw new TypeError(`log name must be <topic>-<partition> with a topic of [a-zA-Z0-9._-] (at most 249 characters), got ${JSON.stringify(name)}`);
+    }
+    this.#checkOpen();
+    const resolved = resolveLogOptions({ ...this.#defaults, ...options });
+    let opening = this.#logs.get(name);
+    if (opening === undefined) {
+      opening = this.#openLog(name, resolved);
+      this.#logs.set(name, opening);
+      opening.catch(() => this.#logs.delete(name));
+    }
+    return opening;
+  }
+
+  async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
+    const existing = await this.storage.stat(name);
+    if (existing === null) {
+      // The partition directory must be durable before anything in it can be.
+      await this.storage.mkdir(name);
+      await this.storage.syncDir("");
+    } else if (existing.kind !== "dir") {
+      throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
+    }
+    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
+      clean: this.#clean,
+      recoveryPoint: this.#recoveryPoints.get(name),
+      logStartOffset: this.#startOffsets.get(name),
+    });
+    this.#opened.set(name, log);
+    return log;
+  }
+
+  /** Names of the partition directories in this log directory, sorted. */
+  async logs(): Promise<string[]> {
+    this.#checkOpen();
+    const out: string[] = [];
+    for (const name of await this.storage.list("")) {
+      if (parsePartitionName(name) !== undefined && (await this.storage.stat(name))?.kind === "dir") out.push(name);
+    }
+    return out;
+  }
+
+  /** What opening the logs cost so far, summed. */
+  get recovery(): LogDirRecovery {
+    const sum = (f: (r: LogRecovery) => number) => [...this.#opened.values()].reduce((n, l) => n + f(l.recovery), 0);
+    return {
+      clean: this.#clean,
+      logsOpened: this.#opened.size,
+      segmentsScanned: sum((r) => r.segmentsScanned),
+      bytesScanned: sum((r) => r.bytesScanned),
+      bytesTruncated: sum((r) => r.bytesTruncated),
+      segmentsDeleted: sum((r) => r.segmentsDeleted),
+      indexesRebuilt: sum((r) => r.indexesRebuilt),
+      durationMs: sum((r) => r.durationMs),
+    };
+  }
+
+  /**
+   * Writes both checkpoints durably: each to `<name>.tmp`, fsynced, renamed over the old one,
+   * then the directory fsynced, so a crash leaves the old checkpoint or the new one, whole.
+   * Logs record only recovery points whose data is durable, so a checkpoint never claims more.
+   */
+  checkpoint(): Promise<void> {
+    return this.#checkpoints.run(async () => {
+      for (const [name, log] of this.#opened) {
+        if (log.status === "failed") continue; // keep its last good value: recovery will scan more
+        this.#recoveryPoints.set(name, log.recoveryPoint);
+        this.#startOffsets.set(name, log.startOffset);
+      }
+      await this.#writeCheckpoint(RECOVERY_POINT_CHECKPOINT, this.#recoveryPoints);
+      await this.#writeCheckpoint(LOG_START_CHECKPOINT, this.#startOffsets);
+      await this.storage.syncDir("");
+    });
+  }
+
+  async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
+    const entries: CheckpointEntry[] = [];
+    for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const parsed = parsePartitionName(name);
+      if (parsed !== undefined) entries.push({ ...parsed, offset });
+    }
+    await writeFileAtomically(this.storage, file, new TextEncoder().encode(encodeCheckpoint(entries)));
+  }
+
+  /**
+   * Clean shutdown: closes every log (flush, final index entries), writes the checkpoints, then
+   * the clean-shutdown marker, fsynced, and releases the lock. The marker is written only if
+   * every log closed cleanly and every partition that needed recovery was opened this session;
+   * otherwise the next open recovers from the checkpoints, which is always safe.
+   */
+  async close(): Promise<void> {
+    if (this.#status !== "open") return;
+    this.#status = "closing";
+    let failure: unknown;
+    try {
+      const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
+      failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
+      await this.checkpoint();
+      const everyLogRecovered = this.#clean || [...this.#initialPartitions].every((name) => this.#opened.has(name));
+      const anyFailed = [...this.#opened.values()].some((l) => l.everFailed);
+      if (failure === undefined && !anyFailed && everyLogRecovered) {
+        await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
+        await this.storage.syncDir("");
+      }
+    } catch (err) {
+      failure ??= err;
+    } finally {
+      await this.#lock.release().catch(() => undefined);
+      if (this.#ownsStorage) await this.storage.close().catch(() => undefined);
+      this.#status = "closed";
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #checkOpen(): void {
+    if (this.#status !== "open") throw new PagelogError(`log directory is ${this.#status}`, ErrorCode.CLOSED);
+  }
+}
+
+/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map. */
+async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if ((await storage.stat(file)) === null) return out;
+  const handle = await storage.open(file);
+  try {
+    const bytes = await handle.read(0, await handle.size());
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return out;
+    }
+    for (const e of decodeCheckpoint(text) ?? []) out.set(`${e.topic}-${e.partition}`, e.offset);
+  } finally {
+    await handle.close();
+  }
+  return out;
+}
+
+/** `<file>.tmp`, written and fsynced, renamed over `file`. The caller syncs the directory. */
+async function writeFileAtomically(storage: Storage, file: string, bytes: Uint8Array): Promise<void> {
+  const tmp = joinPath("", file + TMP_SUFFIX);
+  const handle = await storage.open(tmp, { create: true });
+  try {
+    await handle.truncate(0);
+    await handle.write(0, bytes);
+    // The new content must be durable before its name replaces the old file's, or a crash could
+    // leave the name pointing at a torn file.
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await storage.rename(tmp, file);
+}

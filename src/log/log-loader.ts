@@ -1,0 +1,189 @@
+/**
+ * Opening a partition's segments, as Kafka's LogLoader does, with pagelog's stricter rules:
+ *
+ * 1. Remove leftovers: `*.tmp`, `*.deleted`, `*.cleaned`, `*.swap` files, and index files whose
+ *    `.log` is gone (a crash between removing a segment's files). Durable before going on.
+ * 2. Clean shutdown: trust every segment's log, but sanity-check its indexes and rebuild any
+ *    that fail. Unclean: segments wholly below the recovery point get the same check; from the
+ *    segment holding the recovery point to the last, `Segment.recover()` walks every batch,
+ *    rebuilds the indexes, and truncates at the first bad byte; every segment after a truncation
+ *    or a gap in offsets is deleted, newest first (so a crash while deleting leaves a prefix).
+ * 3. Damage below the recovery point is corruption of acknowledged data: `PAGELOG_CORRUPT`,
+ *    never a silent truncation.
+ *
+ * Every truncation and deletion is durable (file fsync, directory fsync) before this returns,
+ * so the log never accepts an append on top of something a crash could undo.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { Segment, type SegmentOptions } from "../segment/segment.js";
+import { INDEX_SUFFIX, LOG_SUFFIX, parseSegmentFileName, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
+import { joinPath, parentOf } from "../storage/paths.js";
+import type { Storage } from "../storage/storage.js";
+
+/** What opening a log had to do, so a user can see what a crash cost. */
+export interface LogRecovery {
+  /** The directory was shut down cleanly: nothing was scanned but the index sanity checks. */
+  readonly clean: boolean;
+  /** Segments whose batches were walked and validated. */
+  readonly segmentsScanned: number;
+  /** Bytes of `.log` walked. */
+  readonly bytesScanned: number;
+  /** Bytes cut off at the first invalid batch. */
+  readonly bytesTruncated: number;
+  /** Segments deleted because they came after a truncation or a gap. */
+  readonly segmentsDeleted: number;
+  /** Segments whose `.index` and `.timeindex` were rebuilt from the log. */
+  readonly indexesRebuilt: number;
+  /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
+  readonly filesRemoved: number;
+  readonly durationMs: number;
+}
+
+export interface LoadInput {
+  readonly storage: Storage;
+  /** The partition directory. */
+  readonly dir: string;
+  readonly segmentOptions: SegmentOptions;
+  readonly clean: boolean;
+  /** From `recovery-point-offset-checkpoint`; undefined (absent or malformed) means 0. */
+  readonly recoveryPoint: number | undefined;
+  /** From `log-start-offset-checkpoint`. */
+  readonly logStartOffset: number | undefined;
+}
+
+export interface LoadedLog {
+  readonly segments: Segment[];
+  readonly startOffset: number;
+  readonly recovery: LogRecovery;
+}
+
+const LEFTOVER = /\.(tmp|deleted|cleaned|swap)$/;
+
+function now(): number {
+  return typeof performance === "undefined" ? Date.now() : performance.now();
+}
+
+export async function loadLog(input: LoadInput): Promise<LoadedLog> {
+  const started = now();
+  const { storage, dir, segmentOptions } = input;
+  const names = await storage.list(dir);
+  const logBases = new Set(names.map(parseSegmentFileName).filter((p) => p?.suffix === LOG_SUFFIX).map((p) => p!.baseOffset));
+  let filesRemoved = 0;
+  for (const name of names) {
+    const parsed = parseSegmentFileName(name);
+    const orphanIndex = parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset);
+    if (LEFTOVER.test(name) || orphanIndex) {
+      await storage.remove(joinPath(dir, name));
+      filesRemoved++;
+    }
+  }
+  if (filesRemoved > 0) await storage.syncDir(dir);
+
+  const bases = [...logBases].sort((a, b) => a - b);
+  const segments: Segment[] = [];
+  let segmentsScanned = 0;
+  let bytesScanned = 0;
+  let bytesTruncated = 0;
+  let segmentsDeleted = 0;
+  let indexesRebuilt = 0;
+
+  if (bases.length === 0) {
+    // A new (or wholly lost) log starts where its checkpointed start offset says, else at 0.
+    const segment = await Segment.open(storage, dir, input.logStartOffset ?? 0, segmentOptions);
+    segments.push(segment);
+    await segment.flush();
+    await storage.syncDir(dir);
+  } else {
+    for (const base of bases) segments.push(await Segment.open(storage, dir, base, segmentOptions));
+    const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
+    // The first segment to walk: the one holding the recovery point (the last with base <= it).
+    let firstToRecover = 0;
+    while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint) firstToRecover++;
+    if (input.clean) firstToRecover = segments.length;
+
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!;
+      const previous = segments[i - 1];
+      if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+        // A gap: this segment cannot continue the log. Below the recovery point that is lost
+        // acknowledged data; above it, the remains of a crash.
+        if (previous.nextOffset < recoveryPoint) {
+          throw new PagelogError(
+            `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1}), below the recovery point ${recoveryPoint}`,
+            ErrorCode.CORRUPT,
+            { path: segment.log.path },
+          );
+        }
+        segmentsDeleted += await deleteFrom(storage, segments, i);
+        break;
+      }
+      if (i < firstToRecover) {
+        if ((await segment.loadClean()).indexesRebuilt) indexesRebuilt++;
+        continue;
+      }
+      const result = await segment.recover({ minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset });
+      segmentsScanned++;
+      indexesRebuilt++;
+      bytesScanned += result.validBytes + result.truncatedBytes;
+      bytesTruncated += result.truncatedBytes;
+      if (result.truncatedBytes > 0 && i + 1 < segments.length) {
+        segmentsDeleted += await deleteFrom(storage, segments, i + 1);
+        break;
+      }
+    }
+    const end = segments[segments.length - 1]!.nextOffset;
+    if (!input.clean && recoveryPoint > end) {
+      throw new PagelogError(
+        `log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`,
+        ErrorCode.CORRUPT,
+        { path: dir },
+      );
+    }
+    if (segmentsDeleted > 0) await storage.syncDir(dir);
+  }
+
+  const first = segments[0]!;
+  const end = segments[segments.length - 1]!.nextOffset;
+  const startOffset = Math.min(Math.max(input.logStartOffset ?? first.baseOffset, first.baseOffset), end);
+  return {
+    segments,
+    startOffset,
+    recovery: {
+      clean: input.clean,
+      segmentsScanned,
+      bytesScanned,
+      bytesTruncated,
+      segmentsDeleted,
+      indexesRebuilt,
+      filesRemoved,
+      durationMs: now() - started,
+    },
+  };
+}
+
+/**
+ * Closes and deletes `segments[from..]`, newest first: directory changes survive a crash as a
+ * prefix in the order they were made, so deleting from the end never leaves a hole. The caller
+ * syncs the directory. Returns how many were deleted.
+ */
+export async function deleteFrom(storage: Storage, segments: Segment[], from: number): Promise<number> {
+  const doomed = segments.splice(from);
+  for (const segment of doomed.reverse()) await deleteSegmentFiles(storage, segment);
+  return doomed.length;
+}
+
+/**
+ * Closes a segment and removes its files, the `.log` first: a crash in between leaves orphaned
+ * index files, which the next load removes, never a log without the offsets it claims.
+ */
+export async function deleteSegmentFiles(storage: Storage, segment: Segment): Promise<void> {
+  await segment.close();
+  const dir = parentOf(segment.log.path);
+  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+    try {
+      await storage.remove(segmentFilePath(dir, segment.baseOffset, suffix));
+    } catch (err) {
+      if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * A Log's options: a public, all-optional type with Kafka's name for each setting, resolved once
+ * into a fully-specified internal type (forgetting a default is a compile error there).
+ */
+import type { Crc32c } from "../format/crc32c.js";
+
+/** Where the log reads the time: `Date.now` unless a test injects its own. */
+export interface Clock {
+  now(): number;
+}
+
+export interface LogOptions {
+  /**
+   * Roll to a new segment when the active one would grow past this many bytes
+   * (Kafka: `segment.bytes`). At least one batch always goes into a new segment.
+   * @defaultValue 1 GiB (1073741824)
+   */
+  segmentBytes?: number;
+  /**
+   * Roll when the active segment is older than this (Kafka: `segment.ms`), measured from when it
+   * was created or, after a restart, reopened.
+   * @defaultValue 7 days (604800000)
+   */
+  segmentMs?: number;
+  /**
+   * Bytes between sparse index entries (Kafka: `index.interval.bytes`).
+   * @defaultValue 4096
+   */
+  indexIntervalBytes?: number;
+  /**
+   * Largest index file; the log rolls when an index is full (Kafka: `segment.index.bytes`).
+   * @defaultValue 10 MiB (10485760)
+   */
+  maxIndexBytes?: number;
+  /**
+   * Largest batch including its 12-byte log overhead (Kafka: `max.message.bytes`). A larger
+   * append fails with `PAGELOG_RECORD_TOO_LARGE` and appends nothing.
+   * @defaultValue 1048588
+   */
+  maxBatchBytes?: number;
+  /**
+   * Flush after this many records were appended since the last flush (Kafka:
+   * `flush.messages`). `-1` is off: durability is left to the page cache, as Kafka's default.
+   * @defaultValue -1
+   */
+  flushMessages?: number;
+  /**
+   * Flush when this many milliseconds passed since the last flush (Kafka: `flush.ms`), checked
+   * at every append and by a timer. `-1` is off.
+   * @defaultValue -1
+   */
+  flushMs?: number;
+  /**
+   * Delete the oldest whole segments while the log is larger than this (Kafka:
+   * `retention.bytes`). `-1` is off. Never the active segment.
+   * @defaultValue -1
+   */
+  retentionBytes?: number;
+  /**
+   * Delete the oldest whole segments whose newest record is older than this (Kafka:
+   * `retention.ms`, whose default is 7 days). `-1` is off: an embedded log is often the only
+   * copy of its data, so pagelog deletes nothing unless asked. Never the active segment.
+   * @defaultValue -1
+   */
+  retentionMs?: number;
+  /** A faster CRC-32C (for example a native one). @defaultValue the bundled pure-JS one */
+  crc32c?: Crc32c;
+  /** The time source, for tests. @defaultValue Date.now */
+  clock?: Clock;
+}
+
+export interface ResolvedLogOptions {
+  segmentBytes: number;
+  segmentMs: number;
+  indexIntervalBytes: number;
+  maxIndexBytes: number;
+  maxBatchBytes: number;
+  flushMessages: number;
+  flushMs: number;
+  retentionBytes: number;
+  retentionMs: number;
+  crc32c: Crc32c | undefined;
+  clock: Clock;
+}
+
+const MAX_INT32 = 0x7fffffff;
+const systemClock: Clock = { now: () => Date.now() };
+
+export const LOG_DEFAULTS = {
+  segmentBytes: 1 << 30,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  indexIntervalBytes: 4096,
+  maxIndexBytes: 10 * 1024 * 1024,
+  maxBatchBytes: 1048588,
+  flushMessages: -1,
+  flushMs: -1,
+  retentionBytes: -1,
+  retentionMs: -1,
+} as const;
+
+function integer(options: LogOptions, name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false): number {
+  const value = options[name] ?? LOG_DEFAULTS[name];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || ((value < min || value > max) && !(offAllowed && value === -1))) {
+    throw new TypeError(`option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates and fills in defaults. Bad values are TypeErrors naming the option. */
+export function resolveLogOptions(options: LogOptions = {}): ResolvedLogOptions {
+  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+  const maxBatchBytes = integer(options, "maxBatchBytes", 61, MAX_INT32);
+  const resolved: ResolvedLogOptions = {
+    // A segment must hold at least one header-sized batch; positions are int32s.
+    segmentBytes: integer(options, "segmentBytes", 61, MAX_INT32),
+    segmentMs: integer(options, "segmentMs", 1, Number.MAX_SAFE_INTEGER),
+    indexIntervalBytes: integer(options, "indexIntervalBytes", 0, MAX_INT32),
+    // Room for at least one entry of each index (12 bytes is the larger).
+    maxIndexBytes: integer(options, "maxIndexBytes", 12, MAX_INT32),
+    maxBatchBytes,
+    flushMessages: integer(options, "flushMessages", 1, Number.MAX_SAFE_INTEGER, true),
+    flushMs: integer(options, "flushMs", 0, Number.MAX_SAFE_INTEGER, true),
+    retentionBytes: integer(options, "retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
+    retentionMs: integer(options, "retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
+    crc32c: options.crc32c,
+    clock: options.clock ?? systemClock,
+  };
+  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function") throw new TypeError("option crc32c must be a function");
+  if (typeof resolved.clock?.now !== "function") throw new TypeError("option clock must have a now() method");
+  return resolved;
+}

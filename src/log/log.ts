@@ -1,0 +1,535 @@
+/**
+ * One partition's log: segments that roll, a flush policy that is off by default, a recovery
+ * point that only moves after the bytes below it are durable, truncation, retention and reads.
+ * Created by `LogDir.log()`, which owns the lock, the checkpoints and the clean-shutdown marker.
+ *
+ * Every call goes through one queue: calls that overlap in time are applied in call order and
+ * never interleave bytes. Any storage failure while writing (above all a failed fsync) puts the
+ * log in the `failed` state: it refuses writes until reopened, because after a failed fsync
+ * nothing can say which bytes reached the disk.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { type BatchHeader, decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader, type RecordInput } from "../format/index.js";
+import { LOG_OVERHEAD, LENGTH_OFFSET } from "../format/index.js";
+import { Segment, type SegmentOptions } from "../segment/segment.js";
+import type { Storage } from "../storage/storage.js";
+import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
+import type { ResolvedLogOptions } from "./log-options.js";
+import { segmentsToDelete } from "./retention.js";
+import { SerialQueue } from "./serial-queue.js";
+
+export type { LogRecovery } from "./log-loader.js";
+
+/** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
+export type LogRecord = DecodedRecord;
+
+export type LogStatus = "open" | "closing" | "closed" | "failed";
+
+export interface ReadOptions {
+  /**
+   * Stop adding batches once this many bytes were read; at least one whole batch is always
+   * returned if one exists at the offset (Kafka's minOneMessage).
+   * @defaultValue 1 MiB
+   */
+  maxBytes?: number;
+  /** Return at most this many records. @defaultValue unlimited */
+  maxRecords?: number;
+}
+
+export interface RecordsOptions {
+  /** First offset. @defaultValue the log start offset */
+  from?: number;
+  /** Stop before this offset. @defaultValue the log end offset when each read runs */
+  to?: number;
+  /** Abort the iteration. */
+  signal?: AbortSignal;
+}
+
+/** What a Log needs from its LogDir. */
+export interface LogHost {
+  readonly storage: Storage;
+  /** Writes the directory's checkpoints durably (recovery points and log start offsets). */
+  checkpoint(): Promise<void>;
+}
+
+const DEFAULT_READ_BYTES = 1 << 20;
+
+export class Log {
+  /** The partition directory's name, `<topic>-<partition>`. */
+  readonly name: string;
+  readonly options: Readonly<ResolvedLogOptions>;
+  /** What opening this log had to do. */
+  readonly recovery: LogRecovery;
+  readonly #host: LogHost;
+  readonly #segmentOptions: SegmentOptions;
+  readonly #queue = new SerialQueue();
+  #segments: Segment[];
+  #startOffset: number;
+  #recoveryPoint: number;
+  #status: LogStatus = "open";
+  #failure: unknown;
+  #unflushedRecords = 0;
+  #lastFlushAt: number;
+  #activeCreatedAt: number;
+  /** A segment file was created or removed since the directory was last synced. */
+  #dirDirty = false;
+  /**
+   * Segments written since the last flush (log bytes or index entries, including the final
+   * time-index entry a roll adds): every one is synced before the recovery point moves.
+   */
+  #dirtySegments = new Set<Segment>();
+  #flushTimer: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
+    this.name = name;
+    this.#host = host;
+    this.options = options;
+    this.#segmentOptions = segmentOptions;
+    this.#segments = loaded.segments;
+    this.#startOffset = loaded.startOffset;
+    this.recovery = loaded.recovery;
+    // Loading left everything durable: the whole log is below the recovery point.
+    this.#recoveryPoint = this.endOffset;
+    this.#lastFlushAt = this.#activeCreatedAt = options.clock.now();
+    if (options.flushMs !== -1) {
+      // The append path checks flushMs too; the timer covers a log that went quiet.
+      this.#flushTimer = setInterval(() => void this.#timedFlush(), Math.max(1, options.flushMs));
+      (this.#flushTimer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** @internal Used by LogDir. */
+  static async open(
+    name: string,
+    host: LogHost,
+    options: ResolvedLogOptions,
+    state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
+  ): Promise<Log> {
+    const segmentOptions: SegmentOptions = {
+      indexIntervalBytes: options.indexIntervalBytes,
+      maxIndexBytes: options.maxIndexBytes,
+      maxBatchBytes: options.maxBatchBytes,
+      ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+    };
+    const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+    return new Log(name, host, options, segmentOptions, loaded);
+  }
+
+  // ---- state ----------------------------------------------------------------------------
+
+  /** The first offset that can be read (moves forward with deleteRecordsBefore and retention). */
+  get startOffset(): number {
+    return this.#startOffset;
+  }
+
+  /** The offset the next appended record gets (Kafka's log end offset). */
+  get endOffset(): number {
+    return this.#active.nextOffset;
+  }
+
+  /** Every offset below this is durable: it survives any power cut. */
+  get recoveryPoint(): number {
+    return this.#recoveryPoint;
+  }
+
+  /** Bytes in all `.log` files. */
+  get size(): number {
+    return this.#segments.reduce((sum, s) => sum + s.size, 0);
+  }
+
+  get segmentCount(): number {
+    return this.#segments.length;
+  }
+
+  get status(): LogStatus {
+    return this.#status;
+  }
+
+  /** Base offsets of the segments, oldest first. */
+  get segmentBaseOffsets(): number[] {
+    return this.#segments.map((s) => s.baseOffset);
+  }
+
+  get #active(): Segment {
+    return this.#segments[this.#segments.length - 1]!;
+  }
+
+  // ---- writing --------------------------------------------------------------------------
+
+  /**
+   * Appends the records as one batch and returns their offsets. Goes to the page cache: durable
+   * once a `flush()` (or the flush policy) that started after it resolves. Bad records are
+   * TypeErrors and a batch over `maxBatchBytes` is `PAGELOG_RECORD_TOO_LARGE`, both before
+   * anything is written.
+   */
+  append(records: readonly RecordInput[]): Promise<{ baseOffset: number; lastOffset: number }> {
+    return this.#queue.run(async () => {
+      this.#checkWritable("append");
+      const now = this.options.clock.now();
+      const baseOffset = this.endOffset;
+      const batch = encodeBatch(records, {
+        baseOffset,
+        timestamp: now,
+        maxBatchBytes: this.options.maxBatchBytes,
+        ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }),
+      });
+      const header = readBatchHeader(batch);
+      await this.#guard(async () => {
+        await this.#maybeRoll(batch.length, header, now);
+        this.#dirtySegments.add(this.#active);
+        await this.#active.append(batch, header);
+        this.#unflushedRecords += records.length;
+        const { flushMessages, flushMs } = this.options;
+        if ((flushMessages !== -1 && this.#unflushedRecords >= flushMessages) || (flushMs !== -1 && now - this.#lastFlushAt >= flushMs)) {
+          await this.#flush();
+        }
+      });
+      return { baseOffset, lastOffset: header.lastOffset };
+    });
+  }
+
+  /**
+   * Makes every record appended so far durable, then advances the recovery point to the end.
+   * Fails (and fails the log) if any fsync fails: a flush never reports data durable that is not.
+   */
+  flush(): Promise<void> {
+    return this.#queue.run(async () => {
+      this.#checkWritable("flush");
+      await this.#guard(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const end = this.endOffset;
+    for (const segment of this.#dirtySegments) await segment.flush();
+    this.#dirtySegments.clear();
+    // A segment created since the last flush is durable only once its name is: sync the
+    // directory before claiming anything in it is durable.
+    if (this.#dirDirty) {
+      await this.#host.storage.syncDir(this.name);
+      this.#dirDirty = false;
+    }
+    // Only now, after every fsync returned: the recovery point must never claim bytes the disk
+    // does not have, or recovery would skip them and a torn batch could be served.
+    this.#recoveryPoint = end;
+    this.#unflushedRecords = 0;
+    this.#lastFlushAt = this.options.clock.now();
+  }
+
+  async #timedFlush(): Promise<void> {
+    if (this.#status !== "open" || this.options.flushMs === -1) return;
+    if (this.options.clock.now() - this.#lastFlushAt < this.options.flushMs || this.#recoveryPoint === this.endOffset) return;
+    await this.flush().catch(() => undefined); // the failure is kept in #status; callers see it on their next call
+  }
+
+  async #maybeRoll(bytes: number, header: BatchHeader, now: number): Promise<void> {
+    const active = this.#active;
+    if (active.size === 0) return; // a new segment takes any batch that fits its int32 fields
+    const full = active.size + bytes > this.options.segmentBytes;
+    const old = now - this.#activeCreatedAt >= this.options.segmentMs;
+    if (!full && !old && !active.indexFull && active.canHold(header.lastOffset, bytes)) return;
+    await this.#roll(now);
+  }
+
+  async #roll(now: number): Promise<void> {
+    this.#dirtySegments.add(this.#active);
+    await this.#active.seal();
+    const segment = await Segment.open(this.#host.storage, this.name, this.endOffset, this.#segmentOptions);
+    // Nothing can legitimately be there (loading and truncation delete every segment past the
+    // end, durably), but a stale file must never be read as part of this log.
+    if (segment.size > 0) await segment.log.truncate(0);
+    this.#segments.push(segment);
+    this.#dirDirty = true;
+    this.#activeCreatedAt = now;
+    await this.#applyRetention(now);
+  }
+
+  /**
+   * Drops every record at or after `offset`. Durable when it resolves: no crash after that can
+   * bring a dropped record back. `offset` below the start offset is `PAGELOG_OFFSET_OUT_OF_RANGE`.
+   */
+  truncateTo(offset: number): Promise<void> {
+    return this.#queue.run(async () => {
+      this.#checkWritable("truncateTo");
+      checkOffset(offset, "offset");
+      if (offset < this.#startOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
+      if (offset >= this.endOffset) return;
+      await this.#guard(async () => {
+        // 1. Lower the durable recovery point first. Otherwise a crash in the middle of the cut
+        //    (a truncation undone, a page tail zeroed) would look like damage to flushed data.
+        if (this.#recoveryPoint > offset) {
+          this.#recoveryPoint = offset;
+          await this.#host.checkpoint();
+        }
+        // 2. Keep the records of a batch that straddles `offset`: segments cut whole batches.
+        let index = this.#segments.length - 1;
+        while (this.#segments[index]!.baseOffset > offset) index--;
+        const segment = this.#segments[index]!;
+        const straddling = await this.#recordsBelow(segment, offset);
+        // 3. Cut: later segments newest first (a crash keeps a prefix), then this one.
+        if (index + 1 < this.#segments.length) {
+          for (const s of this.#segments.slice(index + 1)) this.#dirtySegments.delete(s);
+          await deleteFrom(this.#host.storage, this.#segments, index + 1);
+          this.#dirDirty = true;
+        }
+        this.#dirtySegments.add(segment);
+        const next = await segment.truncateTo(offset);
+        if (straddling.length > 0) {
+          await segment.append(
+            encodeBatch(
+              straddling.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+              { baseOffset: next, ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }) },
+            ),
+          );
+        }
+        // 4. Durable before resolving.
+        await this.#flush();
+      });
+    });
+  }
+
+  /** Records of the batch holding `offset` that come before it (empty if `offset` starts a batch). */
+  async #recordsBelow(segment: Segment, offset: number): Promise<DecodedRecord[]> {
+    const read = await segment.read(offset, 1);
+    if (read === null || read.firstOffset >= offset) return [];
+    const batch = await decodeBatch(read.bytes.subarray(0, batchSize(read.bytes, 0)));
+    return batch.records.filter((r) => r.offset < offset);
+  }
+
+  /**
+   * Moves the log start offset to `offset` (Kafka's DeleteRecords) and deletes every whole
+   * segment below it, never the active one. Durable when it resolves.
+   */
+  deleteRecordsBefore(offset: number): Promise<void> {
+    return this.#queue.run(async () => {
+      this.#checkWritable("deleteRecordsBefore");
+      checkOffset(offset, "offset");
+      if (offset > this.endOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
+      if (offset <= this.#startOffset) return;
+      await this.#guard(() => this.#moveStart(offset, (s) => s.nextOffset <= offset));
+    });
+  }
+
+  /** Applies `retentionBytes` / `retentionMs` now (it also runs after every roll). */
+  applyRetention(): Promise<void> {
+    return this.#queue.run(async () => {
+      this.#checkWritable("applyRetention");
+      await this.#guard(() => this.#applyRetention(this.options.clock.now()));
+    });
+  }
+
+  async #applyRetention(now: number): Promise<void> {
+    const { retentionBytes, retentionMs } = this.options;
+    if (retentionBytes === -1 && retentionMs === -1) return;
+    const count = segmentsToDelete(this.#segments, { retentionBytes, retentionMs, now });
+    if (count === 0) return;
+    const newStart = Math.max(this.#startOffset, this.#segments[count]!.baseOffset);
+    await this.#moveStart(newStart, (_s, i) => i < count);
+  }
+
+  /**
+   * Moves the start offset forward (checkpointed durably first, so a crash never shows records
+   * below it again), then deletes the leading segments `doomed` picks, oldest first, and syncs
+   * the directory.
+   */
+  async #moveStart(newStart: number, doomed: (segment: Segment, index: number) => boolean): Promise<void> {
+    this.#startOffset = newStart;
+    await this.#host.checkpoint();
+    let count = 0;
+    while (count < this.#segments.length - 1 && doomed(this.#segments[count]!, count)) count++;
+    if (count === 0) return;
+    for (const segment of this.#segments.splice(0, count)) {
+      this.#dirtySegments.delete(segment);
+      await deleteSegmentFiles(this.#host.storage, segment);
+    }
+    await this.#host.storage.syncDir(this.name);
+  }
+
+  // ---- reading --------------------------------------------------------------------------
+
+  /**
+   * Records with offset >= `offset`, from the segment holding it: at least one whole batch if
+   * one exists there. `offset` equal to the end gives []; outside [start, end] is
+   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
+   */
+  read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
+    return this.#queue.run(async () => {
+      this.#checkReadable();
+      const maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
+      if (!(maxRecords >= 1)) throw new TypeError(`maxRecords must be at least 1, got ${String(options.maxRecords)}`);
+      const raw = await this.#readBatches(offset, options.maxBytes);
+      const out: LogRecord[] = [];
+      for (let at = 0; at < raw.length && out.length < maxRecords; ) {
+        const size = batchSize(raw, at);
+        const batch = await decodeBatch(raw.subarray(at, at + size), {
+          verifyCrc: false, // the segment checked every CRC on the way out
+        });
+        for (const r of batch.records) {
+          if (r.offset >= offset && r.offset >= this.#startOffset && out.length < maxRecords) out.push(r);
+        }
+        at += size;
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Whole raw batches starting with the one holding `offset`, as a Kafka Fetch response carries
+   * them: bytes that can go to a socket or a file without decoding. The first batch may start
+   * below `offset` (and below the start offset); consumers skip those records, as Kafka's do.
+   */
+  readBatches(offset: number, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
+    return this.#queue.run(async () => {
+      this.#checkReadable();
+      return this.#readBatches(offset, options.maxBytes);
+    });
+  }
+
+  async #readBatches(offset: number, maxBytes = DEFAULT_READ_BYTES): Promise<Uint8Array> {
+    checkOffset(offset, "offset");
+    if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 1)) throw new TypeError(`maxBytes must be a positive integer, got ${String(maxBytes)}`);
+    if (offset < this.#startOffset || offset > this.endOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
+    let index = this.#segments.length - 1;
+    while (index > 0 && this.#segments[index]!.baseOffset > offset) index--;
+    for (; index < this.#segments.length; index++) {
+      const read = await this.#segments[index]!.read(offset, maxBytes);
+      if (read !== null) return read.bytes;
+    }
+    return new Uint8Array(0);
+  }
+
+  /** Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. */
+  async *records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
+    let next = options.from ?? this.#startOffset;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const limit = options.to ?? this.endOffset;
+      if (next >= limit || next >= this.endOffset) return;
+      const batch = await this.read(next);
+      if (batch.length === 0) return;
+      for (const record of batch) {
+        if (record.offset >= limit) return;
+        options.signal?.throwIfAborted();
+        yield record;
+        next = record.offset + 1;
+      }
+    }
+  }
+
+  /**
+   * The first offset whose record timestamp is at or after `timestamp` (Kafka's ListOffsets), or
+   * null if there is none. Exact: the same answer as a linear scan.
+   */
+  offsetForTimestamp(timestamp: number): Promise<number | null> {
+    return this.#queue.run(async () => {
+      this.#checkReadable();
+      if (!Number.isSafeInteger(timestamp)) throw new TypeError(`timestamp must be a safe integer, got ${String(timestamp)}`);
+      for (const segment of this.#segments) {
+        if (segment.nextOffset <= this.#startOffset || segment.maxTimestamp < timestamp) continue;
+        const found = await segment.offsetForTimestamp(timestamp);
+        if (found === null) continue;
+        if (found >= this.#startOffset) return found;
+        // The answer lies below the start offset: look again among the records from the start.
+        let at = this.#startOffset;
+        while (at < segment.nextOffset) {
+          const read = await segment.read(at, DEFAULT_READ_BYTES);
+          if (read === null) break;
+          for (let p = 0; p < read.bytes.length; p += batchSize(read.bytes, p)) {
+            const batch = await decodeBatch(read.bytes.subarray(p, p + batchSize(read.bytes, p)), { verifyCrc: false });
+            const hit = batch.records.find((r) => r.offset >= this.#startOffset && r.timestamp >= timestamp);
+            if (hit !== undefined) return hit.offset;
+          }
+          at = read.lastOffset + 1;
+        }
+      }
+      return null;
+    });
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------
+
+  /**
+   * Flushes everything, adds each active segment's final time-index entry, and closes the files.
+   * A crash anywhere in here still recovers correctly: nothing is removed or rewritten.
+   * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
+   */
+  close(): Promise<void> {
+    return this.#queue.run(async () => {
+      if (this.#status === "closed") return;
+      this.#stopTimer();
+      if (this.#status === "failed") {
+        await Promise.allSettled(this.#segments.map((s) => s.close()));
+        this.#status = "closed";
+        throw this.#failedError("close");
+      }
+      this.#status = "closing";
+      try {
+        this.#dirtySegments.add(this.#active);
+        await this.#active.seal();
+        await this.#flush();
+        for (const segment of this.#segments) await segment.close();
+        this.#status = "closed";
+      } catch (err) {
+        this.#fail(err);
+        throw err;
+      }
+    });
+  }
+
+  /** @internal True if the log ever failed (LogDir then writes no clean-shutdown marker). */
+  get everFailed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  #stopTimer(): void {
+    if (this.#flushTimer !== undefined) clearInterval(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  async #guard<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof TypeError || err instanceof RangeError)) this.#fail(err);
+      throw err;
+    }
+  }
+
+  #fail(err: unknown): void {
+    this.#status = "failed";
+    this.#failure ??= err;
+    this.#stopTimer();
+  }
+
+  #failedError(op: string): PagelogError {
+    return new PagelogError(`log ${this.name} failed earlier and refuses ${op} until it is reopened`, ErrorCode.FAILED, { cause: this.#failure, path: this.name });
+  }
+
+  #checkWritable(op: string): void {
+    if (this.#status === "failed") throw this.#failedError(op);
+    if (this.#status !== "open") throw new PagelogError(`log ${this.name} is ${this.#status} (${op})`, ErrorCode.CLOSED, { path: this.name });
+  }
+
+  #checkReadable(): void {
+    if (this.#status === "closed" || this.#status === "closing") throw new PagelogError(`log ${this.name} is ${this.#status}`, ErrorCode.CLOSED, { path: this.name });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** Whole size of the batch at `position` in a buffer of back-to-back batches. */
+function batchSize(bytes: Uint8Array, position: number): number {
+  return LOG_OVERHEAD + new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(position + LENGTH_OFFSET);
+}
+
+function checkOffset(offset: unknown, name: string): void {
+  if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
+    throw new TypeError(`${name} must be a non-negative safe integer, got ${String(offset)}`);
+  }
+}
+
+function outOfRange(offset: number, start: number, end: number): PagelogError {
+  return new PagelogError(`offset ${offset} is out of range [${start}, ${end}]`, ErrorCode.OFFSET_OUT_OF_RANGE);
+}
