@@ -137,8 +137,17 @@ export class Segment {
    * sequence), and make the cut and the new indexes durable before returning, so no later crash
    * can bring the cut bytes back.
    */
-  async recover(): Promise<SegmentRecovery> {
+  async recover({ minNextOffset }: { minNextOffset?: number } = {}): Promise<SegmentRecovery> {
     const stop = await this.#rebuildFromWalk();
+    // Records below `minNextOffset` were acknowledged as durable (the recovery point): finding
+    // them damaged is corruption to report, not a torn tail to cut. Checked before any cut.
+    if (minNextOffset !== undefined && this.#nextOffset < minNextOffset) {
+      throw new PagelogError(
+        `segment ${this.log.path} is corrupt below the recovery point ${minNextOffset}: valid batches end at offset ${this.#nextOffset - 1} (byte ${stop.position}: ${stop.detail})`,
+        ErrorCode.CORRUPT,
+        { path: this.log.path },
+      );
+    }
     const truncatedBytes = this.#size - stop.position;
     if (truncatedBytes > 0) {
       await this.log.truncate(stop.position);
