@@ -142,6 +142,18 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     if (segmentsDeleted > 0) await storage.syncDir(dir);
   }
 
+  // The checkpointed start offset is past everything that survived (records deleted by
+  // deleteRecordsBefore were never flushed, then lost): the start never moves back, so the log
+  // starts over, empty, at it, as Kafka's truncateFullyAndStartAt does. Offsets below it are
+  // never handed out again.
+  const checkpointedStart = input.logStartOffset ?? 0;
+  if (checkpointedStart > segments[segments.length - 1]!.nextOffset) {
+    segmentsDeleted += await deleteFrom(storage, segments, 0);
+    const fresh = await Segment.open(storage, dir, checkpointedStart, segmentOptions);
+    segments.push(fresh);
+    await fresh.flush();
+    await storage.syncDir(dir);
+  }
   const first = segments[0]!;
   const end = segments[segments.length - 1]!.nextOffset;
   const startOffset = Math.min(Math.max(input.logStartOffset ?? first.baseOffset, first.baseOffset), end);

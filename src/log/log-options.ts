@@ -65,7 +65,11 @@ export interface LogOptions {
   retentionMs?: number;
   /** A faster CRC-32C (for example a native one). @defaultValue the bundled pure-JS one */
   crc32c?: Crc32c;
-  /** The time source, for tests. @defaultValue Date.now */
+  /**
+   * The time source, for tests. With an injected clock, `flushMs` is checked at each append
+   * only (no background timer), so real time never decides what a test sees.
+   * @defaultValue Date.now
+   */
   clock?: Clock;
 }
 
@@ -84,7 +88,8 @@ export interface ResolvedLogOptions {
 }
 
 const MAX_INT32 = 0x7fffffff;
-const systemClock: Clock = { now: () => Date.now() };
+/** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
+export const systemClock: Clock = { now: () => Date.now() };
 
 export const LOG_DEFAULTS = {
   segmentBytes: 1 << 30,

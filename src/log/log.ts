@@ -14,7 +14,7 @@ import { LOG_OVERHEAD, LENGTH_OFFSET } from "../format/index.js";
 import { Segment, type SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
-import type { ResolvedLogOptions } from "./log-options.js";
+import { type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
 import { SerialQueue } from "./serial-queue.js";
 
@@ -91,8 +91,9 @@ export class Log {
     // Loading left everything durable: the whole log is below the recovery point.
     this.#recoveryPoint = this.endOffset;
     this.#lastFlushAt = this.#activeCreatedAt = options.clock.now();
-    if (options.flushMs !== -1) {
-      // The append path checks flushMs too; the timer covers a log that went quiet.
+    if (options.flushMs !== -1 && options.clock === systemClock) {
+      // The append path checks flushMs too; the timer covers a log that went quiet. With an
+      // injected clock there is no timer: real time must not decide when a test's log flushes.
       this.#flushTimer = setInterval(() => void this.#timedFlush(), Math.max(1, options.flushMs));
       (this.#flushTimer as { unref?: () => void }).unref?.();
     }

@@ -1,0 +1,352 @@
+/**
+ * The crash harness: run a workload against a Log on SimStorage, cut the power at a chosen
+ * storage operation (and again while the reopen recovers, several levels deep), reboot, reopen,
+ * and check every guarantee of DESIGN.md §6 against a model of what was appended and what the
+ * log claimed durable.
+ *
+ * The model keeps the log's contents after each resolved call (`current`), what the call in
+ * flight at the cut would have made of it (`inFlight`), and the recovery point the log reported
+ * after its last resolved call (`durable`). After a reboot the records must be exactly a prefix
+ * of one of the two states — same offsets, keys, values, headers and timestamps — at least as
+ * long as the durable point. Every record carries a unique id, so a record that recovery threw
+ * away, or that a truncation dropped, cannot come back unnoticed (no resurrection).
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { DecodedRecord, RecordInput } from "../format/index.js";
+import { LogDir } from "../log/log-dir.js";
+import type { Log } from "../log/log.js";
+import type { LogOptions } from "../log/log-options.js";
+import { SimStorage } from "../storage/sim-storage.js";
+
+/** One step of a workload. */
+export type Command =
+  | { readonly kind: "append"; readonly records: ReadonlyArray<{ readonly valueBytes: number; readonly keyed: boolean; readonly headers: number; readonly tsDelta: number | null }> }
+  | { readonly kind: "flush" }
+  | { readonly kind: "truncate"; readonly back: number }
+  | { readonly kind: "deleteBefore"; readonly forward: number }
+  | { readonly kind: "checkpoint" }
+  | { readonly kind: "reopen" }
+  /** Cut the power now (nothing in flight), reboot, reopen, check, and carry on. */
+  | { readonly kind: "crash" }
+  | { readonly kind: "clock"; readonly ms: number }
+  | { readonly kind: "writeback"; readonly pages: number };
+
+export interface Schedule {
+  /** Seeds the simulator: write-back choices and every crash fate. */
+  readonly seed: number;
+  readonly commands: readonly Command[];
+  /** Log options under test (the harness adds its own clock). */
+  readonly options: LogOptions;
+  readonly pageSize: number;
+  readonly sectorSize: number;
+  /** Probability of a random page write-back before each storage operation. */
+  readonly writeback: number;
+  /**
+   * Where the first power cut falls, as a fraction of the workload's storage operations (a dry
+   * run with the same seed counts them): 0 cuts before the first, 0.999 just before the last.
+   */
+  readonly cutAt: number;
+  /** Further cuts inside the reopen's own recovery, by operation count, one per level. */
+  readonly nestedCuts: readonly number[];
+}
+
+export interface ScheduleOutcome {
+  /** Whether the first cut fell inside the workload (false: it ran to the end first). */
+  readonly cutInWorkload: boolean;
+  /** Power cuts that happened in all, nested ones included. */
+  readonly powerCuts: number;
+  /** Records the final reopen found. */
+  readonly recordsRecovered: number;
+  /** Storage operations the workload ran before its cut. */
+  readonly workloadOps: number;
+  /** Human-readable steps, for a failure report. */
+  readonly trace: readonly string[];
+}
+
+/** A broken guarantee, with everything needed to understand and replay it. */
+export class CrashViolation extends Error {
+  override readonly name = "CrashViolation";
+  readonly trace: readonly string[];
+  constructor(message: string, trace: readonly string[]) {
+    super(`${message}\n--- trace (last 40 steps) ---\n${trace.slice(-40).join("\n")}`);
+    this.trace = trace;
+  }
+}
+
+const PARTITION = "crash-0";
+const dec = new TextDecoder();
+
+interface ModelRecord {
+  readonly offset: number;
+  readonly key: string | null;
+  readonly value: string;
+  readonly headers: ReadonlyArray<{ key: string; value: string | null }>;
+  readonly timestamp: number;
+}
+
+interface LogState {
+  readonly records: readonly ModelRecord[]; // indexed by offset - 0: records[offset] (undefined below start)
+  readonly start: number;
+  readonly durable: number;
+}
+
+/** A manual clock the workload advances; the log never reads real time. */
+class TestClock {
+  t = 1_700_000_000_000;
+  now = (): number => this.t;
+}
+
+function isPowerCut(err: unknown): boolean {
+  return err instanceof PagelogError && err.code === ErrorCode.POWER_CUT;
+}
+
+/**
+ * Runs one schedule and checks it. Resolves with what happened; rejects with a CrashViolation
+ * when a guarantee broke (or with the unexpected error itself, which is a violation too).
+ */
+export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> {
+  // First the whole workload with the cut at its end (a schedule in its own right), which also
+  // counts its storage operations; then the same seed again, cut where `cutAt` says.
+  const atEnd = await runCut(schedule, Number.MAX_SAFE_INTEGER);
+  const cut = await runCut(schedule, Math.floor(schedule.cutAt * atEnd.workloadOps));
+  return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts };
+}
+
+async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOutcome> {
+  const trace: string[] = [];
+  const clock = new TestClock();
+  const options: LogOptions = { ...schedule.options, clock };
+  let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 0 });
+  let seq = 0;
+  let state: LogState = { records: [], start: 0, durable: 0 };
+  let inFlight: LogState | undefined;
+
+  let dir = await LogDir.open(sim, { log: options });
+  let log = await dir.log(PARTITION);
+  // The cut counts operations across the reboots of "crash" commands: ops done on earlier disks.
+  let opsBefore = 0;
+  let opsAtStart = sim.opCount;
+  sim.scheduleCrash({ afterOps: cutAfter });
+  trace.push(`open: cut scheduled after ${cutAfter} more storage ops`);
+
+  let cutInWorkload = false;
+  let powerCutsInWorkload = 0;
+  try {
+    for (const [i, command] of schedule.commands.entries()) {
+      inFlight = undefined;
+      const step = `#${i} ${describe(command)}`;
+      switch (command.kind) {
+        case "append": {
+          const inputs: RecordInput[] = [];
+          const modeled: ModelRecord[] = [];
+          const base = log.endOffset;
+          for (const r of command.records) {
+            const id = `r${seq++}`;
+            const value = id + ".".repeat(r.valueBytes);
+            const key = r.keyed ? `k${id}` : null;
+            const headers = Array.from({ length: r.headers }, (_, h) => ({ key: `h${h % 2}`, value: h === 2 ? null : `${id}:${h}` }));
+            const timestamp = r.tsDelta === null ? clock.t : clock.t + r.tsDelta;
+            inputs.push({ key, value, headers, ...(r.tsDelta === null ? {} : { timestamp }) });
+            modeled.push({ offset: base + modeled.length, key, value, headers, timestamp });
+          }
+          inFlight = { ...state, records: [...state.records.slice(0, base), ...modeled] };
+          const result = await log.append(inputs);
+          if (result.baseOffset !== base || result.lastOffset !== base + modeled.length - 1) {
+            throw new CrashViolation(`append returned offsets ${result.baseOffset}..${result.lastOffset}, expected ${base}..${base + modeled.length - 1}`, trace);
+          }
+          state = { ...inFlight, durable: log.recoveryPoint };
+          break;
+        }
+        case "flush":
+          await log.flush();
+          if (log.recoveryPoint !== log.endOffset) throw new CrashViolation(`flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
+          state = { ...state, durable: log.recoveryPoint };
+          break;
+        case "truncate": {
+          const to = Math.max(state.start, log.endOffset - command.back);
+          inFlight = { records: state.records.slice(0, to), start: state.start, durable: Math.min(state.durable, to) };
+          await log.truncateTo(to);
+          state = { ...inFlight, durable: log.recoveryPoint };
+          if (log.endOffset !== to) throw new CrashViolation(`truncateTo(${to}) left end ${log.endOffset}`, trace);
+          break;
+        }
+        case "deleteBefore": {
+          const to = Math.min(log.endOffset, state.start + command.forward);
+          inFlight = { ...state, start: Math.max(state.start, to) };
+          await log.deleteRecordsBefore(to);
+          state = { ...inFlight, durable: log.recoveryPoint };
+          break;
+        }
+        case "checkpoint":
+          await dir.checkpoint();
+          break;
+        case "reopen":
+          await dir.close();
+          dir = await LogDir.open(sim, { log: options });
+          log = await dir.log(PARTITION);
+          if (!log.recovery.clean || log.recovery.bytesTruncated !== 0) throw new CrashViolation(`reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`, trace);
+          await checkContents(log, state, undefined, trace, "after clean reopen");
+          state = { ...state, durable: log.recoveryPoint };
+          break;
+        case "crash": {
+          opsBefore += sim.opCount - opsAtStart;
+          sim = sim.crash();
+          opsAtStart = sim.opCount;
+          sim.scheduleCrash({ afterOps: Math.max(0, cutAfter - opsBefore) });
+          powerCutsInWorkload++;
+          dir = await LogDir.open(sim, { log: options });
+          log = await dir.log(PARTITION);
+          // Recovery made what it found durable: from here on that is the state to keep.
+          state = await checkContents(log, state, undefined, trace, "after a crash command");
+          break;
+        }
+        case "clock":
+          clock.t += command.ms;
+          break;
+        case "writeback":
+          sim.writeback({ pages: command.pages });
+          break;
+      }
+      trace.push(`${step} -> end ${log.endOffset}, start ${log.startOffset}, recoveryPoint ${log.recoveryPoint}`);
+    }
+    inFlight = undefined;
+  } catch (err) {
+    if (!isPowerCut(err)) {
+      if (err instanceof CrashViolation) throw err;
+      throw new CrashViolation(`unexpected error in the workload: ${(err as Error)?.stack ?? String(err)}`, trace);
+    }
+    cutInWorkload = true;
+    trace.push(`POWER CUT after op ${sim.opCount}${inFlight === undefined ? "" : " (a call was in flight)"}`);
+  }
+  const workloadOps = opsBefore + sim.opCount - opsAtStart;
+  if (!cutInWorkload) trace.push(`workload done; POWER CUT at the end (op ${sim.opCount})`);
+
+  // Reboot, with further cuts inside the reopen's recovery, then a final clean-power reopen.
+  let powerCuts = 1 + powerCutsInWorkload;
+  for (const [level, cut] of [...schedule.nestedCuts, undefined].entries()) {
+    sim = sim.crash();
+    if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
+    try {
+      dir = await LogDir.open(sim, { log: options });
+      log = await dir.log(PARTITION);
+      const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
+      if (cut === undefined) break;
+      // Recovery finished before the cut, and made what it found durable: that is the state a
+      // further cut (now) must keep exactly.
+      state = found;
+      inFlight = undefined;
+      trace.push(`level ${level}: recovery finished before cut ${cut}; cutting now`);
+    } catch (err) {
+      if (!isPowerCut(err)) {
+        if (err instanceof CrashViolation) throw err;
+        throw new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}`, trace);
+      }
+      trace.push(`level ${level}: POWER CUT inside recovery after ${cut} ops`);
+    }
+    powerCuts++;
+  }
+
+  const recovered = await checkContents(log, state, inFlight, trace, "final recovery");
+  // The recovered log is the new truth: everything in it is durable now.
+  if (log.recoveryPoint !== log.endOffset) throw new CrashViolation(`after recovery recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
+  await checkIndexTruth(log, trace);
+
+  // Progress: appends continue at the end, and a clean close then reopen is exact.
+  const end = log.endOffset;
+  const extra = await log.append([{ key: "after", value: "progress", timestamp: clock.t }]);
+  if (extra.baseOffset !== end) throw new CrashViolation(`append after recovery got offset ${extra.baseOffset}, expected ${end}`, trace);
+  const afterProgress: LogState = {
+    records: [...recovered.records, { offset: end, key: "after", value: "progress", headers: [], timestamp: clock.t }],
+    start: log.startOffset,
+    durable: 0,
+  };
+  await dir.close();
+  dir = await LogDir.open(sim, { log: options });
+  log = await dir.log(PARTITION);
+  if (!log.recovery.clean || log.recovery.bytesTruncated !== 0 || log.recovery.segmentsScanned !== 0) {
+    throw new CrashViolation(`reopen after a clean close was not clean: ${JSON.stringify(log.recovery)}`, trace);
+  }
+  await checkContents(log, { ...afterProgress, durable: afterProgress.records.length }, undefined, trace, "clean close is exact");
+  await dir.close();
+  return { cutInWorkload, powerCuts, recordsRecovered: recovered.records.length - recovered.start, workloadOps, trace };
+}
+
+/**
+ * Reads the whole log and checks it against the model: prefix of the last resolved state (or of
+ * the in-flight call's state), at least as long as what was durable, starting no earlier than
+ * the durable start. Returns the state found.
+ */
+async function checkContents(log: Log, state: LogState, inFlight: LogState | undefined, trace: string[], when: string): Promise<LogState> {
+  const found: DecodedRecord[] = [];
+  for await (const r of log.records({ from: log.startOffset })) found.push(r);
+  const start = log.startOffset;
+  const end = log.endOffset;
+  if (found.length !== end - start) throw new CrashViolation(`${when}: read ${found.length} records but [start, end) is [${start}, ${end})`, trace);
+  const explain: string[] = [];
+  for (const candidate of inFlight === undefined ? [state] : [state, inFlight]) {
+    const problem = comparePrefix(found, start, end, candidate, state);
+    if (problem === undefined) {
+      const records: ModelRecord[] = [...candidate.records.slice(0, end)];
+      trace.push(`${when}: ok, [${start}, ${end}) (durable was ${candidate.durable})`);
+      return { records, start, durable: end };
+    }
+    explain.push(problem);
+  }
+  throw new CrashViolation(`${when}: the log [${start}, ${end}) is no allowed state: ${explain.join(" | ")}`, trace);
+}
+
+function comparePrefix(found: DecodedRecord[], start: number, end: number, candidate: LogState, resolved: LogState): string | undefined {
+  if (end > candidate.records.length) return `end ${end} is past the ${candidate.records.length} records appended (records that were never appended, or truncated ones back)`;
+  if (end < candidate.durable) return `durability: end ${end} is below the durable point ${candidate.durable}`;
+  // The start never moves back past what a resolved deleteRecordsBefore made durable, and never
+  // past what any call asked for.
+  if (start < Math.min(resolved.start, candidate.start)) return `start ${start} is below the durable start ${resolved.start}`;
+  if (start > Math.max(resolved.start, candidate.start)) return `start ${start} is past every start ever asked for (${candidate.start})`;
+  for (const [i, r] of found.entries()) {
+    const want = candidate.records[start + i];
+    if (want === undefined) return `offset ${start + i} has no model record`;
+    const got = {
+      offset: r.offset,
+      key: r.key === null ? null : dec.decode(r.key),
+      value: r.value === null ? null : dec.decode(r.value),
+      headers: r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : dec.decode(h.value) })),
+      timestamp: r.timestamp,
+    };
+    if (JSON.stringify(got) !== JSON.stringify(want)) return `offset ${start + i}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`;
+  }
+  return undefined;
+}
+
+/** Every offset lookup and a spread of timestamp lookups agree with a linear scan. */
+async function checkIndexTruth(log: Log, trace: string[]): Promise<void> {
+  const all: DecodedRecord[] = [];
+  for await (const r of log.records()) all.push(r);
+  for (const r of all) {
+    const [hit] = await log.read(r.offset, { maxRecords: 1, maxBytes: 1 });
+    if (hit?.offset !== r.offset) throw new CrashViolation(`index truth: read(${r.offset}) returned offset ${hit?.offset}`, trace);
+  }
+  const stamps = new Set<number>();
+  for (const r of all) stamps.add(r.timestamp).add(r.timestamp + 1).add(r.timestamp - 1);
+  for (const ts of stamps) {
+    const want = all.find((r) => r.timestamp >= ts)?.offset ?? null;
+    const got = await log.offsetForTimestamp(ts);
+    if (got !== want) throw new CrashViolation(`index truth: offsetForTimestamp(${ts}) = ${got}, linear scan says ${want}`, trace);
+  }
+}
+
+function describe(command: Command): string {
+  switch (command.kind) {
+    case "append":
+      return `append ${command.records.length} record(s) [${command.records.map((r) => r.valueBytes).join(",")}] bytes`;
+    case "truncate":
+      return `truncateTo(end - ${command.back})`;
+    case "deleteBefore":
+      return `deleteRecordsBefore(start + ${command.forward})`;
+    case "clock":
+      return `clock +${command.ms} ms`;
+    case "writeback":
+      return `OS writes back ${command.pages} page(s)`;
+    default:
+      return command.kind;
+  }
+}
