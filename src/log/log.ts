@@ -54,6 +54,12 @@ export interface LogHost {
 
 const DEFAULT_READ_BYTES = 1 << 20;
 
+interface PendingAppend {
+  readonly records: readonly RecordInput[];
+  readonly resolve: (offsets: { baseOffset: number; lastOffset: number }) => void;
+  readonly reject: (err: unknown) => void;
+}
+
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
@@ -79,6 +85,8 @@ export class Log {
    */
   #dirtySegments = new Set<Segment>();
   #flushTimer: ReturnType<typeof setInterval> | undefined;
+  /** Appends waiting for the next group write; closed by any other call so call order holds. */
+  #openGroup: PendingAppend[] | undefined;
 
   private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.name = name;
@@ -161,32 +169,91 @@ export class Log {
    * Appends the records as one batch and returns their offsets. Goes to the page cache: durable
    * once a `flush()` (or the flush policy) that started after it resolves. Bad records are
    * TypeErrors and a batch over `maxBatchBytes` is `PAGELOG_RECORD_TOO_LARGE`, both before
-   * anything is written.
+   * anything is written, and only that call fails.
+   *
+   * Group commit: appends that arrive while a write is in flight go out together, in call order,
+   * in one write, and the flush policy then costs one fsync for the whole group.
    */
   append(records: readonly RecordInput[]): Promise<{ baseOffset: number; lastOffset: number }> {
-    return this.#queue.run(async () => {
-      this.#checkWritable("append");
-      const now = this.options.clock.now();
-      const baseOffset = this.endOffset;
-      const batch = encodeBatch(records, {
-        baseOffset,
-        timestamp: now,
-        maxBatchBytes: this.options.maxBatchBytes,
-        ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }),
-      });
-      const header = readBatchHeader(batch);
+    return new Promise((resolve, reject) => {
+      let group = this.#openGroup;
+      if (group === undefined) {
+        const fresh: PendingAppend[] = [];
+        group = this.#openGroup = fresh;
+        void this.#queue.run(() => this.#writeGroup(fresh));
+      }
+      group.push({ records, resolve, reject });
+    });
+  }
+
+  /** Queues a call that is not an append: it closes the open append group, so call order holds. */
+  #run<T>(task: () => Promise<T>): Promise<T> {
+    this.#openGroup = undefined;
+    return this.#queue.run(task);
+  }
+
+  /** Writes one group of appends: each its own batch, consecutive batches in one write. */
+  async #writeGroup(group: PendingAppend[]): Promise<void> {
+    if (this.#openGroup === group) this.#openGroup = undefined; // later appends form the next group
+    const now = this.options.clock.now();
+    let pending: Array<{ bytes: Uint8Array; header: BatchHeader; item: PendingAppend }> = [];
+    let pendingBytes = 0;
+    let next = this.endOffset;
+    const writePending = async () => {
+      if (pending.length === 0) return;
+      const out = pending;
+      pending = [];
+      pendingBytes = 0;
+      this.#dirtySegments.add(this.#active);
+      await this.#active.appendBatches(out);
+      for (const p of out) this.#unflushedRecords += p.header.recordsCount;
+    };
+    const settled: Array<() => void> = [];
+    try {
+      for (const item of group) {
+        try {
+          this.#checkWritable("append");
+        } catch (err) {
+          settled.push(() => item.reject(err));
+          continue;
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeBatch(item.records, {
+            baseOffset: next,
+            timestamp: now,
+            maxBatchBytes: this.options.maxBatchBytes,
+            ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }),
+          });
+        } catch (err) {
+          settled.push(() => item.reject(err)); // a bad append fails alone, before any I/O
+          continue;
+        }
+        const header = readBatchHeader(bytes);
+        await this.#guard(async () => {
+          if (this.#needsRoll(pendingBytes, bytes.length, header, now)) {
+            await writePending();
+            await this.#roll(now);
+          }
+        });
+        pending.push({ bytes, header, item });
+        pendingBytes += bytes.length;
+        next = header.lastOffset + 1;
+        settled.push(() => item.resolve({ baseOffset: header.baseOffset, lastOffset: header.lastOffset }));
+      }
       await this.#guard(async () => {
-        await this.#maybeRoll(batch.length, header, now);
-        this.#dirtySegments.add(this.#active);
-        await this.#active.append(batch, header);
-        this.#unflushedRecords += records.length;
+        await writePending();
         const { flushMessages, flushMs } = this.options;
         if ((flushMessages !== -1 && this.#unflushedRecords >= flushMessages) || (flushMs !== -1 && now - this.#lastFlushAt >= flushMs)) {
           await this.#flush();
         }
       });
-      return { baseOffset, lastOffset: header.lastOffset };
-    });
+    } catch (err) {
+      // The group's write (or its flush) failed: none of it is acknowledged.
+      for (const item of group) item.reject(err);
+      return;
+    }
+    for (const settle of settled) settle();
   }
 
   /**
@@ -194,7 +261,7 @@ export class Log {
    * Fails (and fails the log) if any fsync fails: a flush never reports data durable that is not.
    */
   flush(): Promise<void> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkWritable("flush");
       await this.#guard(() => this.#flush());
     });
@@ -223,13 +290,18 @@ export class Log {
     await this.flush().catch(() => undefined); // the failure is kept in #status; callers see it on their next call
   }
 
-  async #maybeRoll(bytes: number, header: BatchHeader, now: number): Promise<void> {
+  /**
+   * Whether a batch of `bytes` (ending at `header.lastOffset`), after `pendingBytes` not yet
+   * written, must go into a new segment.
+   */
+  #needsRoll(pendingBytes: number, batchBytes: number, header: BatchHeader, now: number): boolean {
     const active = this.#active;
-    if (active.size === 0) return; // a new segment takes any batch that fits its int32 fields
+    // A new segment takes any batch that fits its int32 fields.
+    if (active.size === 0 && pendingBytes === 0) return false;
+    const bytes = pendingBytes + batchBytes;
     const full = active.size + bytes > this.options.segmentBytes;
     const old = now - this.#activeCreatedAt >= this.options.segmentMs;
-    if (!full && !old && !active.indexFull && active.canHold(header.lastOffset, bytes)) return;
-    await this.#roll(now);
+    return full || old || active.indexFull || !active.canHold(header.lastOffset, bytes);
   }
 
   async #roll(now: number): Promise<void> {
@@ -250,7 +322,7 @@ export class Log {
    * bring a dropped record back. `offset` below the start offset is `PAGELOG_OFFSET_OUT_OF_RANGE`.
    */
   truncateTo(offset: number): Promise<void> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkWritable("truncateTo");
       checkOffset(offset, "offset");
       if (offset < this.#startOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
@@ -302,7 +374,7 @@ export class Log {
    * segment below it, never the active one. Durable when it resolves.
    */
   deleteRecordsBefore(offset: number): Promise<void> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkWritable("deleteRecordsBefore");
       checkOffset(offset, "offset");
       if (offset > this.endOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
@@ -313,7 +385,7 @@ export class Log {
 
   /** Applies `retentionBytes` / `retentionMs` now (it also runs after every roll). */
   applyRetention(): Promise<void> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkWritable("applyRetention");
       await this.#guard(() => this.#applyRetention(this.options.clock.now()));
     });
@@ -354,7 +426,7 @@ export class Log {
    * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkReadable();
       const maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
       if (!(maxRecords >= 1)) throw new TypeError(`maxRecords must be at least 1, got ${String(options.maxRecords)}`);
@@ -380,7 +452,7 @@ export class Log {
    * below `offset` (and below the start offset); consumers skip those records, as Kafka's do.
    */
   readBatches(offset: number, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkReadable();
       return this.#readBatches(offset, options.maxBytes);
     });
@@ -422,7 +494,7 @@ export class Log {
    * null if there is none. Exact: the same answer as a linear scan.
    */
   offsetForTimestamp(timestamp: number): Promise<number | null> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       this.#checkReadable();
       if (!Number.isSafeInteger(timestamp)) throw new TypeError(`timestamp must be a safe integer, got ${String(timestamp)}`);
       for (const segment of this.#segments) {
@@ -455,7 +527,7 @@ export class Log {
    * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
    */
   close(): Promise<void> {
-    return this.#queue.run(async () => {
+    return this.#run(async () => {
       if (this.#status === "closed") return;
       this.#stopTimer();
       if (this.#status === "failed") {

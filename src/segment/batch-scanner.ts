@@ -34,6 +34,11 @@ export interface ScanOptions {
    * truncation) ends the walk: it is not part of this log. Omit to accept any offsets.
    */
   readonly expectedOffset?: number;
+  /**
+   * The last offset the first batch must end at: an offset-index entry's offset, when the walk
+   * starts at that entry's position. Omit to accept any.
+   */
+  readonly expectedLastOffset?: number;
   /** Check CRCs. Recovery and reads do; a walk over already-validated bytes may skip it. */
   readonly verifyCrc?: boolean;
   /** Bytes per read. @defaultValue SCAN_CHUNK_BYTES */
@@ -54,6 +59,7 @@ export class BatchScanner {
   readonly #options: ScanOptions;
   #position: number;
   #expected: number | undefined;
+  #expectedLast: number | undefined;
   /** Buffered bytes of the file starting at #bufferStart. */
   #buffer: Uint8Array = new Uint8Array(0);
   #bufferStart = 0;
@@ -65,6 +71,7 @@ export class BatchScanner {
     this.#position = startPosition;
     this.#options = options;
     this.#expected = options.expectedOffset;
+    this.#expectedLast = options.expectedLastOffset;
   }
 
   /** Where the walk stopped; set once `next()` returned null. */
@@ -108,6 +115,10 @@ export class BatchScanner {
       return this.#end(position, "bad-header", (err as Error).message);
     }
     if (header.lastOffsetDelta < 0) return this.#end(position, "bad-header", `batch at ${position} has lastOffsetDelta ${header.lastOffsetDelta}`);
+    if (this.#expectedLast !== undefined && header.lastOffset !== this.#expectedLast) {
+      return this.#end(position, "offset-gap", `batch at ${position} ends at offset ${header.lastOffset}, the offset index says ${this.#expectedLast}`);
+    }
+    this.#expectedLast = undefined;
     if (this.#expected !== undefined && header.baseOffset !== this.#expected) {
       return this.#end(position, "offset-gap", `batch at ${position} starts at offset ${header.baseOffset}, expected ${this.#expected}`);
     }

@@ -14,7 +14,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { type BatchHeader, type Crc32c, decodeBatch, readBatchHeader } from "../format/index.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import { BatchScanner, type ScanOptions, type ScanStop } from "./batch-scanner.js";
-import { MAX_INT32, OffsetIndex } from "./offset-index.js";
+import { MAX_INT32, OffsetIndex, type OffsetPosition } from "./offset-index.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
@@ -258,13 +258,45 @@ export class Segment {
   }
 
   /**
+   * Appends several whole, valid, consecutive batches with one write (group commit), then their
+   * index entries: the same bytes and entries as appending them one by one.
+   */
+  async appendBatches(batches: ReadonlyArray<{ readonly bytes: Uint8Array; readonly header: BatchHeader }>): Promise<void> {
+    if (batches.length === 1) return this.append(batches[0]!.bytes, batches[0]!.header);
+    let next = this.#nextOffset;
+    let total = 0;
+    for (const { bytes, header } of batches) {
+      if (header.sizeInBytes !== bytes.length) throw new RangeError(`batch is ${bytes.length} bytes but its header says ${header.sizeInBytes}`);
+      if (header.baseOffset !== next) throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${this.baseOffset} (next offset ${next})`);
+      next = header.lastOffset + 1;
+      total += bytes.length;
+    }
+    if (!this.canHold(next - 1, total)) throw new RangeError(`batches do not fit segment ${this.baseOffset}'s int32 offsets or positions`);
+    const joined = new Uint8Array(total);
+    let at = 0;
+    for (const { bytes } of batches) {
+      joined.set(bytes, at);
+      at += bytes.length;
+    }
+    let position = this.#size;
+    await this.log.write(position, joined);
+    this.#size += total;
+    for (const { header } of batches) {
+      await this.#indexBatch(header, position);
+      position += header.sizeInBytes;
+    }
+  }
+
+  /**
    * The sparse rule, shared by append and recovery so both build the same index: before a batch,
    * if more than `indexIntervalBytes` were written since the last entry, add an entry for it
    * (its last offset and its position) and a time entry for the largest timestamp so far.
    */
   async #indexBatch(header: BatchHeader, position: number): Promise<void> {
     this.#noteTimestamp(header);
-    if (this.#bytesSinceIndexEntry > this.#options.indexIntervalBytes) {
+    // A full index takes no more entries: lookups stay correct, only sparser, and the Log rolls
+    // before its next write (a group commit can fill an index in the middle of its write).
+    if (this.#bytesSinceIndexEntry > this.#options.indexIntervalBytes && !this.indexFull) {
       await this.offsetIndex.append(header.lastOffset, position);
       await this.timeIndex.maybeAppend(this.#maxTimestamp, this.#offsetOfMaxTimestamp);
       this.#bytesSinceIndexEntry = 0;
@@ -333,9 +365,8 @@ export class Segment {
   async read(offset: number, maxBytes: number): Promise<SegmentRead | null> {
     if (offset >= this.#nextOffset) return null;
     const target = Math.max(offset, this.baseOffset);
-    const start = this.offsetIndex.lookup(target).position;
     const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + this.#options.indexIntervalBytes));
-    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({ chunkBytes }));
+    const scanner = this.#scanFrom(this.offsetIndex.lookup(target), { chunkBytes });
     const parts: Uint8Array[] = [];
     let total = 0;
     let first: { position: number; offset: number } | undefined;
@@ -370,8 +401,7 @@ export class Segment {
   async offsetForTimestamp(timestamp: number): Promise<number | null> {
     if (this.#maxTimestamp < timestamp) return null;
     const before = this.timeIndex.lookupBefore(timestamp);
-    const start = before === undefined ? 0 : this.offsetIndex.lookup(before.offset).position;
-    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({}));
+    const scanner = this.#scanFrom(before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset), {});
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       if (batch.header.maxTimestamp < timestamp) continue;
       const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
@@ -384,13 +414,24 @@ export class Segment {
 
   /** The batch holding `offset` and its position, or undefined past the end. */
   async #findBatch(offset: number): Promise<{ position: number; header: BatchHeader } | undefined> {
-    const start = this.offsetIndex.lookup(offset).position;
-    const scanner = new BatchScanner(this.log, this.#size, start, this.#scanOptions({ verifyCrc: false }));
+    const scanner = this.#scanFrom(this.offsetIndex.lookup(offset), { verifyCrc: false });
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       if (batch.header.lastOffset >= offset) return { position: batch.position, header: batch.header };
     }
     if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
     return undefined;
+  }
+
+  /**
+   * A walk from an offset-index lookup's answer that first checks the batch there is the one the
+   * index names: position 0 holds the segment's first batch, starting at the base offset; any
+   * other position is an entry's, whose batch ends at the entry's offset. (Later batches are
+   * checked to continue it.) Without this, a batch whose baseOffset field was damaged (the CRC
+   * does not cover it) would be read, or truncated at, with wrong offsets.
+   */
+  #scanFrom(start: OffsetPosition, extra: Partial<ScanOptions>): BatchScanner {
+    const expected = start.position === 0 ? { expectedOffset: this.baseOffset } : { expectedLastOffset: start.offset };
+    return new BatchScanner(this.log, this.#size, start.position, this.#scanOptions({ ...expected, ...extra }));
   }
 
   #scanOptions(extra: Partial<ScanOptions>): ScanOptions {

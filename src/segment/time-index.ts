@@ -43,6 +43,16 @@ export class TimeIndex extends IndexFile {
     };
   }
 
+  /**
+   * Full one entry early, as Kafka's TimeIndex.isFull: the last slot is kept for the entry
+   * `seal()` (and recovery) add for the segment's largest timestamp. Without it that entry would
+   * take the index past `maxEntries`, and every later clean load would fail the sanity check and
+   * rebuild the indexes.
+   */
+  override get isFull(): boolean {
+    return this.entries >= this.maxEntries - 1;
+  }
+
   get lastEntry(): TimestampOffset | undefined {
     return this.entries === 0 ? undefined : this.entry(this.entries - 1);
   }
@@ -67,8 +77,9 @@ export class TimeIndex extends IndexFile {
   /**
    * The last entry whose timestamp is strictly before `target`, or undefined. Every record at or
    * before its offset is earlier than `target`, so the first record at or after `target` lies
-   * after it. (Kafka looks up `<= target`, which can skip an earlier record with exactly the
-   * target timestamp; the strict bound keeps lookups equal to a linear scan.)
+   * after it. (Kafka looks up `<= target`, which is exact for indexes whose running maximum only
+   * moves on a strictly greater timestamp; the strict bound is exact for any index whose entries
+   * are upper bounds, at the cost of at most one more interval of scanning.)
    */
   lookupBefore(target: number): TimestampOffset | undefined {
     const slot = this.floorSlot(target, (s) => this.entry(s).timestamp, true);

@@ -19,8 +19,18 @@ import type { LogOptions } from "../log/log-options.js";
 import { SimStorage } from "../storage/sim-storage.js";
 
 /** One step of a workload. */
+/** The shape of one generated record: the harness fills in a unique id as its value. */
+export interface RecordShape {
+  readonly valueBytes: number;
+  readonly keyed: boolean;
+  readonly headers: number;
+  readonly tsDelta: number | null;
+}
+
 export type Command =
-  | { readonly kind: "append"; readonly records: ReadonlyArray<{ readonly valueBytes: number; readonly keyed: boolean; readonly headers: number; readonly tsDelta: number | null }> }
+  | { readonly kind: "append"; readonly records: readonly RecordShape[] }
+  /** Several appends issued at once (not awaited one by one): they go out as one group commit. */
+  | { readonly kind: "appendGroup"; readonly calls: ReadonlyArray<readonly RecordShape[]> }
   | { readonly kind: "flush" }
   | { readonly kind: "truncate"; readonly back: number }
   | { readonly kind: "deleteBefore"; readonly forward: number }
@@ -136,23 +146,32 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
       inFlight = undefined;
       const step = `#${i} ${describe(command)}`;
       switch (command.kind) {
-        case "append": {
-          const inputs: RecordInput[] = [];
-          const modeled: ModelRecord[] = [];
+        case "append":
+        case "appendGroup": {
+          const calls = command.kind === "append" ? [command.records] : command.calls;
+          let next = log.endOffset;
+          const batches = calls.map((shapes) => {
+            const inputs: RecordInput[] = [];
+            const modeled: ModelRecord[] = [];
+            for (const r of shapes) {
+              const id = `r${seq++}`;
+              const value = id + ".".repeat(r.valueBytes);
+              const key = r.keyed ? `k${id}` : null;
+              const headers = Array.from({ length: r.headers }, (_, h) => ({ key: `h${h % 2}`, value: h === 2 ? null : `${id}:${h}` }));
+              const timestamp = r.tsDelta === null ? clock.t : clock.t + r.tsDelta;
+              inputs.push({ key, value, headers, ...(r.tsDelta === null ? {} : { timestamp }) });
+              modeled.push({ offset: next++, key, value, headers, timestamp });
+            }
+            return { inputs, modeled };
+          });
           const base = log.endOffset;
-          for (const r of command.records) {
-            const id = `r${seq++}`;
-            const value = id + ".".repeat(r.valueBytes);
-            const key = r.keyed ? `k${id}` : null;
-            const headers = Array.from({ length: r.headers }, (_, h) => ({ key: `h${h % 2}`, value: h === 2 ? null : `${id}:${h}` }));
-            const timestamp = r.tsDelta === null ? clock.t : clock.t + r.tsDelta;
-            inputs.push({ key, value, headers, ...(r.tsDelta === null ? {} : { timestamp }) });
-            modeled.push({ offset: base + modeled.length, key, value, headers, timestamp });
-          }
-          inFlight = { ...state, records: [...state.records.slice(0, base), ...modeled] };
-          const result = await log.append(inputs);
-          if (result.baseOffset !== base || result.lastOffset !== base + modeled.length - 1) {
-            throw new CrashViolation(`append returned offsets ${result.baseOffset}..${result.lastOffset}, expected ${base}..${base + modeled.length - 1}`, trace);
+          inFlight = { ...state, records: [...state.records.slice(0, base), ...batches.flatMap((b) => b.modeled)] };
+          const results = await Promise.all(batches.map((b) => log.append(b.inputs)));
+          for (const [i, result] of results.entries()) {
+            const want = batches[i]!.modeled;
+            if (result.baseOffset !== want[0]!.offset || result.lastOffset !== want[want.length - 1]!.offset) {
+              throw new CrashViolation(`append returned offsets ${result.baseOffset}..${result.lastOffset}, expected ${want[0]!.offset}..${want[want.length - 1]!.offset} (call order)`, trace);
+            }
           }
           state = { ...inFlight, durable: log.recoveryPoint };
           break;
@@ -338,6 +357,8 @@ function describe(command: Command): string {
   switch (command.kind) {
     case "append":
       return `append ${command.records.length} record(s) [${command.records.map((r) => r.valueBytes).join(",")}] bytes`;
+    case "appendGroup":
+      return `${command.calls.length} concurrent appends of [${command.calls.map((c) => c.length).join(",")}] records`;
     case "truncate":
       return `truncateTo(end - ${command.back})`;
     case "deleteBefore":

@@ -18,6 +18,7 @@ const record = fc.record({
 
 export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("append" as const), records: fc.array(record, { minLength: 1, maxLength: 4 }) }), weight: 10 },
+  { arbitrary: fc.record({ kind: fc.constant("appendGroup" as const), calls: fc.array(fc.array(record, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 6 }) }), weight: 3 },
   { arbitrary: fc.constant({ kind: "flush" as const }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant("truncate" as const), back: fc.integer({ min: 0, max: 6 }) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("deleteBefore" as const), forward: fc.integer({ min: 0, max: 6 }) }), weight: 1 },
