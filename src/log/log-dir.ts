@@ -154,6 +154,20 @@ export class LogDir {
     this.#checkOpen();
     const resolved = resolveLogOptions({ ...this.#defaults, ...options });
     let opening = this.#logs.get(name);
+    const previous = this.#opened.get(name);
+    if (previous?.status === "closed") {
+      // Closed by log.close() (or asyncDispose): open it again rather than hand back a closed Log.
+      // Not after a failure: a failed fsync's pages may read back fine from the page cache while
+      // the disk lacks them, so only a restart can tell what survived.
+      if (previous.everFailed) {
+        return Promise.reject(new PagelogError(`log ${name} failed and was closed; reopen the directory after a restart`, ErrorCode.FAILED, { path: name }));
+      }
+      // Its close flushed everything: its own values are the newest, and durable.
+      this.#recoveryPoints.set(name, previous.recoveryPoint);
+      this.#startOffsets.set(name, previous.startOffset);
+      this.#opened.delete(name); // so a concurrent log(name) waits for this reopen instead of starting another
+      opening = undefined;
+    }
     if (opening === undefined) {
       opening = this.#openLog(name, resolved);
       this.#logs.set(name, opening);
@@ -171,10 +185,14 @@ export class LogDir {
     } else if (existing.kind !== "dir") {
       throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
     }
+    // A partition directory that is not there was deleted on purpose (its creation is made durable
+    // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
+    // the loader would take those for flushed records that went missing.
+    const fresh = existing === null;
     const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
       clean: this.#clean,
-      recoveryPoint: this.#recoveryPoints.get(name),
-      logStartOffset: this.#startOffsets.get(name),
+      recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
+      logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
     });
     this.#opened.set(name, log);
     return log;
@@ -212,6 +230,9 @@ export class LogDir {
    */
   checkpoint(): Promise<void> {
     return this.#checkpoints.run(async () => {
+      // After close the lock is released: another opener may own these files now. (While
+      // closing, close() itself and the logs' last truncations still need to checkpoint.)
+      if (this.#status === "closed") throw new PagelogError("log directory is closed", ErrorCode.CLOSED);
       for (const [name, log] of this.#opened) {
         if (log.status === "failed") continue; // keep its last good value: recovery will scan more
         this.#recoveryPoints.set(name, log.recoveryPoint);

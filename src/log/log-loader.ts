@@ -18,7 +18,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment, type SegmentOptions } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, parseSegmentFileName, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { joinPath, parentOf } from "../storage/paths.js";
-import type { Storage } from "../storage/storage.js";
+import type { Storage, StorageFile } from "../storage/storage.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
 export interface LogRecovery {
@@ -58,6 +58,8 @@ export interface LoadedLog {
 }
 
 const LEFTOVER = /\.(tmp|deleted|cleaned|swap)$/;
+/** Bytes per read/write when rewriting a recovered tail: bounded memory, few calls. */
+const REWRITE_CHUNK_BYTES = 1 << 20;
 
 function now(): number {
   return typeof performance === "undefined" ? Date.now() : performance.now();
@@ -88,8 +90,12 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   let indexesRebuilt = 0;
 
   if (bases.length === 0) {
-    // A new (or wholly lost) log starts where its checkpointed start offset says, else at 0.
-    const segment = await Segment.open(storage, dir, input.logStartOffset ?? 0, segmentOptions);
+    // A new log starts where its checkpointed start offset says, else at 0. A log whose
+    // checkpointed recovery point lies above that had durable records, and every segment
+    // holding them is gone: report it (checked before anything is created), never start over.
+    const start = input.logStartOffset ?? 0;
+    if (input.recoveryPoint !== undefined && input.recoveryPoint > start) throw recoveryPointPastEnd(dir, input.recoveryPoint, start);
+    const segment = await Segment.open(storage, dir, start, segmentOptions);
     segments.push(segment);
     await segment.flush();
     await storage.syncDir(dir);
@@ -126,20 +132,30 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       indexesRebuilt++;
       bytesScanned += result.validBytes + result.truncatedBytes;
       bytesTruncated += result.truncatedBytes;
+      // The Log takes everything loaded as durable, but recover()'s fsync writes only dirty pages.
+      // Reopened without a reboot (a killed process, or a reopen after a failed fsync), the page
+      // cache can hold pages that read back whole yet never reached the disk and are no longer
+      // dirty (Linux marks them clean after a failed writeback). Rewrite what lies above the
+      // recovery point so the fsync really writes it; after a reboot this costs one rewrite of
+      // the tail that was not yet checkpointed.
+      const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
+      if (result.validBytes > from) {
+        await rewrite(segment.log, from, result.validBytes);
+        await segment.log.sync();
+      }
       if (result.truncatedBytes > 0 && i + 1 < segments.length) {
         segmentsDeleted += await deleteFrom(storage, segments, i + 1);
         break;
       }
     }
     const end = segments[segments.length - 1]!.nextOffset;
-    if (!input.clean && recoveryPoint > end) {
-      throw new PagelogError(
-        `log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`,
-        ErrorCode.CORRUPT,
-        { path: dir },
-      );
-    }
-    if (segmentsDeleted > 0) await storage.syncDir(dir);
+    // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
+    // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
+    const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
+    if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+    // After a crash, not only after deletions: a segment created by a roll the last process
+    // never synced the directory for may still be only in the cache, and the Log counts it durable.
+    if (!input.clean || segmentsDeleted > 0) await storage.syncDir(dir);
   }
 
   // The checkpointed start offset is past everything that survived (records deleted by
@@ -171,6 +187,19 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       durationMs: now() - started,
     },
   };
+}
+
+/** Rewrites bytes [from, to) of a file with what reads give, a chunk at a time, dirtying their pages. */
+async function rewrite(file: StorageFile, from: number, to: number): Promise<void> {
+  for (let at = from; at < to; at += REWRITE_CHUNK_BYTES) {
+    await file.write(at, await file.read(at, Math.min(REWRITE_CHUNK_BYTES, to - at)));
+  }
+}
+
+function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {
+  return new PagelogError(`log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`, ErrorCode.CORRUPT, {
+    path: dir,
+  });
 }
 
 /**

@@ -328,18 +328,22 @@ export class Log {
       if (offset < this.#startOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
       if (offset >= this.endOffset) return;
       await this.#guard(async () => {
-        // 1. Lower the durable recovery point first. Otherwise a crash in the middle of the cut
-        //    (a truncation undone, a page tail zeroed) would look like damage to flushed data.
-        if (this.#recoveryPoint > offset) {
-          this.#recoveryPoint = offset;
-          await this.#host.checkpoint();
-        }
-        // 2. Keep the records of a batch that straddles `offset`: segments cut whole batches.
         let index = this.#segments.length - 1;
         while (this.#segments[index]!.baseOffset > offset) index--;
         const segment = this.#segments[index]!;
-        const straddling = await this.#recordsBelow(segment, offset);
-        // 3. Cut: later segments newest first (a crash keeps a prefix), then this one.
+        // Segments cut whole batches: the batch holding `offset` goes, and its records below
+        // `offset` are written again after the cut.
+        const holding = await segment.read(offset, 1);
+        const cutFrom = holding === null ? offset : Math.min(offset, holding.firstOffset);
+        const straddling = holding === null || holding.firstOffset >= offset ? [] : await recordsBelow(holding.bytes, offset);
+        // 1. Lower the durable recovery point first, to where the cut starts. Otherwise a crash
+        //    in the middle of the cut (a truncation undone, a page tail zeroed, the re-append not
+        //    yet written) would look like damage to flushed data.
+        if (this.#recoveryPoint > cutFrom) {
+          this.#recoveryPoint = cutFrom;
+          await this.#host.checkpoint();
+        }
+        // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
         if (index + 1 < this.#segments.length) {
           for (const s of this.#segments.slice(index + 1)) this.#dirtySegments.delete(s);
           await deleteFrom(this.#host.storage, this.#segments, index + 1);
@@ -355,18 +359,10 @@ export class Log {
             ),
           );
         }
-        // 4. Durable before resolving.
+        // 3. Durable before resolving.
         await this.#flush();
       });
     });
-  }
-
-  /** Records of the batch holding `offset` that come before it (empty if `offset` starts a batch). */
-  async #recordsBelow(segment: Segment, offset: number): Promise<DecodedRecord[]> {
-    const read = await segment.read(offset, 1);
-    if (read === null || read.firstOffset >= offset) return [];
-    const batch = await decodeBatch(read.bytes.subarray(0, batchSize(read.bytes, 0)));
-    return batch.records.filter((r) => r.offset < offset);
   }
 
   /**
@@ -590,6 +586,12 @@ export class Log {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** The records below `offset` of the first batch in `bytes` (the batch that straddles it). */
+async function recordsBelow(bytes: Uint8Array, offset: number): Promise<DecodedRecord[]> {
+  const batch = await decodeBatch(bytes.subarray(0, batchSize(bytes, 0)));
+  return batch.records.filter((r) => r.offset < offset);
 }
 
 /** Whole size of the batch at `position` in a buffer of back-to-back batches. */

@@ -108,10 +108,16 @@ describe("the packed package", () => {
 
 it("the README's quick start runs as written against the packed package", () => {
   const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const quickStart = /## Quick start[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
-  expect(quickStart).toBeDefined();
-  writeFileSync(join(project, "quick-start.mjs"), quickStart!);
-  expect(node(["quick-start.mjs"])).toMatch(/^acknowledged/);
+  const section = /## Quick start\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? "";
+  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  expect(blocks).toHaveLength(2);
+  // The first: a real directory, run twice (the second run appends a second record).
+  writeFileSync(join(project, "quick-start.mjs"), blocks[0]!);
+  expect(node(["quick-start.mjs"])).toMatch(/^0 hello\n0 0 1 \d+ 1\n$/);
+  expect(node(["quick-start.mjs"])).toMatch(/^0 hello\n1 hello\n1 1 2 \d+ 2\n$/);
+  // The second: the simulator, a power cut, recovery.
+  writeFileSync(join(project, "quick-start-sim.mjs"), blocks[1]!);
+  expect(node(["quick-start-sim.mjs"])).toMatch(/^true /);
 });
 
 // The package must not reach into ../shared (test fixtures) at run time.
