@@ -12,7 +12,7 @@ import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../for
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
-import { type LogOptions, resolveLogOptions } from "./log-options.js";
+import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export const LOCK_FILE = ".lock";
@@ -29,6 +29,14 @@ const PARTITION_NAME = /^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$/;
 export interface LogDirOptions {
   /** Defaults for every log opened from this directory; `log(name, options)` overrides them. */
   log?: LogOptions;
+  /**
+   * Write the recovery-point and log-start checkpoints at most this often, after a flush
+   * (Kafka's `log.flush.offset.checkpoint.interval.ms`), and at close. A checkpoint only ever
+   * names durable data, so a longer interval makes recovery after a crash scan more, never less.
+   * `-1`: only at close and on `checkpoint()`.
+   * @defaultValue 60000
+   */
+  checkpointIntervalMs?: number;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -66,6 +74,10 @@ export class LogDir {
   readonly #logs = new Map<string, Promise<Log>>();
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
+  readonly #checkpointIntervalMs: number;
+  readonly #clock: Clock;
+  #lastCheckpointAt: number;
+  #checkpointTimer: ReturnType<typeof setInterval> | undefined;
   #status: "open" | "closing" | "closed" = "open";
 
   private constructor(fields: {
@@ -77,6 +89,7 @@ export class LogDir {
     initialPartitions: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
+    checkpointIntervalMs: number;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -86,6 +99,22 @@ export class LogDir {
     this.#initialPartitions = fields.initialPartitions;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
+    this.#checkpointIntervalMs = fields.checkpointIntervalMs;
+    this.#clock = fields.defaults.clock ?? systemClock;
+    this.#lastCheckpointAt = this.#clock.now();
+    if (this.#checkpointIntervalMs !== -1 && this.#clock === systemClock) {
+      // Also on a timer, for logs that flushed and went quiet (never with an injected clock:
+      // real time must not decide what a test sees).
+      this.#checkpointTimer = setInterval(() => void this.checkpoint().catch(() => undefined), Math.max(1, this.#checkpointIntervalMs));
+      (this.#checkpointTimer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** After a log's flush: checkpoint if the interval has passed since the last one. */
+  async #afterFlush(): Promise<void> {
+    if (this.#checkpointIntervalMs === -1 || this.#status !== "open") return;
+    if (this.#clock.now() - this.#lastCheckpointAt < this.#checkpointIntervalMs) return;
+    await this.checkpoint();
   }
 
   /**
@@ -95,6 +124,10 @@ export class LogDir {
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     if (options.log !== undefined) resolveLogOptions(options.log); // fail on bad defaults now, not on first use
+    const checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
+    if (!Number.isSafeInteger(checkpointIntervalMs) || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
+      throw new TypeError(`option checkpointIntervalMs must be a non-negative integer or -1 (off), got ${String(checkpointIntervalMs)}`);
+    }
     const ownsStorage = typeof where === "string";
     // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
     const storage = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
@@ -130,6 +163,7 @@ export class LogDir {
         initialPartitions,
         recoveryPoints: await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT),
         startOffsets: await readCheckpoint(storage, LOG_START_CHECKPOINT),
+        checkpointIntervalMs,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -147,7 +181,7 @@ export class LogDir {
    * Opens (creating if needed, recovering as needed) the log of partition directory `name`,
    * `<topic>-<partition>`. The same name gives the same Log while it is open.
    */
-  log(name: string, options: LogOptions = {}): Promise<Log> {
+  async log(name: string, options: LogOptions = {}): Promise<Log> {
     if (typeof name !== "string" || parsePartitionName(name) === undefined) {
       throw new TypeError(`log name must be <topic>-<partition> with a topic of [a-zA-Z0-9._-] (at most 249 characters), got ${JSON.stringify(name)}`);
     }
@@ -189,7 +223,7 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
+    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
       clean: this.#clean,
       recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
       logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
@@ -241,6 +275,7 @@ export class LogDir {
       await this.#writeCheckpoint(RECOVERY_POINT_CHECKPOINT, this.#recoveryPoints);
       await this.#writeCheckpoint(LOG_START_CHECKPOINT, this.#startOffsets);
       await this.storage.syncDir("");
+      this.#lastCheckpointAt = this.#clock.now();
     });
   }
 
@@ -262,6 +297,7 @@ export class LogDir {
   async close(): Promise<void> {
     if (this.#status !== "open") return;
     this.#status = "closing";
+    if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer);
     let failure: unknown;
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));

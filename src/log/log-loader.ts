@@ -1,7 +1,7 @@
 /**
  * Opening a partition's segments, as Kafka's LogLoader does, with pagelog's stricter rules:
  *
- * 1. Remove leftovers: `*.tmp`, `*.deleted`, `*.cleaned`, `*.swap` files, and index files whose
+ * 1. Remove leftovers: `*.tmp`, `*.deleted`, `*.cleaned` files, and index files whose
  *    `.log` is gone (a crash between removing a segment's files). Durable before going on.
  * 2. Clean shutdown: trust every segment's log, but sanity-check its indexes and rebuild any
  *    that fail. Unclean: segments wholly below the recovery point get the same check; from the
@@ -57,7 +57,8 @@ export interface LoadedLog {
   readonly recovery: LogRecovery;
 }
 
-const LEFTOVER = /\.(tmp|deleted|cleaned|swap)$/;
+const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
+const SWAP = /\.swap$/;
 /** Bytes per read/write when rewriting a recovered tail: bounded memory, few calls. */
 const REWRITE_CHUNK_BYTES = 1 << 20;
 
@@ -69,6 +70,17 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
   const { storage, dir, segmentOptions } = input;
   const names = await storage.list(dir);
+  // A `.swap` file is a Kafka compaction a broker was completing: the compacted data may exist
+  // only there (the old segments already renamed `.deleted`). pagelog never writes one and its
+  // logs have no offset gaps to hold compacted data, so it refuses rather than delete it.
+  const swap = names.find((n) => SWAP.test(n));
+  if (swap !== undefined) {
+    throw new PagelogError(
+      `log ${dir} holds ${swap}, an interrupted Kafka compaction: let a Kafka broker finish it (pagelog does not compact and will not delete it)`,
+      ErrorCode.CORRUPT,
+      { path: joinPath(dir, swap) },
+    );
+  }
   const logBases = new Set(names.map(parseSegmentFileName).filter((p) => p?.suffix === LOG_SUFFIX).map((p) => p!.baseOffset));
   let filesRemoved = 0;
   for (const name of names) {

@@ -50,6 +50,8 @@ export interface LogHost {
   readonly storage: Storage;
   /** Writes the directory's checkpoints durably (recovery points and log start offsets). */
   checkpoint(): Promise<void>;
+  /** Called after every successful flush: the directory checkpoints when its interval is up. */
+  flushed?(): Promise<void>;
 }
 
 const DEFAULT_READ_BYTES = 1 << 20;
@@ -282,6 +284,7 @@ export class Log {
     this.#recoveryPoint = end;
     this.#unflushedRecords = 0;
     this.#lastFlushAt = this.options.clock.now();
+    await this.#host.flushed?.();
   }
 
   async #timedFlush(): Promise<void> {

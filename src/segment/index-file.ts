@@ -21,6 +21,8 @@ export abstract class IndexFile {
   protected bytes: Uint8Array;
   protected view: DataView;
   #entries = 0;
+  /** Written since the last sync: only then does `sync()` cost an fsync. */
+  #unsynced = false;
   /** Bytes of the file that did not form whole entries when it was loaded (0 when sane). */
   #loadedSize = 0;
 
@@ -78,6 +80,7 @@ export abstract class IndexFile {
       this.bytes = grown;
       this.view = new DataView(grown.buffer);
     }
+    this.#unsynced = true;
     await this.file.write(at, entry);
     this.bytes.set(entry, at);
     this.#entries++;
@@ -87,6 +90,7 @@ export abstract class IndexFile {
   /** Keeps the first `n` entries, in memory and in the file. */
   async truncateToEntries(n: number): Promise<void> {
     const keep = Math.min(n, this.#entries);
+    this.#unsynced = true;
     await this.file.truncate(keep * this.entrySize);
     this.#entries = keep;
     this.#loadedSize = keep * this.entrySize;
@@ -116,8 +120,14 @@ export abstract class IndexFile {
     return found;
   }
 
-  sync(): Promise<void> {
-    return this.file.sync();
+  /**
+   * fsync the index file if it was written since the last sync (`force` syncs regardless, for
+   * recovery, which cannot know what an earlier process left in the page cache).
+   */
+  async sync({ force = false }: { force?: boolean } = {}): Promise<void> {
+    if (!this.#unsynced && !force) return;
+    await this.file.sync();
+    this.#unsynced = false;
   }
 
   close(): Promise<void> {

@@ -11,7 +11,7 @@
  *   only the tail after the last index entry to learn the next offset and largest timestamp.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { type BatchHeader, type Crc32c, decodeBatch, readBatchHeader } from "../format/index.js";
+import { type BatchHeader, type Crc32c, decodeBatch, readBatchHeader, validateBatch } from "../format/index.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import { BatchScanner, type ScanOptions, type ScanStop } from "./batch-scanner.js";
 import { MAX_INT32, OffsetIndex, type OffsetPosition } from "./offset-index.js";
@@ -68,6 +68,8 @@ export class Segment {
   /** Bytes appended since the last index entry: the sparse-index rule's counter. */
   #bytesSinceIndexEntry = 0;
   #indexFilesWereMissing: boolean;
+  /** The `.log` was written or truncated since its last sync. */
+  #logUnsynced = false;
 
   private constructor(
     baseOffset: number,
@@ -155,7 +157,7 @@ export class Segment {
     }
     // Durable before anything is appended: a truncation only in the page cache could be undone
     // by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
-    await this.flush();
+    await this.flush({ force: true });
     this.#indexFilesWereMissing = false;
     return {
       validBytes: stop.position,
@@ -252,6 +254,7 @@ export class Segment {
     }
     if (!this.canHold(header.lastOffset, batch.length)) throw new RangeError(`batch does not fit segment ${this.baseOffset}'s int32 offsets or positions`);
     const position = this.#size;
+    this.#logUnsynced = true;
     await this.log.write(position, batch);
     this.#size += batch.length;
     await this.#indexBatch(header, position);
@@ -279,6 +282,7 @@ export class Segment {
       at += bytes.length;
     }
     let position = this.#size;
+    this.#logUnsynced = true;
     await this.log.write(position, joined);
     this.#size += total;
     for (const { header } of batches) {
@@ -322,6 +326,7 @@ export class Segment {
     const found = await this.#findBatch(Math.max(offset, this.baseOffset));
     const position = found?.position ?? this.#size;
     const newNext = found?.header.baseOffset ?? this.#nextOffset;
+    this.#logUnsynced = true;
     await this.log.truncate(position);
     this.#size = position;
     await this.offsetIndex.truncateTo(newNext);
@@ -332,13 +337,20 @@ export class Segment {
     return this.#nextOffset;
   }
 
-  /** fsync the log and both indexes: everything appended so far survives a power cut. */
-  async flush(): Promise<void> {
+  /**
+   * fsync the log and both indexes: everything appended so far survives a power cut. A file not
+   * written since its last sync is skipped (a durable append that added no index entry costs one
+   * fsync, not three); `force` syncs all three, for recovery.
+   */
+  async flush({ force = false }: { force?: boolean } = {}): Promise<void> {
     // The log first: an index entry must never be durable while the batch it points at is not
     // (the sanity check would catch it, but there is no reason to make it work).
-    await this.log.sync();
-    await this.offsetIndex.sync();
-    await this.timeIndex.sync();
+    if (this.#logUnsynced || force) {
+      await this.log.sync();
+      this.#logUnsynced = false;
+    }
+    await this.offsetIndex.sync({ force });
+    await this.timeIndex.sync({ force });
   }
 
   /**
@@ -366,7 +378,10 @@ export class Segment {
     if (offset >= this.#nextOffset) return null;
     const target = Math.max(offset, this.baseOffset);
     const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + this.#options.indexIntervalBytes));
-    const scanner = this.#scanFrom(this.offsetIndex.lookup(target), { chunkBytes });
+    // Batches before the target are only stepped over (their offsets are still checked): a
+    // damaged batch there must not make an intact later one unreadable. Every batch returned
+    // has its CRC checked below.
+    const scanner = this.#scanFrom(this.offsetIndex.lookup(target), { chunkBytes, verifyCrc: false });
     const parts: Uint8Array[] = [];
     let total = 0;
     let first: { position: number; offset: number } | undefined;
@@ -374,6 +389,12 @@ export class Segment {
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       if (batch.header.lastOffset < target) continue;
       if (first !== undefined && total + batch.bytes.length > maxBytes) break;
+      const verdict = validateBatch(batch.bytes, 0, batch.bytes.length, this.#validateOptions());
+      if (!verdict.ok) {
+        // Hand on the good batches before it; the read that starts at it reports it.
+        if (first !== undefined) break;
+        throw this.#corruptAt({ position: batch.position, reason: verdict.reason, detail: verdict.detail });
+      }
       first ??= { position: batch.position, offset: batch.header.baseOffset };
       parts.push(batch.bytes.slice());
       total += batch.bytes.length;
@@ -432,6 +453,10 @@ export class Segment {
   #scanFrom(start: OffsetPosition, extra: Partial<ScanOptions>): BatchScanner {
     const expected = start.position === 0 ? { expectedOffset: this.baseOffset } : { expectedLastOffset: start.offset };
     return new BatchScanner(this.log, this.#size, start.position, this.#scanOptions({ ...expected, ...extra }));
+  }
+
+  #validateOptions(): { maxBatchBytes: number; crc32c?: Crc32c } {
+    return { maxBatchBytes: this.#options.maxBatchBytes, ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }) };
   }
 
   #scanOptions(extra: Partial<ScanOptions>): ScanOptions {

@@ -47,6 +47,8 @@ export interface Schedule {
   readonly commands: readonly Command[];
   /** Log options under test (the harness adds its own clock). */
   readonly options: LogOptions;
+  /** The directory's checkpoint interval (on the harness's clock); -1: only explicit and at close. */
+  readonly checkpointIntervalMs?: number;
   readonly pageSize: number;
   readonly sectorSize: number;
   /** Probability of a random page write-back before each storage operation. */
@@ -131,7 +133,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
   let state: LogState = { records: [], start: 0, durable: 0 };
   let inFlight: LogState | undefined;
 
-  let dir = await LogDir.open(sim, { log: options });
+  let dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
   let log = await dir.log(PARTITION);
   // The cut counts operations across the reboots of "crash" commands: ops done on earlier disks.
   let opsBefore = 0;
@@ -201,7 +203,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
           break;
         case "reopen":
           await dir.close();
-          dir = await LogDir.open(sim, { log: options });
+          dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
           log = await dir.log(PARTITION);
           if (!log.recovery.clean || log.recovery.bytesTruncated !== 0) throw new CrashViolation(`reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`, trace);
           await checkContents(log, state, undefined, trace, "after clean reopen");
@@ -213,7 +215,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
           opsAtStart = sim.opCount;
           sim.scheduleCrash({ afterOps: Math.max(0, cutAfter - opsBefore) });
           powerCutsInWorkload++;
-          dir = await LogDir.open(sim, { log: options });
+          dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
           log = await dir.log(PARTITION);
           // Recovery made what it found durable: from here on that is the state to keep.
           state = await checkContents(log, state, undefined, trace, "after a crash command");
@@ -246,7 +248,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
     sim = sim.crash();
     if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
     try {
-      dir = await LogDir.open(sim, { log: options });
+      dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
       log = await dir.log(PARTITION);
       const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
       if (cut === undefined) break;
@@ -280,7 +282,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
     durable: 0,
   };
   await dir.close();
-  dir = await LogDir.open(sim, { log: options });
+  dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
   log = await dir.log(PARTITION);
   if (!log.recovery.clean || log.recovery.bytesTruncated !== 0 || log.recovery.segmentsScanned !== 0) {
     throw new CrashViolation(`reopen after a clean close was not clean: ${JSON.stringify(log.recovery)}`, trace);

@@ -40,6 +40,7 @@ export const scheduleArbitrary: fc.Arbitrary<Schedule> = fc.record({
     flushMs: fc.constantFrom(-1, -1, 300),
     segmentMs: fc.constantFrom(7 * 24 * 3600 * 1000, 500),
   }),
+  checkpointIntervalMs: fc.constantFrom(-1, 0, 500),
   pageSize: fc.constantFrom(64, 256, 4096),
   sectorSize: fc.constant(0), // filled in below: a divisor of pageSize
   writeback: fc.constantFrom(0, 0.05, 0.3),

@@ -5,7 +5,7 @@
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ErrorCode } from "../../../src/errors.js";
+import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { LogDir, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
 import { SimStorage, keepEverything, keepNothing } from "../../../src/storage/sim-storage.js";
 import {
@@ -188,7 +188,22 @@ describe("recovery on SimStorage", () => {
     expect(await readAll(after)).toEqual(model);
   });
 
-  it("recovery: .tmp, .deleted, .cleaned and .swap leftovers are removed on open, durably", async () => {
+  it("recovery: a .swap file (an interrupted Kafka compaction) is refused, never deleted", async () => {
+    const { sim, dir, log } = await freshLog(SMALL);
+    await appendBatches(log, 3);
+    await dir.close();
+    const swap = `${NAME}/00000000000000000000.log.swap`;
+    await writeFile(sim, swap, 0, await readFile(sim, segPath(0, ".log")), { create: true, sync: true });
+    await sim.syncDir(NAME);
+    const reopened = await openSim(sim);
+    const err = await reopened.log(NAME, SMALL).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PagelogError);
+    expect((err as PagelogError).code).toBe(ErrorCode.CORRUPT);
+    expect((err as PagelogError).message).toContain("Kafka compaction");
+    expect(await sim.stat(swap)).not.toBeNull();
+  });
+
+  it("recovery: .tmp, .deleted and .cleaned leftovers are removed on open, durably", async () => {
     const { sim, dir, log } = await freshLog(SMALL);
     const model = await appendBatches(log, 5);
     await dir.close();
@@ -196,8 +211,6 @@ describe("recovery on SimStorage", () => {
       `${NAME}/00000000000000000000.log.deleted`,
       `${NAME}/00000000000000000000.index.deleted`,
       `${NAME}/00000000000000000000.log.cleaned`,
-      `${NAME}/00000000000000000000.log.swap`,
-      `${NAME}/00000000000000000000.timeindex.swap`,
       `${NAME}/leader-epoch-checkpoint.tmp`,
       `${RECOVERY_POINT_CHECKPOINT}.tmp`,
     ];
