@@ -13,6 +13,7 @@ import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
 import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
+import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export const LOCK_FILE = ".lock";
@@ -37,6 +38,8 @@ export interface LogDirOptions {
    * @defaultValue 60000
    */
   checkpointIntervalMs?: number;
+  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). Never set it. */
+  brokenVariant?: BrokenVariant;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -75,6 +78,7 @@ export class LogDir {
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
+  readonly #brokenVariant: BrokenVariant | undefined;
   readonly #clock: Clock;
   #lastCheckpointAt: number;
   #checkpointTimer: ReturnType<typeof setInterval> | undefined;
@@ -90,6 +94,7 @@ export class LogDir {
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
+    brokenVariant: BrokenVariant | undefined;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -100,6 +105,7 @@ export class LogDir {
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
+    this.#brokenVariant = fields.brokenVariant;
     this.#clock = fields.defaults.clock ?? systemClock;
     this.#lastCheckpointAt = this.#clock.now();
     if (this.#checkpointIntervalMs !== -1 && this.#clock === systemClock) {
@@ -139,7 +145,7 @@ export class LogDir {
       const clean = (await storage.stat(CLEAN_SHUTDOWN_FILE)) !== null;
       if (clean) {
         await storage.remove(CLEAN_SHUTDOWN_FILE);
-        await storage.syncDir("");
+        if (options.brokenVariant !== "marker-not-durably-removed") await storage.syncDir("");
       }
       const names = await storage.list("");
       let removed = false;
@@ -164,6 +170,7 @@ export class LogDir {
         recoveryPoints: await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT),
         startOffsets: await readCheckpoint(storage, LOG_START_CHECKPOINT),
         checkpointIntervalMs,
+        brokenVariant: options.brokenVariant,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -223,7 +230,7 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
+    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush(), brokenVariant: this.#brokenVariant }, options, {
       clean: this.#clean,
       recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
       logStartOffset: fresh ? undefined : this.#startOffsets.get(name),

@@ -122,6 +122,12 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     for (let i = 0; i < segments.length; i++) {
       const segment = segments[i]!;
       const previous = segments[i - 1];
+      if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset) {
+        // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
+        // segment (the kept records of that batch) and before it cut `previous`. Finish the cut.
+        await previous.truncateTo(segment.baseOffset);
+        await previous.flush({ force: true });
+      }
       if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
         // A gap: this segment cannot continue the log. Below the recovery point that is lost
         // acknowledged data; above it, the remains of a crash.
@@ -136,7 +142,22 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
         break;
       }
       if (i < firstToRecover) {
-        if ((await segment.loadClean()).indexesRebuilt) indexesRebuilt++;
+        try {
+          if ((await segment.loadClean()).indexesRebuilt) indexesRebuilt++;
+        } catch (err) {
+          // Below the recovery point the records must all be there, but they may be there in
+          // the next segment: a truncateTo inside a batch writes the kept records into a new
+          // segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+          // damaged past the new segment's base. Recover this one up to that base (damage
+          // before it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
+          const next = segments[i + 1];
+          if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) || next === undefined || next.baseOffset <= segment.baseOffset) throw err;
+          const result = await segment.recover({ minNextOffset: next.baseOffset });
+          segmentsScanned++;
+          indexesRebuilt++;
+          bytesScanned += result.validBytes + result.truncatedBytes;
+          bytesTruncated += result.truncatedBytes;
+        }
         continue;
       }
       const result = await segment.recover({ minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset });

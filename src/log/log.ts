@@ -12,10 +12,12 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { type BatchHeader, decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader, type RecordInput } from "../format/index.js";
 import { LOG_OVERHEAD, LENGTH_OFFSET } from "../format/index.js";
 import { Segment, type SegmentOptions } from "../segment/segment.js";
+import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
 import { type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
+import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export type { LogRecovery } from "./log-loader.js";
@@ -52,6 +54,8 @@ export interface LogHost {
   checkpoint(): Promise<void>;
   /** Called after every successful flush: the directory checkpoints when its interval is up. */
   flushed?(): Promise<void>;
+  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). */
+  readonly brokenVariant?: BrokenVariant | undefined;
 }
 
 const DEFAULT_READ_BYTES = 1 << 20;
@@ -121,6 +125,7 @@ export class Log {
       maxIndexBytes: options.maxIndexBytes,
       maxBatchBytes: options.maxBatchBytes,
       ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+      ...(host.brokenVariant === undefined ? {} : { brokenVariant: host.brokenVariant }),
     };
     const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
     return new Log(name, host, options, segmentOptions, loaded);
@@ -271,11 +276,22 @@ export class Log {
 
   async #flush(): Promise<void> {
     const end = this.endOffset;
-    for (const segment of this.#dirtySegments) await segment.flush();
+    const broken = this.#host.brokenVariant;
+    if (broken === "checkpoint-before-fsync") {
+      this.#recoveryPoint = end;
+      await this.#host.checkpoint();
+    }
+    for (const segment of this.#dirtySegments) {
+      try {
+        await segment.flush();
+      } catch (err) {
+        if (broken !== "ignore-fsync-failure" || err instanceof PagelogError === false || (err as PagelogError).code === ErrorCode.POWER_CUT) throw err;
+      }
+    }
     this.#dirtySegments.clear();
     // A segment created since the last flush is durable only once its name is: sync the
     // directory before claiming anything in it is durable.
-    if (this.#dirDirty) {
+    if (this.#dirDirty && broken !== "no-dir-fsync-after-roll") {
       await this.#host.storage.syncDir(this.name);
       this.#dirDirty = false;
     }
@@ -334,38 +350,89 @@ export class Log {
         let index = this.#segments.length - 1;
         while (this.#segments[index]!.baseOffset > offset) index--;
         const segment = this.#segments[index]!;
-        // Segments cut whole batches: the batch holding `offset` goes, and its records below
-        // `offset` are written again after the cut.
+        // Segments cut whole batches. If `offset` falls inside one, its records below `offset`
+        // must live on in a batch of their own, and they were durable: no crash may lose them.
         const holding = await segment.read(offset, 1);
-        const cutFrom = holding === null ? offset : Math.min(offset, holding.firstOffset);
         const straddling = holding === null || holding.firstOffset >= offset ? [] : await recordsBelow(holding.bytes, offset);
-        // 1. Lower the durable recovery point first, to where the cut starts. Otherwise a crash
-        //    in the middle of the cut (a truncation undone, a page tail zeroed, the re-append not
-        //    yet written) would look like damage to flushed data.
-        if (this.#recoveryPoint > cutFrom) {
-          this.#recoveryPoint = cutFrom;
+        // 1. Lower the durable recovery point to `offset` first. Otherwise a crash in the middle
+        //    of the cut (a truncation undone, a page tail zeroed) would look like damage to
+        //    flushed data. Every step below keeps the records below `offset` durable.
+        if (this.#recoveryPoint > offset) {
+          this.#recoveryPoint = offset;
           await this.#host.checkpoint();
         }
-        // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
-        if (index + 1 < this.#segments.length) {
-          for (const s of this.#segments.slice(index + 1)) this.#dirtySegments.delete(s);
-          await deleteFrom(this.#host.storage, this.#segments, index + 1);
-          this.#dirDirty = true;
-        }
-        this.#dirtySegments.add(segment);
-        const next = await segment.truncateTo(offset);
         if (straddling.length > 0) {
-          await segment.append(
-            encodeBatch(
-              straddling.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
-              { baseOffset: next, ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }) },
-            ),
-          );
+          await this.#replaceStraddlingBatch(index, holding!.firstOffset, straddling);
+        } else {
+          // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
+          this.#dropSegmentsAfter(index);
+          await deleteFrom(this.#host.storage, this.#segments, index + 1);
+          this.#dirtySegments.add(segment);
+          await segment.truncateTo(offset);
         }
         // 3. Durable before resolving.
         await this.#flush();
       });
     });
+  }
+
+  /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
+  #dropSegmentsAfter(index: number): void {
+    if (index + 1 >= this.#segments.length) return;
+    for (const s of this.#segments.slice(index + 1)) this.#dirtySegments.delete(s);
+    this.#dirDirty = true;
+  }
+
+  /**
+   * truncateTo inside a batch: the batch starting at `base` is replaced by one holding only
+   * `keep` (its records below the truncation offset), and everything after it goes, such that
+   * a crash at any point leaves the old log, the new one, or the old one cut somewhere past
+   * `keep`, never one without `keep`.
+   *
+   * The new batch is written whole to `<base>.log.tmp` and fsynced, then renamed (atomically)
+   * to `<base>.log`: a crash before the rename leaves a `.tmp` the next open removes. If `base`
+   * starts the segment, that replaces the segment's file. Otherwise it is a new segment that
+   * overlaps the old one until the old one is cut at `base`; the loader finishes that cut if a
+   * crash comes first (an overlap can only mean this).
+   */
+  async #replaceStraddlingBatch(index: number, base: number, keep: readonly DecodedRecord[]): Promise<void> {
+    const storage = this.#host.storage;
+    const segment = this.#segments[index]!;
+    const batch = encodeBatch(
+      keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+      { baseOffset: base, ...(this.options.crc32c === undefined ? {} : { crc32c: this.options.crc32c }) },
+    );
+    const logPath = segmentFilePath(this.name, base, LOG_SUFFIX);
+    const tmp = `${logPath}.tmp`;
+    const file = await storage.open(tmp, { create: true });
+    try {
+      await file.truncate(0);
+      await file.write(0, batch);
+      await file.sync(); // the content is durable before its name can make it part of the log
+    } finally {
+      await file.close();
+    }
+    this.#dropSegmentsAfter(index);
+    if (base === segment.baseOffset) {
+      await deleteFrom(storage, this.#segments, index + 1);
+      this.#dirtySegments.delete(segment);
+      await segment.close();
+    }
+    await storage.rename(tmp, logPath);
+    await storage.syncDir(this.name);
+    const replacement = await Segment.open(storage, this.name, base, this.#segmentOptions);
+    await replacement.recover(); // one batch: rebuilds (and fsyncs) its indexes
+    if (base === segment.baseOffset) {
+      this.#segments[index] = replacement;
+    } else {
+      this.#dirtySegments.add(segment);
+      await segment.truncateTo(base);
+      await segment.flush();
+      await deleteFrom(storage, this.#segments, index + 1);
+      this.#segments.push(replacement);
+      this.#activeCreatedAt = this.options.clock.now();
+    }
+    this.#dirDirty = true;
   }
 
   /**

@@ -27,6 +27,8 @@ export interface SegmentOptions {
   readonly maxBatchBytes: number;
   /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
   readonly crc32c?: Crc32c;
+  /** @internal Test-only: a deliberately broken recovery (see log/broken-variants.ts). */
+  readonly brokenVariant?: string;
 }
 
 /** What `recover()` found and did. */
@@ -157,7 +159,7 @@ export class Segment {
     }
     // Durable before anything is appended: a truncation only in the page cache could be undone
     // by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
-    await this.flush({ force: true });
+    if (this.#options.brokenVariant !== "recovery-truncation-not-durable") await this.flush({ force: true });
     this.#indexFilesWereMissing = false;
     return {
       validBytes: stop.position,
@@ -204,7 +206,8 @@ export class Segment {
     this.#maxTimestamp = NO_TIMESTAMP;
     this.#offsetOfMaxTimestamp = this.baseOffset;
     this.#bytesSinceIndexEntry = 0;
-    const scanner = new BatchScanner(this.log, this.#size, 0, this.#scanOptions({ expectedOffset: this.baseOffset }));
+    const skipCrc = this.#options.brokenVariant === "skip-crc-in-recovery";
+    const scanner = new BatchScanner(this.log, this.#size, 0, this.#scanOptions({ expectedOffset: this.baseOffset, ...(skipCrc ? { verifyCrc: false } : {}) }));
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       await this.#indexBatch(batch.header, batch.position);
     }

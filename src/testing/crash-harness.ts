@@ -13,10 +13,11 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { DecodedRecord, RecordInput } from "../format/index.js";
-import { LogDir } from "../log/log-dir.js";
+import type { BrokenVariant } from "../log/broken-variants.js";
+import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
 import type { LogOptions } from "../log/log-options.js";
-import { SimStorage } from "../storage/sim-storage.js";
+import { SimStorage, type TraceEvent } from "../storage/sim-storage.js";
 
 /** One step of a workload. */
 /** The shape of one generated record: the harness fills in a unique id as its value. */
@@ -38,6 +39,8 @@ export type Command =
   | { readonly kind: "reopen" }
   /** Cut the power now (nothing in flight), reboot, reopen, check, and carry on. */
   | { readonly kind: "crash" }
+  /** Make the next storage `op` fail with `code`: the call that meets it must fail loudly. */
+  | { readonly kind: "fault"; readonly op: "sync" | "write" | "syncDir"; readonly code: "EIO" | "ENOSPC" }
   | { readonly kind: "clock"; readonly ms: number }
   | { readonly kind: "writeback"; readonly pages: number };
 
@@ -49,6 +52,8 @@ export interface Schedule {
   readonly options: LogOptions;
   /** The directory's checkpoint interval (on the harness's clock); -1: only explicit and at close. */
   readonly checkpointIntervalMs?: number;
+  /** A deliberately broken log, to prove the suite catches it (see broken-variants.ts). */
+  readonly brokenVariant?: BrokenVariant;
   readonly pageSize: number;
   readonly sectorSize: number;
   /** Probability of a random page write-back before each storage operation. */
@@ -108,6 +113,11 @@ class TestClock {
   now = (): number => this.t;
 }
 
+/** Codes a call may fail with when an injected fault hits it. */
+const LOUD_CODES = new Set<string>([ErrorCode.IO, ErrorCode.NO_SPACE, ErrorCode.FAILED]);
+/** Commands whose failure must leave the log `failed`. */
+const LOG_WRITES = new Set<Command["kind"]>(["append", "appendGroup", "flush", "truncate", "deleteBefore"]);
+
 function isPowerCut(err: unknown): boolean {
   return err instanceof PagelogError && err.code === ErrorCode.POWER_CUT;
 }
@@ -128,12 +138,17 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
   const trace: string[] = [];
   const clock = new TestClock();
   const options: LogOptions = { ...schedule.options, clock };
-  let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 0 });
+  const dirOptions: LogDirOptions = {
+    log: options,
+    checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1,
+    ...(schedule.brokenVariant === undefined ? {} : { brokenVariant: schedule.brokenVariant }),
+  };
+  let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 60 });
   let seq = 0;
   let state: LogState = { records: [], start: 0, durable: 0 };
   let inFlight: LogState | undefined;
 
-  let dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
+  let dir = await LogDir.open(sim, dirOptions);
   let log = await dir.log(PARTITION);
   // The cut counts operations across the reboots of "crash" commands: ops done on earlier disks.
   let opsBefore = 0;
@@ -143,10 +158,24 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
 
   let cutInWorkload = false;
   let powerCutsInWorkload = 0;
+  let armed = false; // an injected fault has not fired yet
+  /** Power cut now, reboot, reopen and check; what recovery found is the state from then on. */
+  const reboot = async (pending: LogState | undefined, when: string): Promise<void> => {
+    opsBefore += sim.opCount - opsAtStart;
+    lastTrace = sim.trace.slice(-40);
+    sim = sim.crash();
+    opsAtStart = sim.opCount;
+    sim.scheduleCrash({ afterOps: Math.max(0, cutAfter - opsBefore) });
+    powerCutsInWorkload++;
+    dir = await LogDir.open(sim, dirOptions);
+    log = await dir.log(PARTITION);
+    state = await checkContents(log, state, pending, trace, when);
+  };
   try {
     for (const [i, command] of schedule.commands.entries()) {
       inFlight = undefined;
       const step = `#${i} ${describe(command)}`;
+      try {
       switch (command.kind) {
         case "append":
         case "appendGroup": {
@@ -185,9 +214,11 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
           break;
         case "truncate": {
           const to = Math.max(state.start, log.endOffset - command.back);
-          inFlight = { records: state.records.slice(0, to), start: state.start, durable: Math.min(state.durable, to) };
+          // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on
+          // (later segments go first): any prefix of the old records at least `to` long.
+          inFlight = { records: state.records, start: state.start, durable: Math.min(state.durable, to) };
           await log.truncateTo(to);
-          state = { ...inFlight, durable: log.recoveryPoint };
+          state = { records: state.records.slice(0, to), start: state.start, durable: log.recoveryPoint };
           if (log.endOffset !== to) throw new CrashViolation(`truncateTo(${to}) left end ${log.endOffset}`, trace);
           break;
         }
@@ -203,30 +234,37 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
           break;
         case "reopen":
           await dir.close();
-          dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
+          dir = await LogDir.open(sim, dirOptions);
           log = await dir.log(PARTITION);
           if (!log.recovery.clean || log.recovery.bytesTruncated !== 0) throw new CrashViolation(`reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`, trace);
           await checkContents(log, state, undefined, trace, "after clean reopen");
           state = { ...state, durable: log.recoveryPoint };
           break;
-        case "crash": {
-          opsBefore += sim.opCount - opsAtStart;
-          sim = sim.crash();
-          opsAtStart = sim.opCount;
-          sim.scheduleCrash({ afterOps: Math.max(0, cutAfter - opsBefore) });
-          powerCutsInWorkload++;
-          dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
-          log = await dir.log(PARTITION);
-          // Recovery made what it found durable: from here on that is the state to keep.
-          state = await checkContents(log, state, undefined, trace, "after a crash command");
+        case "crash":
+          await reboot(undefined, "after a crash command");
           break;
-        }
+        case "fault":
+          sim.injectFault({ op: command.op, code: command.code });
+          armed = true;
+          break;
         case "clock":
           clock.t += command.ms;
           break;
         case "writeback":
           sim.writeback({ pages: command.pages });
           break;
+      }
+      } catch (err) {
+        // An injected I/O fault must fail the call that meets it (and fail the log, for a log
+        // write): then reboot, as an operator would, and check nothing flushed was lost.
+        if (!armed || isPowerCut(err) || !(err instanceof PagelogError) || !LOUD_CODES.has(err.code)) throw err;
+        armed = false;
+        if (LOG_WRITES.has(command.kind) && log.status !== "failed") {
+          throw new CrashViolation(`${step} failed with ${err.code} but the log is ${log.status}, not failed`, trace);
+        }
+        trace.push(`${step} failed loudly (${err.code}); rebooting`);
+        await reboot(inFlight, `after the ${err.code} failure`);
+        continue;
       }
       trace.push(`${step} -> end ${log.endOffset}, start ${log.startOffset}, recoveryPoint ${log.recoveryPoint}`);
     }
@@ -245,10 +283,11 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
   // Reboot, with further cuts inside the reopen's recovery, then a final clean-power reopen.
   let powerCuts = 1 + powerCutsInWorkload;
   for (const [level, cut] of [...schedule.nestedCuts, undefined].entries()) {
+    lastTrace = sim.trace.slice(-40);
     sim = sim.crash();
     if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
     try {
-      dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
+      dir = await LogDir.open(sim, dirOptions);
       log = await dir.log(PARTITION);
       const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
       if (cut === undefined) break;
@@ -260,7 +299,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
     } catch (err) {
       if (!isPowerCut(err)) {
         if (err instanceof CrashViolation) throw err;
-        throw new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}`, trace);
+        throw new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}\n${await describeDisk(sim)}`, trace);
       }
       trace.push(`level ${level}: POWER CUT inside recovery after ${cut} ops`);
     }
@@ -282,7 +321,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
     durable: 0,
   };
   await dir.close();
-  dir = await LogDir.open(sim, { log: options, checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1 });
+  dir = await LogDir.open(sim, dirOptions);
   log = await dir.log(PARTITION);
   if (!log.recovery.clean || log.recovery.bytesTruncated !== 0 || log.recovery.segmentsScanned !== 0) {
     throw new CrashViolation(`reopen after a clean close was not clean: ${JSON.stringify(log.recovery)}`, trace);
@@ -338,6 +377,23 @@ function comparePrefix(found: DecodedRecord[], start: number, end: number, candi
   return undefined;
 }
 
+/** The storage operations just before the most recent power cut, for a failure report. */
+let lastTrace: readonly TraceEvent[] = [];
+
+/** The partition directory as the rebooted disk holds it, for a failure report. */
+async function describeDisk(sim: SimStorage): Promise<string> {
+  try {
+    const lines = [`disk: ${PARTITION}/`];
+    for (const name of await sim.list(PARTITION)) lines.push(`  ${name} ${(await sim.stat(`${PARTITION}/${name}`))?.size ?? "?"} bytes`);
+    for (const name of await sim.list("")) if (!name.includes("-")) lines.push(`  /${name}`);
+    lines.push("storage operations before the last power cut (most recent last):");
+    for (const e of lastTrace) lines.push(`  ${e.seq} ${e.op} ${e.path}${e.detail === undefined ? "" : ` ${e.detail}`}${e.error === undefined ? "" : ` -> ${e.error}`}`);
+    return lines.join("\n");
+  } catch (err) {
+    return `disk: unreadable (${String(err)})`;
+  }
+}
+
 /** Every offset lookup and a spread of timestamp lookups agree with a linear scan. */
 async function checkIndexTruth(log: Log, trace: string[]): Promise<void> {
   const all: DecodedRecord[] = [];
@@ -369,6 +425,8 @@ function describe(command: Command): string {
       return `clock +${command.ms} ms`;
     case "writeback":
       return `OS writes back ${command.pages} page(s)`;
+    case "fault":
+      return `inject ${command.code} on the next ${command.op}`;
     default:
       return command.kind;
   }

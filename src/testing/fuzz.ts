@@ -1,0 +1,86 @@
+/**
+ * The fuzz loop behind `pagelog fuzz` and the crash property: generate schedule after schedule
+ * from one run seed, run each through the crash harness, count, and collect violations with the
+ * one command that replays each.
+ */
+import type { BrokenVariant } from "../log/broken-variants.js";
+import { CrashViolation, runSchedule } from "./crash-harness.js";
+import { generateSchedule, scheduleSeed } from "./crash-workload.js";
+
+export interface FuzzOptions {
+  /** Seeds the whole run: schedule i has seed `scheduleSeed(seed, i)`. */
+  readonly seed: number;
+  /** Stop after this many schedules. @defaultValue unlimited (then `minutes` must be set) */
+  readonly runs?: number;
+  /** Stop after this many minutes. */
+  readonly minutes?: number;
+  /** Run a deliberately broken log instead of the real one (the suite must catch it). */
+  readonly brokenVariant?: BrokenVariant;
+  /** Stop at the first violation. @defaultValue true */
+  readonly stopOnViolation?: boolean;
+  /** Called after every schedule (the CLI draws its progress line from it). */
+  readonly onProgress?: (progress: FuzzProgress) => void;
+}
+
+export interface FuzzProgress {
+  readonly schedules: number;
+  readonly powerCuts: number;
+  readonly recordsRecovered: number;
+  readonly violations: number;
+  readonly elapsedMs: number;
+}
+
+export interface FuzzViolation {
+  /** The seed of the schedule that broke: `--replay` takes it. */
+  readonly scheduleSeed: number;
+  /** Its index in the run. */
+  readonly index: number;
+  readonly message: string;
+  /** One command that replays exactly this case. */
+  readonly replay: string;
+}
+
+export interface FuzzReport extends FuzzProgress {
+  readonly seed: number;
+  readonly violationList: readonly FuzzViolation[];
+}
+
+/** The command that replays one schedule. */
+export function replayCommand(scheduleSeed: number, brokenVariant?: BrokenVariant): string {
+  return `npx pagelog fuzz --replay ${scheduleSeed}${brokenVariant === undefined ? "" : ` --broken ${brokenVariant}`}`;
+}
+
+/** Runs one schedule by its seed; rejects with a CrashViolation if a guarantee breaks. */
+export async function replay(seedOfSchedule: number, brokenVariant?: BrokenVariant) {
+  const schedule = generateSchedule(seedOfSchedule);
+  return runSchedule(brokenVariant === undefined ? schedule : { ...schedule, brokenVariant });
+}
+
+export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
+  if (options.runs === undefined && options.minutes === undefined) throw new TypeError("fuzz needs runs or minutes");
+  const started = Date.now();
+  const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
+  const runs = options.runs ?? Infinity;
+  const stopOnViolation = options.stopOnViolation ?? true;
+  const violations: FuzzViolation[] = [];
+  let schedules = 0;
+  let powerCuts = 0;
+  let recordsRecovered = 0;
+  const progress = (): FuzzProgress => ({ schedules, powerCuts, recordsRecovered, violations: violations.length, elapsedMs: Date.now() - started });
+
+  for (let index = 0; index < runs && Date.now() < deadline; index++) {
+    const seed = scheduleSeed(options.seed, index);
+    try {
+      const outcome = await replay(seed, options.brokenVariant);
+      powerCuts += outcome.powerCuts;
+      recordsRecovered += outcome.recordsRecovered;
+    } catch (err) {
+      const message = err instanceof CrashViolation ? err.message : `unexpected error: ${(err as Error)?.stack ?? String(err)}`;
+      violations.push({ scheduleSeed: seed, index, message, replay: replayCommand(seed, options.brokenVariant) });
+    }
+    schedules++;
+    options.onProgress?.(progress());
+    if (violations.length > 0 && stopOnViolation) break;
+  }
+  return { ...progress(), seed: options.seed, violationList: violations };
+}
