@@ -1,0 +1,71 @@
+/**
+ * The demo at a terminal: raw-mode stdin, one key per step, the frame redrawn after each.
+ * Keys: p produce, c cut power, r restart, w write back, f flush every, s flush now, q quit.
+ */
+import type { CliIo } from "../io.js";
+import { renderFrame } from "./render.js";
+import type { Step } from "./script.js";
+import { applyStep } from "./script.js";
+import type { DemoSession } from "./session.js";
+import type { Style } from "../style.js";
+
+const CLEAR = "\x1b[H\x1b[2J";
+const HIDE_CURSOR = "\x1b[?25l";
+const SHOW_CURSOR = "\x1b[?25h";
+const CTRL_C = "\u0003";
+const CTRL_D = "\u0004";
+export const KEYS_HELP = "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · q quit";
+
+const KEY_STEPS: Record<string, Step> = {
+  p: { kind: "produce", count: 1 },
+  c: { kind: "cut" },
+  r: { kind: "restart" },
+  w: { kind: "writeback", pages: undefined },
+  f: { kind: "flush-every", every: undefined },
+  s: { kind: "flush" },
+};
+
+export async function runInteractive(session: DemoSession, io: CliIo, style: Style, pagesPerRow: number): Promise<number> {
+  const stdin = io.stdin!;
+  const draw = async (message: string) => {
+    io.stdout.write(CLEAR + renderFrame(await session.snapshot(), { style, pagesPerRow, message }) + KEYS_HELP + "\n");
+  };
+  stdin.setRawMode?.(true);
+  io.stdout.write(HIDE_CURSOR);
+  await draw("press p to produce a batch");
+  return new Promise<number>((resolve) => {
+    let queue = Promise.resolve();
+    let done = false;
+    const finish = (code: number) => {
+      if (done) return;
+      done = true;
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.setRawMode?.(false);
+      stdin.pause();
+      io.stdout.write(SHOW_CURSOR);
+      resolve(code);
+    };
+    const handle = async (key: string) => {
+      if (done) return;
+      if (key === "q" || key === CTRL_C || key === CTRL_D) {
+        await session.close().catch(() => undefined);
+        finish(0);
+        return;
+      }
+      const step = KEY_STEPS[key.toLowerCase()];
+      try {
+        await draw(step === undefined ? `unknown key ${JSON.stringify(key)}` : await applyStep(session, step));
+      } catch (err) {
+        await draw(`error: ${(err as Error).message.split("\n")[0]}`).catch(() => undefined);
+      }
+    };
+    const onData = (chunk: string | Buffer) => {
+      for (const key of typeof chunk === "string" ? chunk : chunk.toString("utf8")) queue = queue.then(() => handle(key));
+    };
+    const onEnd = () => void queue.then(() => finish(0));
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.resume();
+  });
+}
