@@ -124,9 +124,17 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       const previous = segments[i - 1];
       if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset) {
         // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
-        // segment (the kept records of that batch) and before it cut `previous`. Finish the cut.
-        await previous.truncateTo(segment.baseOffset);
-        await previous.flush({ force: true });
+        // segment (the kept records of that batch) and while it cut `previous`, whose tail may
+        // be half cut (a zeroed page tail behind an index that still points past it). Walk all
+        // of `previous`, which must be whole up to this segment's base, then finish the cut.
+        const walked = await previous.recover({ minNextOffset: segment.baseOffset });
+        segmentsScanned++;
+        bytesScanned += walked.validBytes + walked.truncatedBytes;
+        bytesTruncated += walked.truncatedBytes;
+        if (previous.nextOffset > segment.baseOffset) {
+          await previous.truncateTo(segment.baseOffset);
+          await previous.flush({ force: true });
+        }
       }
       if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
         // A gap: this segment cannot continue the log. Below the recovery point that is lost

@@ -12,7 +12,23 @@ import { replay, replayCommand } from "../../src/testing/fuzz.js";
 
 const RUNS = Number(process.env.PAGELOG_CRASH_RUNS ?? 2000);
 
+/** Schedules that once broke a guarantee, replayed every run (each comment says what it found). */
+const REGRESSIONS: ReadonlyArray<readonly [seed: number, found: string]> = [
+  [1059250145, "truncateTo inside a batch lost the batch's kept records when cut mid-way"],
+  [62381069, "a replacement segment written but not yet durable looked like lost data"],
+  [529428122, "a truncation cut short left a prefix longer than asked: allowed, not a violation"],
+  [1172699054, "an empty replacement segment from a cut before its fsync"],
+  [972049969, "the same, after group commits and rolls"],
+  [1180128165, "a half-cut segment whose stale index hid a zeroed page tail"],
+];
+
 describe("property: a power cut at any operation leaves a valid prefix that keeps every flushed record", () => {
+  for (const [scheduleSeed, found] of REGRESSIONS) {
+    it(`regression: schedule ${scheduleSeed} (${found})`, async () => {
+      await replay(scheduleSeed);
+    });
+  }
+
   it(`holds for ${RUNS} random crash schedules`, async () => {
     const seed = process.env.PAGELOG_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_SEED);
     const path = process.env.PAGELOG_PATH;
