@@ -211,6 +211,9 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     await fresh.flush();
     await storage.syncDir(dir);
   }
+  // Only the active segment's indexes stay in memory: the others are read back on demand, so
+  // opening a large log costs memory for what is used.
+  for (const segment of segments.slice(0, -1)) segment.releaseIndexes();
   const first = segments[0]!;
   const end = segments[segments.length - 1]!.nextOffset;
   const startOffset = Math.min(Math.max(input.logStartOffset ?? first.baseOffset, first.baseOffset), end);

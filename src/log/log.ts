@@ -59,6 +59,8 @@ export interface LogHost {
 }
 
 const DEFAULT_READ_BYTES = 1 << 20;
+/** Old segments whose indexes stay in memory after a read (see #touch). */
+const WARM_SEGMENTS = 2;
 
 interface PendingAppend {
   readonly records: readonly RecordInput[];
@@ -91,6 +93,8 @@ export class Log {
    */
   #dirtySegments = new Set<Segment>();
   #flushTimer: ReturnType<typeof setInterval> | undefined;
+  /** Segments other than the active one whose indexes are in memory, least recently used first. */
+  #warm: Segment[] = [];
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   #openGroup: PendingAppend[] | undefined;
 
@@ -159,6 +163,11 @@ export class Log {
 
   get status(): LogStatus {
     return this.#status;
+  }
+
+  /** @internal For tests: each segment's base offset and whether its indexes are in memory. */
+  indexStateForTest(): Array<{ base: number; loaded: boolean }> {
+    return this.#segments.map((s) => ({ base: s.baseOffset, loaded: s.indexesLoaded }));
   }
 
   /** Base offsets of the segments, oldest first. */
@@ -326,6 +335,7 @@ export class Log {
   async #roll(now: number): Promise<void> {
     this.#dirtySegments.add(this.#active);
     await this.#active.seal();
+    this.#active.releaseIndexes(); // its entries are in the file; reads load them back
     const segment = await Segment.open(this.#host.storage, this.name, this.endOffset, this.#segmentOptions);
     // Nothing can legitimately be there (loading and truncation delete every segment past the
     // end, durably), but a stale file must never be read as part of this log.
@@ -531,7 +541,9 @@ export class Log {
     let index = this.#segments.length - 1;
     while (index > 0 && this.#segments[index]!.baseOffset > offset) index--;
     for (; index < this.#segments.length; index++) {
-      const read = await this.#segments[index]!.read(offset, maxBytes);
+      const segment = this.#segments[index]!;
+      const read = await segment.read(offset, maxBytes);
+      this.#touch(segment);
       if (read !== null) return read.bytes;
     }
     return new Uint8Array(0);
@@ -566,6 +578,7 @@ export class Log {
       for (const segment of this.#segments) {
         if (segment.nextOffset <= this.#startOffset || segment.maxTimestamp < timestamp) continue;
         const found = await segment.offsetForTimestamp(timestamp);
+        this.#touch(segment);
         if (found === null) continue;
         if (found >= this.#startOffset) return found;
         // The answer lies below the start offset: look again among the records from the start.
@@ -583,6 +596,19 @@ export class Log {
       }
       return null;
     });
+  }
+
+  /**
+   * Keeps the indexes of at most WARM_SEGMENTS segments besides the active one in memory (a
+   * consumer reading an old segment keeps its index; one that moved on lets it go).
+   */
+  #touch(segment: Segment): void {
+    if (segment === this.#active) return;
+    this.#warm = [...this.#warm.filter((s) => s !== segment && this.#segments.includes(s)), segment];
+    while (this.#warm.length > WARM_SEGMENTS) {
+      const cold = this.#warm.shift()!;
+      if (cold !== this.#active) cold.releaseIndexes();
+    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------

@@ -7,9 +7,15 @@
  * there is nothing to trim: a clean close leaves exactly what Kafka's trim would. Entries go to
  * the page cache like any write; `sync()` makes them durable, and recovery rebuilds an index
  * from the log whenever it cannot be trusted.
+ *
+ * The entries of an index can be released from memory (`release()`) and read back on demand
+ * (`load()`): the Log keeps only the active segment's and a few recently read segments' indexes
+ * in memory, so opening a large log costs memory for what is used, not for every segment.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageFile } from "../storage/storage.js";
+
+const EMPTY = new Uint8Array(0);
 
 export abstract class IndexFile {
   readonly file: StorageFile;
@@ -23,19 +29,42 @@ export abstract class IndexFile {
   #entries = 0;
   /** Written since the last sync: only then does `sync()` cost an fsync. */
   #unsynced = false;
-  /** Bytes of the file that did not form whole entries when it was loaded (0 when sane). */
+  /** The file's size when it was opened or last written (not a multiple of entrySize if damaged). */
   #loadedSize = 0;
+  /** Whether `bytes` holds the entries (false after `release()`, until `load()`). */
+  #loaded = false;
 
-  protected constructor(file: StorageFile, baseOffset: number, entrySize: number, maxIndexBytes: number, content: Uint8Array) {
+  protected constructor(file: StorageFile, baseOffset: number, entrySize: number, maxIndexBytes: number, fileSize: number) {
     this.file = file;
     this.baseOffset = baseOffset;
     this.entrySize = entrySize;
     this.maxEntries = Math.max(1, Math.floor(maxIndexBytes / entrySize));
-    this.#loadedSize = content.length;
-    this.#entries = Math.floor(content.length / entrySize);
-    this.bytes = new Uint8Array(Math.max(entrySize * 16, content.length));
+    this.#loadedSize = fileSize;
+    this.#entries = Math.floor(fileSize / entrySize);
+    this.bytes = EMPTY;
+    this.view = new DataView(EMPTY.buffer);
+  }
+
+  /** Whether the entries are in memory. */
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  /** Reads the entries into memory if they were not (the file holds every entry). */
+  async load(): Promise<void> {
+    if (this.#loaded) return;
+    const content = await this.file.read(0, this.#loadedSize);
+    this.bytes = new Uint8Array(Math.max(this.entrySize * 16, content.length));
     this.bytes.set(content);
     this.view = new DataView(this.bytes.buffer);
+    this.#loaded = true;
+  }
+
+  /** Drops the in-memory copy of the entries; `load()` reads them back. */
+  release(): void {
+    this.bytes = EMPTY;
+    this.view = new DataView(EMPTY.buffer);
+    this.#loaded = false;
   }
 
   get entries(): number {
@@ -73,6 +102,7 @@ export abstract class IndexFile {
 
   /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. */
   protected async appendEntry(entry: Uint8Array): Promise<void> {
+    await this.load();
     const at = this.#entries * this.entrySize;
     if (at + this.entrySize > this.bytes.length) {
       const grown = new Uint8Array(this.bytes.length * 2);

@@ -25,12 +25,12 @@ export interface OffsetPosition {
 
 export class OffsetIndex extends IndexFile {
   static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<OffsetIndex> {
-    const content = await file.read(0, await file.size());
-    return new OffsetIndex(file, baseOffset, maxIndexBytes, content);
+    const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size());
+    return index; // entries are read on first use (`load()`)
   }
 
-  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, content: Uint8Array) {
-    super(file, baseOffset, OFFSET_INDEX_ENTRY_SIZE, maxIndexBytes, content);
+  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, fileSize: number) {
+    super(file, baseOffset, OFFSET_INDEX_ENTRY_SIZE, maxIndexBytes, fileSize);
   }
 
   /** The entry in `slot` (0-based). */
@@ -52,6 +52,7 @@ export class OffsetIndex extends IndexFile {
    * strictly increase (a second entry for one offset would make lookups ambiguous).
    */
   async append(offset: number, position: number): Promise<void> {
+    await this.load(); // the checks below read the last entry
     const relative = offset - this.baseOffset;
     if (!(relative >= 0 && relative <= MAX_INT32)) throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
     if (!(position >= 0 && position <= MAX_INT32)) throw new RangeError(`position ${position} is outside int32`);
@@ -76,6 +77,7 @@ export class OffsetIndex extends IndexFile {
 
   /** Removes every entry whose offset is `>= offset`: their batches are being cut away. */
   async truncateTo(offset: number): Promise<void> {
+    await this.load();
     await this.truncateToEntries(this.floorSlot(offset, (s) => this.entry(s).offset, true) + 1);
   }
 

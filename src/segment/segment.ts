@@ -177,6 +177,7 @@ export class Segment {
    * log was closed cleanly, so those bytes were acknowledged and durable.
    */
   async loadClean(): Promise<{ indexesRebuilt: boolean }> {
+    await this.#loadIndexes();
     let rebuild = this.#indexFilesWereMissing && this.#size > 0;
     if (!rebuild) {
       try {
@@ -218,6 +219,7 @@ export class Segment {
 
   /** From the last offset-index entry to the end: the next offset and the largest timestamp. */
   async #scanTail(): Promise<void> {
+    await this.#loadIndexes();
     const lastEntry = this.offsetIndex.entries === 0 ? undefined : this.offsetIndex.entry(this.offsetIndex.entries - 1);
     const start = lastEntry?.position ?? 0;
     const last = this.timeIndex.lastEntry;
@@ -325,6 +327,7 @@ export class Segment {
    * re-appends the records it wants to keep. Not durable until `flush()`.
    */
   async truncateTo(offset: number): Promise<number> {
+    await this.#loadIndexes();
     if (offset >= this.#nextOffset) return this.#nextOffset;
     const found = await this.#findBatch(Math.max(offset, this.baseOffset));
     const position = found?.position ?? this.#size;
@@ -364,6 +367,25 @@ export class Segment {
     if (this.#maxTimestamp !== NO_TIMESTAMP) await this.timeIndex.maybeAppend(this.#maxTimestamp, this.#offsetOfMaxTimestamp);
   }
 
+  /** Whether the index entries are in memory (see `releaseIndexes`). */
+  get indexesLoaded(): boolean {
+    return this.offsetIndex.loaded && this.timeIndex.loaded;
+  }
+
+  /**
+   * Drops the in-memory copy of both indexes; the next lookup reads them back. The Log does this
+   * for segments it is not using, so a large log costs memory only for what is read.
+   */
+  releaseIndexes(): void {
+    this.offsetIndex.release();
+    this.timeIndex.release();
+  }
+
+  async #loadIndexes(): Promise<void> {
+    await this.offsetIndex.load();
+    await this.timeIndex.load();
+  }
+
   /** Closes the three handles. Not a flush. */
   async close(): Promise<void> {
     await Promise.all([this.log.close(), this.offsetIndex.close(), this.timeIndex.close()]);
@@ -378,6 +400,7 @@ export class Segment {
    * bytes handed on as if they were good.
    */
   async read(offset: number, maxBytes: number): Promise<SegmentRead | null> {
+    await this.#loadIndexes();
     if (offset >= this.#nextOffset) return null;
     const target = Math.max(offset, this.baseOffset);
     const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + this.#options.indexIntervalBytes));
@@ -423,6 +446,7 @@ export class Segment {
    * null if every record is earlier. Exact: equal to a linear scan over the records.
    */
   async offsetForTimestamp(timestamp: number): Promise<number | null> {
+    await this.#loadIndexes();
     if (this.#maxTimestamp < timestamp) return null;
     const before = this.timeIndex.lookupBefore(timestamp);
     const scanner = this.#scanFrom(before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset), {});
@@ -438,6 +462,7 @@ export class Segment {
 
   /** The batch holding `offset` and its position, or undefined past the end. */
   async #findBatch(offset: number): Promise<{ position: number; header: BatchHeader } | undefined> {
+    await this.#loadIndexes();
     const scanner = this.#scanFrom(this.offsetIndex.lookup(offset), { verifyCrc: false });
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       if (batch.header.lastOffset >= offset) return { position: batch.position, header: batch.header };

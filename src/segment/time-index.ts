@@ -27,12 +27,12 @@ export interface TimestampOffset {
 
 export class TimeIndex extends IndexFile {
   static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<TimeIndex> {
-    const content = await file.read(0, await file.size());
-    return new TimeIndex(file, baseOffset, maxIndexBytes, content);
+    const index = new TimeIndex(file, baseOffset, maxIndexBytes, await file.size());
+    return index; // entries are read on first use (`load()`)
   }
 
-  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, content: Uint8Array) {
-    super(file, baseOffset, TIME_INDEX_ENTRY_SIZE, maxIndexBytes, content);
+  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, fileSize: number) {
+    super(file, baseOffset, TIME_INDEX_ENTRY_SIZE, maxIndexBytes, fileSize);
   }
 
   entry(slot: number): TimestampOffset {
@@ -62,6 +62,7 @@ export class TimeIndex extends IndexFile {
    * `maybeAppend`): equal or earlier timestamps add nothing a lookup could use.
    */
   async maybeAppend(timestamp: number, offset: number): Promise<void> {
+    await this.load(); // the checks below read the last entry
     const last = this.lastEntry;
     if (last !== undefined && timestamp <= last.timestamp) return;
     if (last !== undefined && offset < last.offset) throw new RangeError(`time index offset ${offset} is below the last entry's ${last.offset}`);
@@ -88,6 +89,7 @@ export class TimeIndex extends IndexFile {
 
   /** Removes every entry whose offset is `>= offset`. */
   async truncateTo(offset: number): Promise<void> {
+    await this.load();
     let keep = this.entries;
     while (keep > 0 && this.entry(keep - 1).offset >= offset) keep--;
     await this.truncateToEntries(keep);

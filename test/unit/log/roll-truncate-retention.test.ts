@@ -293,3 +293,28 @@ describe("segmentsToDelete", () => {
     expect(segmentsToDelete(segs, { retentionBytes: 100, retentionMs: 1000, now: 40 })).toBe(3);
   });
 });
+
+describe("memory: only the active segment's indexes stay loaded", () => {
+  it("memory: old segments' indexes are released after open and roll, loaded on a read, and let go again", async () => {
+    const { SimStorage } = await import("../../../src/storage/sim-storage.js");
+    const { LogDir } = await import("../../../src/log/log-dir.js");
+    const sim = new SimStorage({ seed: 9 });
+    let dir = await LogDir.open(sim);
+    let log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
+    for (let i = 0; i < 40; i++) await log.append([{ value: `value ${i}`.padEnd(60, ".") }]);
+    expect(log.segmentCount).toBeGreaterThan(6);
+    await dir.close();
+
+    dir = await LogDir.open(sim);
+    log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
+    const state = () => log.indexStateForTest();
+    expect(state().filter((s) => s.loaded).map((s) => s.base)).toEqual([log.segmentBaseOffsets.at(-1)]);
+    // Reading old segments loads their indexes; at most two old ones stay loaded.
+    for (const base of log.segmentBaseOffsets.slice(0, 4)) expect((await log.read(base, { maxRecords: 1 }))[0]?.offset).toBe(base);
+    const loadedOld = state().filter((s) => s.loaded && s.base !== log.segmentBaseOffsets.at(-1)).map((s) => s.base);
+    expect(loadedOld).toEqual(log.segmentBaseOffsets.slice(2, 4));
+    // Lookups still agree with a scan after indexes were released and read back.
+    for (let offset = 0; offset < 40; offset++) expect((await log.read(offset, { maxRecords: 1 }))[0]?.offset).toBe(offset);
+    await dir.close();
+  });
+});

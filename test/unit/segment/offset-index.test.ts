@@ -143,6 +143,7 @@ describe("OffsetIndex: sanity check", () => {
     await replaceFile(storage, indexPath(10), bytes);
     const file = await storage.open(indexPath(10));
     const index = await OffsetIndex.open(file, 10, OPTIONS.maxIndexBytes);
+    await index.load(); // indexes read their entries on first use; sanityCheck needs them
     const logSize = batches.reduce((n, b) => n + b.size, 0);
     return { storage, index, batches, logSize };
   }

@@ -141,6 +141,7 @@ describe("TimeIndex: sanity check", () => {
       await segment.close();
       await replaceFile(storage, timeIndexPath(10), new Uint8Array(bytes));
       const index = await TimeIndex.open(await storage.open(timeIndexPath(10)), 10, OPTIONS.maxIndexBytes);
+      await index.load();
       let thrown: unknown;
       try {
         index.sanityCheck(batches.reduce((n, b) => n + b.size, 0), 13);
