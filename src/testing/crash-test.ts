@@ -213,17 +213,20 @@ function generate(seed: number, maxOps: number): Workload {
   const pick = <T>(xs: readonly T[]): T => xs[prng.int(xs.length)]!;
   const steps: Step[] = [];
   const n = 1 + prng.int(maxOps);
+  // Value sizes: often all equal, so that a stale value left behind a cut lines up exactly after
+  // a new one (how a truncation that was not made durable resurrects data); else a few small
+  // sizes, sometimes large ones spanning pages.
+  const palette = pick([[16], [16], [16, 24], [16, 24, 40]]); // 16: the unique head alone
+  const large = pick([0, 0.1, 0.3]);
   for (let i = 0; i < n; i++) {
     const r = prng.float();
-    if (r < 0.55) {
-      // Mostly a few equal small sizes (so a stale value lines up exactly after a new one), sometimes
-      // large ones that span pages.
-      const count = 1 + prng.int(5);
-      const sizes = Array.from({ length: count }, () => (prng.float() < 0.8 ? pick([0, 8, 24]) : prng.int(1500)));
+    if (r < 0.5) {
+      const count = 1 + prng.int(4);
+      const sizes = Array.from({ length: count }, () => (prng.float() < large ? prng.int(1500) : pick(palette)));
       steps.push({ kind: "append", sizes });
-    } else if (r < 0.75) steps.push({ kind: "flush" });
-    else if (r < 0.83) steps.push({ kind: "reopen" });
-    else if (r < 0.93) steps.push({ kind: "writeback", pages: 1 + prng.int(4) });
+    } else if (r < 0.65) steps.push({ kind: "flush" });
+    else if (r < 0.72) steps.push({ kind: "reopen" });
+    else if (r < 0.84) steps.push({ kind: "writeback", pages: 1 + prng.int(4) });
     else steps.push({ kind: "crash" });
   }
   const pageSize = pick([64, 256, 4096]);
@@ -262,7 +265,8 @@ const latin1 = (b: Uint8Array): string => String.fromCharCode(...b);
  * values are what make resurrection visible.
  */
 function makeValue(seed: number, seq: number, size: number): Uint8Array {
-  const head = `s${seed}v${seq};`;
+  // A fixed-length head (16 bytes), so equal sizes give equal lengths.
+  const head = `s${(seed >>> 0).toString(16).padStart(8, "0")}v${String(seq % 100000).padStart(5, "0")};`;
   const out = new Uint8Array(Math.max(size, head.length));
   for (let i = 0; i < head.length; i++) out[i] = head.charCodeAt(i);
   for (let i = head.length; i < out.length; i++) out[i] = 97 + ((seq + i) % 26);
@@ -271,7 +275,8 @@ function makeValue(seed: number, seq: number, size: number): Uint8Array {
 
 function describe(v: Uint8Array): string {
   const s = latin1(v.subarray(0, 32));
-  return /^s\d+v\d+;/.test(s) ? s.slice(0, s.indexOf(";")) + `(${v.length}B)` : `0x${hex(v)}`;
+  if (v.length === 0) return "an empty value";
+  return /^s[0-9a-f]{8}v\d{5};/.test(s) ? s.slice(0, s.indexOf(";")) + `(${v.length}B)` : `0x${hex(v)}`;
 }
 
 function isPowerCut(err: unknown, storage: SimStorage): boolean {

@@ -163,7 +163,7 @@ describe("crashTest (pagelog/testing)", () => {
   for (const [what, mistakes] of broken) {
     it(`catches a naive log: ${what}`, async () => {
       const adapter = smallLog(mistakes);
-      const summary = await crashTest(adapter, { seed: SEED, schedules: 3000, throwOnViolation: false });
+      const summary = await crashTest(adapter, { seed: SEED, schedules: 20_000, throwOnViolation: false });
       const [violation] = summary.violations;
       expect(violation, `not caught in ${summary.schedules} schedules (seed ${SEED}): ${replay}`).toBeDefined();
       console.log(`crashTest caught "${what}" after ${summary.schedules} schedule(s); schedule seed ${violation!.seed}:\n${violation!.message.split("\n")[0]}`);
