@@ -17,7 +17,7 @@ import type { BrokenVariant } from "../log/broken-variants.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
 import type { LogOptions } from "../log/log-options.js";
-import { SimStorage, type TraceEvent } from "../storage/sim-storage.js";
+import { type CrashChooser, type PendingState, SimStorage, type TraceEvent } from "../storage/sim-storage.js";
 
 /** One step of a workload. */
 /** The shape of one generated record: the harness fills in a unique id as its value. */
@@ -65,6 +65,11 @@ export interface Schedule {
   readonly cutAt: number;
   /** Further cuts inside the reopen's own recovery, by operation count, one per level. */
   readonly nestedCuts: readonly number[];
+  /**
+   * Decides the fates of the first power cut after the workload (default: the seeded random
+   * chooser), given what was pending: how the exhaustive test enumerates crash states.
+   */
+  readonly firstCrash?: (pending: PendingState) => CrashChooser;
 }
 
 export interface ScheduleOutcome {
@@ -134,7 +139,11 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
   return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts };
 }
 
-async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOutcome> {
+/**
+ * Runs the workload with the power cut after exactly `cutAfter` storage operations (or at its
+ * end), then reboots and checks, as `runSchedule` does for its random cut.
+ */
+export async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOutcome> {
   const trace: string[] = [];
   const clock = new TestClock();
   const options: LogOptions = { ...schedule.options, clock };
@@ -284,7 +293,7 @@ async function runCut(schedule: Schedule, cutAfter: number): Promise<ScheduleOut
   let powerCuts = 1 + powerCutsInWorkload;
   for (const [level, cut] of [...schedule.nestedCuts, undefined].entries()) {
     lastTrace = sim.trace.slice(-40);
-    sim = sim.crash();
+    sim = sim.crash(level === 0 ? schedule.firstCrash?.(sim.pendingState()) : undefined);
     if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
     try {
       dir = await LogDir.open(sim, dirOptions);
