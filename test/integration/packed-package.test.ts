@@ -18,9 +18,11 @@ function node(args: string[], cwd = project): string {
 
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "pagelog-packed-"));
-  // prepack builds dist/ from the sources, exactly as `npm publish` would.
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", project], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as [{ filename: string }];
+  // Build dist/ from the sources as `npm publish` would, then pack without scripts, so that
+  // stdout holds only npm's JSON (tsup's log lines must not get mixed into it).
+  execFileSync("npm", ["run", "build", "--silent"], { cwd: repo, stdio: "ignore" });
+  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const [{ filename }] = JSON.parse(out) as [{ filename: string }];
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
   execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
