@@ -85,6 +85,29 @@ export class BatchScanner {
     return this.#position;
   }
 
+  /**
+   * The declared whole size of the next batch (12 + its length field), reading at most its
+   * 12-byte prefix, or undefined at the end of the file. Unvalidated: a reader uses it only to
+   * decide whether to take one more batch before calling `next()`.
+   */
+  async peekSize(): Promise<number | undefined> {
+    const available = this.#fileSize - this.#position;
+    if (this.#stop !== undefined || available < LOG_OVERHEAD) return undefined;
+    await this.#ensure(this.#position, LOG_OVERHEAD, true);
+    const prefix = this.#view(this.#position, LOG_OVERHEAD);
+    return LOG_OVERHEAD + new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength).getInt32(LENGTH_OFFSET);
+  }
+
+  /**
+   * Bytes [start, end) of the file if the scan still holds them all in its buffer (they were
+   * returned by `next()` since the last read), else undefined. Lets a reader hand on several
+   * batches with one copy.
+   */
+  buffered(start: number, end: number): Uint8Array | undefined {
+    if (start < this.#bufferStart || end > this.#bufferStart + this.#buffer.length) return undefined;
+    return this.#view(start, end - start);
+  }
+
   /** The next valid batch, or null when the walk ends (see `stop`). */
   async next(): Promise<ScannedBatch | null> {
     if (this.#stop !== undefined) return null;
@@ -137,11 +160,14 @@ export class BatchScanner {
     return this.#buffer.subarray(start, start + length);
   }
 
-  /** Makes [position, position + length) buffered, reading a chunk ahead when it reads at all. */
-  async #ensure(position: number, length: number): Promise<void> {
+  /**
+   * Makes [position, position + length) buffered, reading a chunk ahead when it reads at all
+   * (`exact`: only what was asked for, for a peek that may not be followed by a read).
+   */
+  async #ensure(position: number, length: number, exact = false): Promise<void> {
     const start = position - this.#bufferStart;
     if (start >= 0 && start + length <= this.#buffer.length) return;
-    const want = Math.min(Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
+    const want = Math.min(exact ? length : Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
     this.#buffer = await this.#file.read(position, want);
     this.#bufferStart = position;
   }

@@ -412,9 +412,16 @@ export class Segment {
     let total = 0;
     let first: { position: number; offset: number } | undefined;
     let lastOffset = -1;
-    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    for (;;) {
+      // Once a batch is taken, look at the next one's declared size before reading it: a batch
+      // that would not fit is never read.
+      if (first !== undefined) {
+        const next = await scanner.peekSize();
+        if (next === undefined || total + next > maxBytes) break;
+      }
+      const batch = await scanner.next();
+      if (batch === null) break;
       if (batch.header.lastOffset < target) continue;
-      if (first !== undefined && total + batch.bytes.length > maxBytes) break;
       const verdict = validateBatch(batch.bytes, 0, batch.bytes.length, this.#validateOptions());
       if (!verdict.ok) {
         // Hand on the good batches before it; the read that starts at it reports it.
@@ -422,7 +429,7 @@ export class Segment {
         throw this.#corruptAt({ position: batch.position, reason: verdict.reason, detail: verdict.detail });
       }
       first ??= { position: batch.position, offset: batch.header.baseOffset };
-      parts.push(batch.bytes.slice());
+      parts.push(batch.bytes);
       total += batch.bytes.length;
       lastOffset = batch.header.lastOffset;
       if (total >= maxBytes) break;
@@ -431,7 +438,9 @@ export class Segment {
       if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
       return null;
     }
-    if (parts.length === 1) return { bytes: parts[0]!, position: first.position, firstOffset: first.offset, lastOffset };
+    // Batches are back to back on disk: one copy of the whole run when the scan still holds it.
+    const run = scanner.buffered(first.position, first.position + total);
+    if (run !== undefined) return { bytes: run.slice(), position: first.position, firstOffset: first.offset, lastOffset };
     const bytes = new Uint8Array(total);
     let at = 0;
     for (const p of parts) {
