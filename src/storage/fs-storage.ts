@@ -85,7 +85,8 @@ export class FsStorage implements Storage {
     this.#checkOpen("open");
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
-    const flags = fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0);
+    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    const flags = options.readOnly === true ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0);
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.#abs(rel), flags, 0o666);

@@ -315,7 +315,8 @@ export class SimStorage implements Storage {
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
-    this.#begin("open", p, options.create ? "create" : undefined);
+    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    this.#begin("open", p, options.create ? "create" : options.readOnly ? "readOnly" : undefined);
     const dir = this.#lookupDir(parentOf(p));
     let node = dir.entries.get(baseName(p));
     if (node instanceof SimDir) throw this.#error(`cannot open directory ${p} as a file`, ErrorCode.IO, p, "EISDIR");
@@ -325,7 +326,7 @@ export class SimStorage implements Storage {
       this.#inodes.add(node);
       dir.set(baseName(p), node);
     }
-    return new SimFile(this, p, node);
+    return new SimFile(this, p, node, options.readOnly === true);
   }
 
   async stat(path: string): Promise<StorageStat | null> {
@@ -512,11 +513,19 @@ class SimFile implements StorageFile {
   closed = false;
   readonly #storage: SimStorage;
   readonly #inode: SimInode;
+  readonly #readOnly: boolean;
 
-  constructor(storage: SimStorage, path: string, inode: SimInode) {
+  constructor(storage: SimStorage, path: string, inode: SimInode, readOnly: boolean) {
     this.#storage = storage;
     this.path = path;
     this.#inode = inode;
+    this.#readOnly = readOnly;
+  }
+
+  /** What the OS says to a write on a read-only descriptor. */
+  #checkWritable(op: string): void {
+    if (!this.#readOnly) return;
+    throw new PagelogError(`${op} ${this.path}: opened read-only`, ErrorCode.IO, { path: this.path, cause: Object.assign(new Error("EBADF"), { code: "EBADF" }) });
   }
 
   async size(): Promise<number> {
@@ -535,12 +544,14 @@ class SimFile implements StorageFile {
     checkNonNegativeInteger(position, "position");
     if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
     this.#storage._beginFile("write", this, this.#inode, `${position}+${bytes.length}`);
+    this.#checkWritable("write");
     this.#inode.write(position, bytes);
   }
 
   async truncate(length: number): Promise<void> {
     checkNonNegativeInteger(length, "length");
     this.#storage._beginFile("truncate", this, this.#inode, String(length));
+    this.#checkWritable("truncate");
     this.#inode.truncate(length);
   }
 

@@ -28,6 +28,13 @@ export interface OpenOptions {
    * @defaultValue false
    */
   create?: boolean;
+  /**
+   * Open for reading only (O_RDONLY): `write` and `truncate` fail with `PAGELOG_IO`, and files
+   * the process may not write can be read (tools such as `pagelog dump` use it). Cannot be
+   * combined with `create` (a TypeError).
+   * @defaultValue false
+   */
+  readOnly?: boolean;
 }
 
 /** An exclusive lock on a path, held until `release()` or until the process dies. */

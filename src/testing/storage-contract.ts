@@ -177,6 +177,23 @@ export function storageContract(name: string, factory: StorageFactory): void {
       });
     });
 
+    describe("read-only open", () => {
+      it("open readOnly: reads work; write and truncate are IO and change nothing", async () => {
+        await createFile("ro", "kept");
+        const f = await s.open("ro", { readOnly: true });
+        expect(text(await f.read(0, 10))).toBe("kept");
+        await expectCode(() => f.write(0, bytes("x")), ErrorCode.IO);
+        await expectCode(() => f.truncate(0), ErrorCode.IO);
+        await f.close();
+        expect(await contentOf("ro")).toBe("kept");
+      });
+
+      it("open readOnly: a missing file is NOT_FOUND; readOnly with create is a TypeError", async () => {
+        await expectCode(() => s.open("missing", { readOnly: true }), ErrorCode.NOT_FOUND);
+        await expect(s.open("x", { readOnly: true, create: true })).rejects.toThrow(TypeError);
+      });
+    });
+
     describe("read and write", () => {
       it("write then read at positions", async () => {
         const f = await s.open("f", { create: true });

@@ -114,7 +114,7 @@ export async function buildDump(storage: Storage, dir: string, name: string | un
     const none: SegmentFacts = { baseOffset: segment.baseOffset, batches: [], nextOffset: segment.baseOffset, hasLog: false };
     for (const [kind, file] of [["index", segment.index], ["timeindex", segment.timeindex]] as const) {
       if (file === undefined) continue;
-      const handle = await storage.open(join(file));
+      const handle = await storage.open(join(file), { readOnly: true });
       let bytes: Uint8Array;
       try {
         bytes = await readAll(handle);

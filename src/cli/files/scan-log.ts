@@ -27,7 +27,7 @@ export interface LogScan extends SegmentFacts {
  * bytes are only valid during the call. `baseOffset` is where the first batch must start.
  */
 export async function scanLog(storage: Storage, path: string, baseOffset: number, onBatch?: (f: BatchFinding) => void | Promise<void>): Promise<LogScan> {
-  const file = await storage.open(path);
+  const file = await storage.open(path, { readOnly: true });
   try {
     const source = await fileSource(file);
     const batches: BatchSummary[] = [];

@@ -52,7 +52,7 @@ export interface VerifyReport {
 }
 
 async function readFile(storage: Storage, path: string): Promise<Uint8Array> {
-  const handle = await storage.open(path);
+  const handle = await storage.open(path, { readOnly: true });
   try {
     return await readAll(handle);
   } finally {

@@ -132,3 +132,13 @@ describe("pagelog dump", () => {
     expect(readFileSync(join(dir, "x")).length).toBe(642);
   });
 });
+
+describe("pagelog dump on files it may not write", () => {
+  it("dump: reads the shared Kafka vector in place, opening it read-only", async () => {
+    const { fileURLToPath } = await import("node:url");
+    const vector = fileURLToPath(new URL("../../../../shared/vectors/kafka-broker-6-batches.bin", import.meta.url));
+    const run = await cli(["dump", vector]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(/isvalid: true/g)).toHaveLength(6);
+  });
+});
