@@ -149,18 +149,7 @@ export async function fileSize(storage: Storage, path: string): Promise<number> 
   return (await storage.stat(path))?.size ?? -1;
 }
 
-/** A seeded generator of bytes, so "random garbage" is the same garbage on every run. */
-export function seededBytes(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
+export { seededBytes } from "../../support/seeded-bytes.js";
 
 export async function makeTempDir(): Promise<string> {
   return fs.mkdtemp(nodePath.join(os.tmpdir(), "pagelog-log-"));

@@ -9,6 +9,7 @@ import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, encodeBatch } from "../..
 import type { Segment } from "../../../src/segment/segment.js";
 import { SimStorage, keepNothing } from "../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../src/storage/storage.js";
+import { seededBytes } from "../../support/seeded-bytes.js";
 import {
   DIR,
   type ModelBatch,
@@ -29,17 +30,7 @@ import {
 } from "./helpers.js";
 
 /** Deterministic "nonsense" bytes (Kafka's writeNonsenseToFile, but reproducible). */
-function nonsense(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
+const nonsense = seededBytes;
 
 /** 8 batches of 1..3 records from offset 0. */
 const SPECS = Array.from({ length: 8 }, (_, i) => ({ timestamps: Array.from({ length: 1 + (i % 3) }, (_, r) => 7000 + i * 10 + r), valueBytes: 25 }));
