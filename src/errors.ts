@@ -71,3 +71,8 @@ export class PagelogError extends Error {
 export function isPagelogError(err: unknown, code?: ErrorCode): err is PagelogError {
   return err instanceof PagelogError && (code === undefined || err.code === code);
 }
+
+/** A `PAGELOG_CORRUPT` error: bytes that should be a valid structure are not. */
+export function corruptError(message: string, path?: string): PagelogError {
+  return new PagelogError(message, ErrorCode.CORRUPT, path === undefined ? {} : { path });
+}

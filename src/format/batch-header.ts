@@ -2,7 +2,7 @@
  * Reading and validating the fixed 61-byte header of a record batch v2 (layout in
  * `batch-layout.ts`), without touching the records.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
+import { corruptError as corrupt } from "../errors.js";
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
@@ -70,10 +70,6 @@ export interface BatchHeader {
   producerEpoch: number;
   baseSequence: number;
   recordsCount: number;
-}
-
-function corrupt(message: string): PagelogError {
-  return new PagelogError(message, ErrorCode.CORRUPT);
 }
 
 function viewOf(bytes: Uint8Array): DataView {

@@ -8,7 +8,7 @@
  * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
+import { corruptError as corrupt, ErrorCode, PagelogError } from "../errors.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
 import {
@@ -214,10 +214,6 @@ export async function encodeBatchAsync(records: readonly RecordInput[], options:
   new DataView(bytes.buffer).setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
   writeCrc(bytes, options.crc32c);
   return bytes;
-}
-
-function corrupt(message: string): PagelogError {
-  return new PagelogError(message, ErrorCode.CORRUPT);
 }
 
 /** Header, whole-batch presence and CRC checks shared by both decoders. */

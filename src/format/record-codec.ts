@@ -3,7 +3,7 @@
  * `batch-layout.ts`). Encoding is two passes over the input, sizes first, then bytes straight
  * into the caller's buffer, so no record is built in an intermediate array.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
+import { corruptError as corrupt } from "../errors.js";
 import { MIN_RECORD_BODY_SIZE, MIN_RECORD_SIZE, NULL_LENGTH, RECORD_ATTRIBUTES, RECORD_ATTRIBUTES_SIZE } from "./batch-layout.js";
 import { readVarint, readVarlong, varintSize, varlongSize, writeVarint32, writeVarlong } from "./varint.js";
 import type { ByteCursor } from "./varint.js";
@@ -234,10 +234,6 @@ export interface RecordContext {
   maxTimestamp: number;
   isLogAppendTime: boolean;
   recordsCount: number;
-}
-
-function corrupt(message: string): PagelogError {
-  return new PagelogError(message, ErrorCode.CORRUPT);
 }
 
 /** Reads a varint length-prefixed field; `null` for -1. */

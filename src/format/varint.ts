@@ -21,7 +21,7 @@
  * number readers throw `PAGELOG_CORRUPT` rather than round, and the `BigInt` variants handle
  * the full int64 range.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
+import { corruptError as corrupt, type PagelogError } from "../errors.js";
 
 /** Most bytes a zigzag varint (int32) can take. */
 export const MAX_VARINT_BYTES = 5;
@@ -54,10 +54,6 @@ export interface ByteCursor {
   readonly bytes: Uint8Array;
   pos: number;
   end: number;
-}
-
-function corrupt(message: string): PagelogError {
-  return new PagelogError(message, ErrorCode.CORRUPT);
 }
 
 function checkInt32(value: number, name: string): void {
