@@ -1,0 +1,242 @@
+/**
+ * Runs one hostile-files case: the pristine directory, prepared for the variant, mutated, put on
+ * a fresh SimStorage (every byte durable); then LogDir.open, log(), records(), a read and an
+ * offsetForTimestamp for every record, one append, close. Returns what broke the rules, as text.
+ */
+import { ErrorCode, LogDir, PagelogError } from "../../../src/index.js";
+import type { Log, LogRecord, Storage } from "../../../src/index.js";
+import type { Case, Expect, Pristine, Variant } from "./cases.js";
+import {
+  cloneTree,
+  guardReads,
+  hashTree,
+  LOG_OPTIONS,
+  MARKER,
+  type OverRead,
+  PARTITION,
+  type Plain,
+  plain,
+  readTree,
+  RECOVERY_CHECKPOINT,
+  simOf,
+  START_CHECKPOINT,
+  type Tree,
+  treeDiff,
+} from "./tree.js";
+
+/** Storage operations a case may take before it counts as a hang (SimStorage then cuts the power). */
+export const OP_BUDGET = 200_000;
+const DOCUMENTED = new Set<string>(Object.values(ErrorCode));
+
+export interface CaseResult {
+  /** What happened, for the tally: "opened: every record", "LogDir.open: PAGELOG_IO", … */
+  outcome: string;
+  violations: string[];
+}
+
+export function prepare(pristine: Pristine, c: Case, variant: Variant): Tree {
+  const tree = cloneTree(pristine.tree);
+  if (variant !== "clean") tree.delete(MARKER);
+  if (variant === "unclean, no checkpoint") tree.delete(RECOVERY_CHECKPOINT);
+  c.mutate(tree);
+  return tree;
+}
+
+const without = (tree: Tree, ...paths: string[]) => {
+  const t = new Map(tree);
+  for (const path of paths) t.delete(path);
+  return t;
+};
+const withoutMarker = (tree: Tree) => without(tree, MARKER);
+
+export async function runCase(pristine: Pristine, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
+  const tree = prepare(pristine, c, variant);
+  const sim = await simOf(tree);
+  sim.scheduleCrash({ afterOps: OP_BUDGET });
+  const overReads: OverRead[] = [];
+  const storage: Storage = guardReads(sim, overReads);
+  const violations: string[] = [];
+  const loudCodes: string[] = [];
+
+  /** Any error must be a PagelogError with a documented code; a power cut here means the case ran out of operations. */
+  const judge = (err: unknown, where: string): PagelogError | undefined => {
+    if (!(err instanceof PagelogError)) {
+      violations.push(`${where} threw ${(err as Error)?.name ?? typeof err} (not a PagelogError): ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    }
+    if (err.code === ErrorCode.POWER_CUT) {
+      violations.push(`${where}: still running after ${OP_BUDGET} storage operations (a hang)`);
+      return undefined;
+    }
+    if (!DOCUMENTED.has(err.code)) violations.push(`${where} threw a PagelogError with an undocumented code ${String(err.code)}`);
+    if (/pagelog bug/i.test(err.message)) violations.push(`${where}: ${err.message}`);
+    loudCodes.push(`${where}: ${err.code}`);
+    return err;
+  };
+
+  const afterRejecting = async (where: string, dir: LogDir | undefined) => {
+    // The open decided to reject: no byte of any file may have changed (the marker aside, which
+    // LogDir.open deletes before anything else, by design, and close() puts back).
+    const now = await readTree(sim);
+    if (hashTree(withoutMarker(now)) !== hashTree(withoutMarker(tree))) {
+      violations.push(`${where} rejected the log but changed files first:\n${treeDiff(hashTree(withoutMarker(tree)), hashTree(withoutMarker(now)))}`);
+    }
+    if (dir !== undefined) {
+      try {
+        await dir.close();
+      } catch (err) {
+        judge(err, "close() after a rejected log()");
+      }
+      // close() writes the checkpoints (it keeps the values read at open for a log it could not
+      // open): their text may change, nothing else may.
+      const after = hashTree(without(await readTree(sim), RECOVERY_CHECKPOINT, START_CHECKPOINT));
+      const was = hashTree(without(tree, RECOVERY_CHECKPOINT, START_CHECKPOINT));
+      if (after !== was && violations.length === 0) violations.push(`${where} rejected the log, and after close() the files differ:\n${treeDiff(was, after)}`);
+    }
+  };
+
+  let dir: LogDir | undefined;
+  let log: Log | undefined;
+  let outcome: string;
+  const records: Plain[] = [];
+  let readError: PagelogError | undefined;
+  try {
+    dir = await LogDir.open(storage, { checkpointIntervalMs: -1 });
+  } catch (err) {
+    const e = judge(err, "LogDir.open");
+    await afterRejecting("LogDir.open", undefined);
+    outcome = `LogDir.open: ${e?.code ?? "not a PagelogError"}`;
+    return finish();
+  }
+  try {
+    log = await dir.log(PARTITION, LOG_OPTIONS);
+  } catch (err) {
+    const e = judge(err, "log()");
+    await afterRejecting("log()", dir);
+    outcome = `log(): ${e?.code ?? "not a PagelogError"}`;
+    return finish();
+  }
+  const startOffset = log.startOffset;
+  const endOffset = log.endOffset;
+  try {
+    for await (const r of log.records()) records.push(plain(r));
+  } catch (err) {
+    readError = judge(err, "records()");
+    if (readError === undefined) readError = new PagelogError("(not a PagelogError)", ErrorCode.CORRUPT);
+  }
+  outcome = readError !== undefined ? `opened, records(): ${readError.code}` : records.length === originals.length && startOffset === 0 ? "opened: every record" : `opened: ${records.length} records from ${startOffset}`;
+
+  // Every record served is the one appended at its offset, in order, from the start offset.
+  const tolerant = c.expect.kind === "damaged" && c.expect.timestamps === true ? c.expect.batch : undefined;
+  for (const [k, r] of records.entries()) {
+    const want = originals[r.offset];
+    const same = want !== undefined && (tolerant !== undefined && r.offset >= tolerant[0] && r.offset < tolerant[1] ? JSON.stringify({ ...r, timestamp: 0 }) === JSON.stringify({ ...want, timestamp: 0 }) : JSON.stringify(r) === JSON.stringify(want));
+    if (r.offset !== startOffset + k || !same) {
+      violations.push(`records() #${k} is ${JSON.stringify(r)}, but ${want === undefined ? "no record" : JSON.stringify(want)} was appended at offset ${startOffset + k}`);
+      break;
+    }
+  }
+  if (readError === undefined && startOffset + records.length !== endOffset) {
+    violations.push(`records() ended after ${records.length} records from ${startOffset}, without an error, but endOffset is ${endOffset}`);
+  }
+  checkExpectation(c.expect, variant, { loud: readError !== undefined, startOffset, endOffset, count: records.length, end: originals.length }, violations);
+
+  if (readError === undefined && violations.length === 0) {
+    await checkLookups(log, records, violations, judge);
+    // Progress: an append goes at the end and reads back.
+    try {
+      const at = log.endOffset;
+      const { baseOffset } = await log.append([{ key: "progress", value: "after the open" }]);
+      const [got] = await log.read(baseOffset, { maxRecords: 1 });
+      if (baseOffset !== at || got?.offset !== at || new TextDecoder().decode(got.value!) !== "after the open") violations.push(`an append after the open went to ${baseOffset}, not the end ${at}, or did not read back`);
+    } catch (err) {
+      judge(err, "append after the open");
+      violations.push(`an append after a successful open failed: ${(err as Error).message}`);
+    }
+  }
+  try {
+    await dir.close();
+  } catch (err) {
+    judge(err, "close()");
+  }
+  for (const path of c.mustRemain ?? []) {
+    const now = (await readTree(sim)).get(path);
+    const was = tree.get(path);
+    if (now === undefined || (now !== "dir" && was !== "dir" && Buffer.compare(now, was!) !== 0)) violations.push(`${path} is not pagelog's, but it was removed or changed`);
+  }
+  return finish();
+
+  function finish(): CaseResult {
+    for (const r of overReads.slice(0, 3)) violations.push(`read of ${r.length} bytes at ${r.position} of ${r.path}, which holds ${r.size}`);
+    return { outcome, violations };
+  }
+}
+
+interface Seen {
+  loud: boolean;
+  startOffset: number;
+  endOffset: number;
+  count: number;
+  end: number;
+}
+
+/** The per-file-kind rules of `Expect` (documented there). Records served were checked already. */
+function checkExpectation(expect: Expect, variant: Variant, seen: Seen, violations: string[]): void {
+  const got = `opened with ${seen.count} records [${seen.startOffset}, ${seen.startOffset + seen.count}) and endOffset ${seen.endOffset}`;
+  const everything = (start: number) => {
+    if (seen.startOffset !== start || seen.count !== seen.end - start || seen.endOffset !== seen.end) violations.push(`expected every record [${start}, ${seen.end}), ${got}: flushed records lost without an error`);
+  };
+  switch (expect.kind) {
+    case "intact":
+      if (seen.loud) violations.push(`expected every record [${expect.start ?? 0}, ${seen.end}) (the mutation is of nothing the log trusts), but reading failed`);
+      else everything(expect.start ?? 0);
+      return;
+    case "intactOrLoud":
+      if (!seen.loud) everything(expect.start ?? 0);
+      return;
+    case "loud":
+      if (!seen.loud) violations.push(`expected a PagelogError, ${got}`);
+      return;
+    case "damaged":
+      if (seen.loud) return;
+      if (variant !== "unclean, no checkpoint") everything(0);
+      else if (seen.startOffset !== 0 || seen.count < expect.at) {
+        violations.push(`damage at offset ${expect.at}: recovery may cut there, but ${got}: records before the damage lost`);
+      }
+      return;
+    case "startPastEnd":
+      if (seen.loud) return;
+      if (variant === "clean") violations.push(`log start ${expect.start} is past the end ${seen.end} after a clean shutdown, which cannot be: expected PAGELOG_CORRUPT, ${got}`);
+      else if (seen.count !== 0 || seen.startOffset !== expect.start || seen.endOffset !== expect.start) violations.push(`log start ${expect.start} past the end after a crash: expected an empty log at ${expect.start} (or an error), ${got}`);
+      return;
+  }
+}
+
+async function checkLookups(log: Log, records: readonly Plain[], violations: string[], judge: (err: unknown, where: string) => unknown): Promise<void> {
+  try {
+    for (const r of records) {
+      const [got] = await log.read(r.offset, { maxRecords: 1 });
+      if (got === undefined || JSON.stringify(plain(got as LogRecord)) !== JSON.stringify(r)) {
+        violations.push(`read(${r.offset}) gave ${got === undefined ? "nothing" : JSON.stringify(plain(got))}, records() gave ${JSON.stringify(r)}`);
+        return;
+      }
+    }
+    const stamps = new Set<number>();
+    for (const r of records) for (const d of [-1, 0, 1]) stamps.add(r.timestamp + d);
+    if (records.length > 0) {
+      stamps.add(Math.min(...records.map((r) => r.timestamp)) - 1000);
+      stamps.add(Math.max(...records.map((r) => r.timestamp)) + 1000);
+    }
+    for (const t of [...stamps].filter(Number.isSafeInteger)) {
+      const want = records.find((r) => r.timestamp >= t)?.offset ?? null;
+      const got = await log.offsetForTimestamp(t);
+      if (got !== want) {
+        violations.push(`offsetForTimestamp(${t}) gave ${got}, a linear scan gives ${want}`);
+        return;
+      }
+    }
+  } catch (err) {
+    judge(err, "a lookup");
+    violations.push(`a lookup failed after records() had read every record: ${(err as Error).message}`);
+  }
+}
