@@ -16,18 +16,23 @@
  * hang); no read asks for more than the file holds (FsStorage allocates what a read asks for);
  * and an open that rejects changes no byte of any file (every file hashed before and after).
  *
- * On SimStorage (fast, in memory). The huge sparse files (2^31±1, 2^32±1 bytes) need real files:
- * hostile-files-huge.test.ts runs those in child processes with a 256 MiB heap.
+ * On SimStorage (fast, in memory). The huge sparse files (2^31±1, 2^32±1 and 10 GiB) need real
+ * files: those cases run on FsStorage, each in a child process with a 256 MiB heap
+ * (`--max-old-space-size=256`), so an abort or an out-of-memory fails one case, not the run.
  *
  * Seeded: PAGELOG_HOSTILE_SEED=<n> replays the random part; PAGELOG_HOSTILE_RANDOM=<n> sets how
  * many random cases (default 1500). A failure prints the seed and the command that replays it.
  */
-import { writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { SimStorage } from "../../src/index.js";
-import { type Case, describePristine, generateCases } from "./hostile/cases.js";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorCode, SimStorage } from "../../src/index.js";
+import { type Case, describePristine, generateCases, type Variant } from "./hostile/cases.js";
 import { runCase } from "./hostile/run-case.js";
-import { readTree, writePristine } from "./hostile/tree.js";
+import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, writePristine } from "./hostile/tree.js";
 
 const SEED = process.env.PAGELOG_HOSTILE_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_HOSTILE_SEED);
 const RANDOM_CASES = Number(process.env.PAGELOG_HOSTILE_RANDOM ?? 1500);
@@ -78,3 +83,121 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
     if (process.env.PAGELOG_HOSTILE_REPORT !== undefined) writeFileSync(process.env.PAGELOG_HOSTILE_REPORT, JSON.stringify({ seed: SEED, cases: cases.length, runs, tally: Object.fromEntries(tally), failures }, null, 1));
   });
 });
+
+/** Sizes node:fs and int32 fields are most likely to get wrong. */
+const HUGE_SIZES = [2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1];
+const CHILD = fileURLToPath(new URL("./hostile/huge-child.mjs", import.meta.url));
+/** A child's peak memory above this is an allocation that followed a file's size. */
+const MAX_CHILD_RSS_MIB = 512;
+
+describe("hostile files: huge sparse files, on real files, each in a child process with a 256 MiB heap", () => {
+  let root: string;
+  let bundle: string;
+  const pristineDir = () => join(root, "pristine");
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "pagelog-huge-"));
+    await writePristine(pristineDir());
+    // The child runs plain node: bundle the source for it (esbuild comes with tsup).
+    const { buildSync } = await import("esbuild");
+    bundle = join(root, "pagelog.mjs");
+    buildSync({ entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))], bundle: true, format: "esm", platform: "node", outfile: bundle, logLevel: "silent" });
+  }, 60_000);
+  afterAll(() => {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  });
+
+  const first = pristine.segments[0]!;
+  const last = pristine.segments[pristine.segments.length - 1]!;
+  const targets: Array<{ path: string; variants: readonly Variant[]; expect: "intact" | "intactOrLoud"; sizes: number[] }> = [
+    { path: RECOVERY_CHECKPOINT, variants: ["clean", "unclean"], expect: "intactOrLoud", sizes: [...HUGE_SIZES, 10 * 2 ** 30] },
+    { path: START_CHECKPOINT, variants: ["clean"], expect: "intactOrLoud", sizes: HUGE_SIZES },
+    { path: MARKER, variants: ["clean"], expect: "intact", sizes: [2 ** 31 + 1, 2 ** 32 + 1] },
+    { path: first.index, variants: ["clean", "unclean"], expect: "intact", sizes: HUGE_SIZES },
+    { path: last.timeindex, variants: ["clean"], expect: "intact", sizes: [...HUGE_SIZES, 10 * 2 ** 30] },
+    // A segment grown with zeros: flushed records all there, garbage after them.
+    { path: last.log, variants: ["clean", "unclean"], expect: "intactOrLoud", sizes: HUGE_SIZES },
+    { path: first.log, variants: ["clean"], expect: "intactOrLoud", sizes: [2 ** 31 + 1, 2 ** 32 + 1] },
+  ];
+  for (const target of targets) {
+    it(`${target.path} grown (sparse) to ${target.sizes.map((n) => (n % 2 ** 30 === 0 ? `${n / 2 ** 30} GiB` : `2^${Math.round(Math.log2(n))}${n > 2 ** Math.round(Math.log2(n)) ? "+1" : n < 2 ** Math.round(Math.log2(n)) ? "-1" : ""}`)).join(", ")} bytes`, () => {
+      const bad: string[] = [];
+      for (const size of target.sizes) {
+        for (const variant of target.variants) {
+          const what = `[${variant}] ${target.path} at ${size} bytes`;
+          const dir = mkdtempSync(join(root, "case-"));
+          try {
+            cpSync(pristineDir(), dir, { recursive: true });
+            rmSync(join(dir, ".lock"), { force: true });
+            if (variant !== "clean") rmSync(join(dir, MARKER));
+            if (target.path === MARKER) writeFileSync(join(dir, MARKER), "");
+            truncateSync(join(dir, target.path), size);
+            const child = spawnSync(process.execPath, ["--max-old-space-size=256", CHILD, bundle, dir, PARTITION], { encoding: "utf8", timeout: 60_000 });
+            runs++;
+            const violations = judgeChild(child, target.expect);
+            const key = `huge: ${target.path.replace(/^.*\./, ".")}, ${variant}: ${violations.outcome}`;
+            tally.set(key, (tally.get(key) ?? 0) + 1);
+            if (violations.list.length > 0) {
+              bad.push(`${what}\n    ${violations.list.join("\n    ")}`);
+              failures.push({ group: `huge: ${target.path}`, case: `${target.path} at ${size} bytes`, variant, violations: violations.list });
+            }
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }
+      }
+      if (bad.length > 0) expect.fail(`${bad.length} huge-file cases broke a rule:\n${bad.join("\n")}`);
+    }, 600_000);
+  }
+});
+
+interface ChildResult {
+  records: Array<{ offset: number; key: string | null; value: string | null }>;
+  error?: { name: string; code?: string; pagelog: boolean; message: string };
+  closeError?: { name: string; code?: string; pagelog: boolean; message: string };
+  phase: string;
+  startOffset?: number;
+  endOffset?: number;
+  changedByRejectingOpen?: { before: string; after: string };
+  overReads: Array<{ path: string; position: number; length: number; size: number }>;
+  maxRssMiB: number;
+}
+
+const DOCUMENTED = new Set<string>(Object.values(ErrorCode));
+
+function judgeChild(child: ReturnType<typeof spawnSync>, expected: "intact" | "intactOrLoud"): { outcome: string; list: string[] } {
+  const list: string[] = [];
+  const stderr = String(child.stderr ?? "").trim().split("\n").slice(-3).join(" / ");
+  if (child.error !== undefined) return { outcome: "no end", list: [`the child did not finish: ${child.error.message} (a hang)`] };
+  if (child.status !== 0) return { outcome: `exit ${child.status ?? child.signal}`, list: [`the process died: exit ${child.status ?? ""} ${child.signal ?? ""}: ${stderr}`] };
+  let r: ChildResult;
+  try {
+    r = JSON.parse(String(child.stdout).trim().split("\n").pop()!) as ChildResult;
+  } catch {
+    return { outcome: "no result", list: [`the child printed no result: ${String(child.stdout).slice(0, 200)} ${stderr}`] };
+  }
+  for (const [where, e] of [
+    [r.phase, r.error],
+    ["close()", r.closeError],
+  ] as const) {
+    if (e === undefined) continue;
+    if (!e.pagelog) list.push(`${where} threw ${e.name} (not a PagelogError): ${e.message}`);
+    else if (!DOCUMENTED.has(e.code ?? "")) list.push(`${where} threw an undocumented code ${e.code}`);
+    if (/pagelog bug|ERR_|EINVAL|RangeError/.test(e.message)) list.push(`${where}: a message from inside: ${e.message}`);
+  }
+  if (r.changedByRejectingOpen !== undefined) list.push(`${r.phase} rejected the log but changed files first: before ${r.changedByRejectingOpen.before.replace(/\n/g, "; ")} after ${r.changedByRejectingOpen.after.replace(/\n/g, "; ")}`);
+  for (const o of r.overReads.slice(0, 2)) list.push(`read of ${o.length} bytes at ${o.position} of ${o.path}, which holds ${o.size}`);
+  if (r.maxRssMiB > MAX_CHILD_RSS_MIB) list.push(`the process peaked at ${r.maxRssMiB} MiB`);
+  for (const [k, rec] of r.records.entries()) {
+    const want = originals[rec.offset];
+    if (rec.offset !== (r.startOffset ?? 0) + k || want === undefined || want.key !== rec.key || want.value !== rec.value) {
+      list.push(`records() #${k} is ${JSON.stringify(rec)}, not what was appended at ${k}`);
+      break;
+    }
+  }
+  const loud = r.error !== undefined;
+  if (!loud && (r.startOffset !== 0 || r.records.length !== originals.length || r.endOffset !== originals.length)) {
+    list.push(`opened with ${r.records.length} records [${r.startOffset}, ${r.endOffset}): flushed records lost without an error`);
+  }
+  if (loud && expected === "intact") list.push(`expected every record (the file is not one the log trusts), got ${r.error!.code ?? r.error!.name} in ${r.phase}: ${r.error!.message}`);
+  return { outcome: loud ? `${r.phase}: ${r.error!.code ?? r.error!.name}` : "opened: every record", list };
+}
