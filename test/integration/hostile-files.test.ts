@@ -20,6 +20,9 @@
  * files: those cases run on FsStorage, each in a child process with a 256 MiB heap
  * (`--max-old-space-size=256`), so an abort or an out-of-memory fails one case, not the run.
  *
+ * Every PAGELOG_HOSTILE_FS_EVERY-th open (default 25) runs again on real files (FsStorage) and
+ * must end the same way.
+ *
  * Seeded: PAGELOG_HOSTILE_SEED=<n> replays the random part; PAGELOG_HOSTILE_RANDOM=<n> sets how
  * many random cases (default 1500). A failure prints the seed and the command that replays it.
  */
@@ -47,6 +50,9 @@ for (const c of cases) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
 const tally = new Map<string, number>();
 let runs = 0;
 let hugeCases = 0;
+let fsRuns = 0;
+/** Every this many opens on SimStorage, the same case on real files too (1: all of them). */
+const FS_EVERY = Number(process.env.PAGELOG_HOSTILE_FS_EVERY ?? 25);
 const failures: Array<{ group: string; case: string; variant: string; violations: string[] }> = [];
 
 describe("hostile files: every file kind, every field, sizes and names", () => {
@@ -63,6 +69,19 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
         for (const variant of c.variants) {
           const result = await runCase(pristine, originals, c, variant);
           runs++;
+          if (runs % FS_EVERY === 0) {
+            // Every FS_EVERY-th open again on real files: SimStorage must give the real answers.
+            const dir = mkdtempSync(join(tmpdir(), "pagelog-hostile-fs-"));
+            try {
+              const onFs = await runCase(pristine, originals, c, variant, dir);
+              fsRuns++;
+              if (onFs.outcome !== result.outcome || onFs.violations.length !== result.violations.length) {
+                result.violations.push(`on real files (FsStorage) the same case gave ${onFs.outcome}${onFs.violations.length > 0 ? `: ${onFs.violations.join("; ")}` : ""}, on SimStorage ${result.outcome}`);
+              }
+            } finally {
+              rmSync(dir, { recursive: true, force: true });
+            }
+          }
           const key = `${group}, ${variant}: ${result.outcome}`;
           tally.set(key, (tally.get(key) ?? 0) + 1);
           if (result.violations.length > 0) {
@@ -83,7 +102,7 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
 afterAll(() => {
   {
     const lines = [...tally].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `  ${k}: ${n}`);
-    console.log(`hostile-files sweep: ${cases.length} generated cases + ${hugeCases} huge-file cases, ${runs} opens (cases × variants), seed ${SEED}, ${failures.length} broke a rule\n${lines.join("\n")}`);
+    console.log(`hostile-files sweep: ${cases.length} generated cases + ${hugeCases} huge-file cases, ${runs} opens (cases × variants; ${fsRuns} of them also on real files), seed ${SEED}, ${failures.length} broke a rule\n${lines.join("\n")}`);
     if (process.env.PAGELOG_HOSTILE_REPORT !== undefined) writeFileSync(process.env.PAGELOG_HOSTILE_REPORT, JSON.stringify({ seed: SEED, cases: cases.length, runs, tally: Object.fromEntries(tally), failures }, null, 1));
   }
 });

@@ -23,7 +23,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode, LogDir, PagelogError, SimStorage } from "../../src/index.js";
 import type { Log, LogOptions, LogRecord } from "../../src/index.js";
 
-const RUNS = Number(process.env.PAGELOG_OPTIONS_RUNS ?? 500);
+const RUNS = Number(process.env.PAGELOG_OPTIONS_RUNS ?? 1000);
 const NAME = "options-0";
 
 interface Options {

@@ -3,7 +3,9 @@
  * a fresh SimStorage (every byte durable); then LogDir.open, log(), records(), a read and an
  * offsetForTimestamp for every record, one append, close. Returns what broke the rules, as text.
  */
-import { ErrorCode, LogDir, PagelogError } from "../../../src/index.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ErrorCode, FsStorage, LogDir, PagelogError } from "../../../src/index.js";
 import type { Log, LogRecord, Storage } from "../../../src/index.js";
 import type { Case, Expect, Pristine, Variant } from "./cases.js";
 import {
@@ -49,10 +51,38 @@ const without = (tree: Tree, ...paths: string[]) => {
 };
 const withoutMarker = (tree: Tree) => without(tree, MARKER);
 
-export async function runCase(pristine: Pristine, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
+/**
+ * `fsDir`: run on real files instead (FsStorage rooted at that empty directory), to check that
+ * SimStorage's answers are the real ones; no operation budget there (the test's timeout bounds it).
+ */
+export async function runCase(pristine: Pristine, originals: readonly Plain[], c: Case, variant: Variant, fsDir?: string): Promise<CaseResult> {
   const tree = prepare(pristine, c, variant);
-  const sim = await simOf(tree);
-  sim.scheduleCrash({ afterOps: OP_BUDGET });
+  let sim: Storage;
+  if (fsDir === undefined) {
+    const simStorage = await simOf(tree);
+    simStorage.scheduleCrash({ afterOps: OP_BUDGET });
+    sim = simStorage;
+  } else {
+    writeTreeToDisk(tree, fsDir);
+    sim = await FsStorage.open(fsDir);
+  }
+  try {
+    return await runOn(sim, tree, originals, c, variant);
+  } finally {
+    if (fsDir !== undefined) await sim.close();
+  }
+}
+
+function writeTreeToDisk(tree: Tree, dir: string): void {
+  const paths = [...tree.keys()].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1));
+  for (const path of paths) {
+    const entry = tree.get(path)!;
+    if (entry === "dir") mkdirSync(join(dir, path), { recursive: true });
+    else writeFileSync(join(dir, path), entry);
+  }
+}
+
+async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
   const overReads: OverRead[] = [];
   const storage: Storage = guardReads(sim, overReads);
   const violations: string[] = [];
