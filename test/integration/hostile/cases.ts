@@ -4,6 +4,7 @@
  * batch header field, every record field (varints over-long, non-canonical, out of range),
  * checkpoint texts, the marker, the lock, leftovers and names; then seeded random damage.
  */
+import { gzipSync } from "node:zlib";
 import { offsetName } from "../../../src/index.js";
 import { seededBytes } from "../../support/seeded-bytes.js";
 import {
@@ -303,6 +304,32 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       }
       emit(`records count kept, records section empty, CRC ${crc}`, "batch framing", joinBatch({ header: split0.header, records: [] }, { crc, keepCount: true }));
     }
+    // Compressed: the same records gzipped (a valid batch, which must read back the same), and
+    // gzip streams cut, flipped, followed by garbage, or inflating far past any limit (a bomb).
+    const gz = (records: Uint8Array, label: string, group: string, expectIntact = false) => {
+      const header = split0.header.slice();
+      setField(header, 0, "attributes", (getField(header, 0, "attributes") & ~7n) | 1n);
+      const out = concat([header, records]);
+      setField(out, 0, "length", BigInt(out.length - 12));
+      fixCrc(out, 0);
+      const bytes = splice(seg.bytes, batch.position, batch.position + batch.size, out);
+      add({
+        id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): gzip: ${group}, CRC fixed`,
+        group: "batch framing: gzip",
+        variants: VARIANTS,
+        expect: expectIntact ? { kind: "intact" } : expectFor(),
+        mutate: (t) => void t.set(seg.log, bytes.slice()),
+      });
+    };
+    const plainRecords = original.slice(61);
+    const zipped = new Uint8Array(gzipSync(plainRecords));
+    gz(zipped, label, "the same records compressed (a valid batch)", true);
+    gz(zipped.slice(0, zipped.length - 5), label, "the stream cut 5 bytes short");
+    gz(Uint8Array.from(zipped, (v, k) => (k === zipped.length >> 1 ? v ^ 0x10 : v)), label, "a byte of the stream flipped");
+    gz(concat([zipped, seededBytes(9, 9)]), label, "9 bytes of garbage after the stream");
+    gz(new Uint8Array(gzipSync(concat([plainRecords, plainRecords]))), label, "the records twice inside (count says once)");
+    gz(new Uint8Array(gzipSync(plainRecords.slice(0, plainRecords.length - 3))), label, "the records cut short inside");
+    gz(bomb(), label, "a bomb: 200 MiB of zeros inside");
   }
 
   // ---- checkpoints ---------------------------------------------------------------------------------
@@ -600,4 +627,11 @@ function kindOf(path: string): string {
   if (path.endsWith(".timeindex")) return ".timeindex";
   if (path.endsWith(".index")) return ".index";
   return path.includes("/") ? path.split("/").pop()! : path;
+}
+
+let bombBytes: Uint8Array | undefined;
+/** 200 MiB of zeros, gzipped (about 200 KB), made once. */
+function bomb(): Uint8Array {
+  bombBytes ??= new Uint8Array(gzipSync(new Uint8Array(200 << 20), { level: 9 }));
+  return bombBytes;
 }
