@@ -27,7 +27,7 @@
  * many random cases (default 1500). A failure prints the seed and the command that replays it.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,7 +113,7 @@ const CHILD = fileURLToPath(new URL("./hostile/huge-child.mjs", import.meta.url)
 /** A child's peak memory above this is an allocation that followed a file's size. */
 const MAX_CHILD_RSS_MIB = 512;
 
-describe("hostile files: huge sparse files, on real files, each in a child process with a 256 MiB heap", () => {
+describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each in a child process with a 256 MiB heap", () => {
   let root: string;
   let bundle: string;
   const pristineDir = () => join(root, "pristine");
@@ -141,38 +141,74 @@ describe("hostile files: huge sparse files, on real files, each in a child proce
     { path: last.log, variants: ["clean", "unclean"], expect: "intactOrLoud", sizes: HUGE_SIZES },
     { path: first.log, variants: ["clean"], expect: "intactOrLoud", sizes: [2 ** 31 + 1, 2 ** 32 + 1] },
   ];
+  /** One case in a child process: a copy of the pristine directory, `prepare`d, opened and read there. */
+  const runChild = (what: string, group: string, variant: Variant, prepare: (dir: string) => void, expected: "intact" | "intactOrLoud", timeoutMs = 60_000): string | undefined => {
+    const dir = mkdtempSync(join(root, "case-"));
+    try {
+      cpSync(pristineDir(), dir, { recursive: true });
+      rmSync(join(dir, ".lock"), { force: true });
+      if (variant !== "clean") rmSync(join(dir, MARKER));
+      prepare(dir);
+      const child = spawnSync(process.execPath, ["--max-old-space-size=256", CHILD, bundle, dir, PARTITION], { encoding: "utf8", timeout: timeoutMs, killSignal: "SIGKILL" });
+      runs++;
+      hugeCases++;
+      const violations = judgeChild(child, expected);
+      const key = `${group}, ${variant}: ${violations.outcome}`;
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+      if (violations.list.length === 0) return undefined;
+      failures.push({ group, case: what, variant, violations: violations.list });
+      return `[${variant}] ${what}\n    ${violations.list.join("\n    ")}`;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
   for (const target of targets) {
     it(`${target.path} grown (sparse) to ${target.sizes.map((n) => (n % 2 ** 30 === 0 ? `${n / 2 ** 30} GiB` : `2^${Math.round(Math.log2(n))}${n > 2 ** Math.round(Math.log2(n)) ? "+1" : n < 2 ** Math.round(Math.log2(n)) ? "-1" : ""}`)).join(", ")} bytes`, () => {
       const bad: string[] = [];
       for (const size of target.sizes) {
         for (const variant of target.variants) {
-          const what = `[${variant}] ${target.path} at ${size} bytes`;
-          const dir = mkdtempSync(join(root, "case-"));
-          try {
-            cpSync(pristineDir(), dir, { recursive: true });
-            rmSync(join(dir, ".lock"), { force: true });
-            if (variant !== "clean") rmSync(join(dir, MARKER));
+          const problem = runChild(`${target.path} at ${size} bytes`, `huge: ${target.path.replace(/^.*\./, ".")}`, variant, (dir) => {
             if (target.path === MARKER) writeFileSync(join(dir, MARKER), "");
             truncateSync(join(dir, target.path), size);
-            const child = spawnSync(process.execPath, ["--max-old-space-size=256", CHILD, bundle, dir, PARTITION], { encoding: "utf8", timeout: 60_000 });
-            runs++;
-            hugeCases++;
-            const violations = judgeChild(child, target.expect);
-            const key = `huge: ${target.path.replace(/^.*\./, ".")}, ${variant}: ${violations.outcome}`;
-            tally.set(key, (tally.get(key) ?? 0) + 1);
-            if (violations.list.length > 0) {
-              bad.push(`${what}\n    ${violations.list.join("\n    ")}`);
-              failures.push({ group: `huge: ${target.path}`, case: `${target.path} at ${size} bytes`, variant, violations: violations.list });
-            }
-          } finally {
-            rmSync(dir, { recursive: true, force: true });
-          }
+          }, target.expect);
+          if (problem !== undefined) bad.push(problem);
         }
       }
       if (bad.length > 0) expect.fail(`${bad.length} huge-file cases broke a rule:\n${bad.join("\n")}`);
     }, 600_000);
   }
+
+  // Files that are not regular files. A FIFO blocks a read forever: an open must not wait on one.
+  const special: Array<{ what: string; variants: readonly Variant[]; expect: "intact" | "intactOrLoud"; prepare: (dir: string) => void }> = [
+    { what: ".lock a dangling symlink (no holder)", variants: ["clean", "unclean"], expect: "intact", prepare: (dir) => symlinkSync(join(dir, "nowhere"), join(dir, ".lock")) },
+    { what: ".lock a symlink to a directory", variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => symlinkSync(join(dir, PARTITION), join(dir, ".lock")) },
+    { what: `${RECOVERY_CHECKPOINT} a symlink loop`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => (rmSync(join(dir, RECOVERY_CHECKPOINT)), symlinkSync(RECOVERY_CHECKPOINT, join(dir, RECOVERY_CHECKPOINT))) },
+    { what: `${RECOVERY_CHECKPOINT} a FIFO`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, RECOVERY_CHECKPOINT)) },
+    { what: `${START_CHECKPOINT} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, START_CHECKPOINT)) },
+    { what: `${MARKER} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, MARKER)) },
+    { what: `${first.index} a FIFO`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, first.index)) },
+    { what: `${last.log} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, last.log)) },
+    { what: `${RECOVERY_CHECKPOINT}.tmp a FIFO`, variants: ["clean"], expect: "intact", prepare: (dir) => fifo(join(dir, `${RECOVERY_CHECKPOINT}.tmp`)) },
+  ];
+  it(`files that are not regular files: symlinks and FIFOs (${special.length} cases)`, () => {
+    const bad: string[] = [];
+    for (const c of special) {
+      for (const variant of c.variants) {
+        const problem = runChild(c.what, "special files", variant, c.prepare, c.expect, 15_000);
+        if (problem !== undefined) bad.push(problem);
+      }
+    }
+    if (bad.length > 0) expect.fail(`${bad.length} special-file cases broke a rule:\n${bad.join("\n")}`);
+  }, 600_000);
 });
+
+/** A FIFO (named pipe) at `path`, in place of the file there. */
+function fifo(path: string): void {
+  rmSync(path, { force: true });
+  const made = spawnSync("mkfifo", [path]);
+  if (made.status !== 0) throw new Error(`mkfifo ${path} failed: ${String(made.stderr)}`);
+}
 
 interface ChildResult {
   records: Array<{ offset: number; key: string | null; value: string | null }>;

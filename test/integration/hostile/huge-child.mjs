@@ -1,8 +1,8 @@
-// One hostile-files case with a huge (sparse) file, on real files, in its own process (started
+// One hostile-files case on real files (a huge sparse file, a FIFO, a symlink), in its own process (started
 // with --max-old-space-size=256): an abort (exit 134) or an out-of-memory kills only this case.
 // argv: <bundled pagelog.mjs> <log directory> <partition>. Prints one JSON line.
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { join } from "node:path";
 
 const [bundle, root, partition] = process.argv.slice(2);
@@ -15,10 +15,18 @@ function hashDir(dir, rel = "", out = []) {
   for (const name of readdirSync(join(dir, rel)).sort()) {
     const path = rel === "" ? name : `${rel}/${name}`;
     if (path === ".lock" || path === ".kafka_cleanshutdown") continue;
-    const st = statSync(join(dir, path));
+    const st = lstatSync(join(dir, path));
     if (st.isDirectory()) {
       out.push(`${path}/ dir`);
       hashDir(dir, path, out);
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      out.push(`${path} -> ${readlinkSync(join(dir, path))}`);
+      continue;
+    }
+    if (!st.isFile()) {
+      out.push(`${path} special ${st.mode}`);
       continue;
     }
     const h = createHash("sha256");
