@@ -20,6 +20,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment, type SegmentOptions, type SegmentRecovery } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, parseSegmentFileName, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { joinPath, parentOf } from "../storage/paths.js";
+import { checkOverlapAgrees } from "./overlap.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
@@ -236,6 +237,7 @@ async function planLoad(input: LoadInput, segments: Segment[]): Promise<Plan> {
           { path: segment.log.path },
         );
       }
+      await checkOverlapAgrees(previous, segment);
       tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
       commit(previous);
     }
