@@ -46,7 +46,8 @@ export interface LogOptions {
   flushMessages?: number;
   /**
    * Flush when this many milliseconds passed since the last flush (Kafka: `flush.ms`), checked
-   * at every append and by a timer. `-1` is off.
+   * at every append and by a timer that re-arms only after its flush finished (so a slow disk
+   * never builds a queue of flushes). `0` flushes at every append, with no timer. `-1` is off.
    * @defaultValue -1
    */
   flushMs?: number;
@@ -88,6 +89,8 @@ export interface ResolvedLogOptions {
 }
 
 const MAX_INT32 = 0x7fffffff;
+/** The longest delay a timer takes (setTimeout's int32 limit, about 24.8 days). */
+export const MAX_TIMER_MS = MAX_INT32;
 /** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -15,7 +15,7 @@ import { Segment, type SegmentOptions } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
-import { type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
 import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -92,7 +92,9 @@ export class Log {
    * time-index entry a roll adds): every one is synced before the recovery point moves.
    */
   #dirtySegments = new Set<Segment>();
-  #flushTimer: ReturnType<typeof setInterval> | undefined;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The first close()'s promise: every later call returns it. */
+  #closing: Promise<void> | undefined;
   /** Segments other than the active one whose indexes are in memory, least recently used first. */
   #warm: Segment[] = [];
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
@@ -109,12 +111,25 @@ export class Log {
     // Loading left everything durable: the whole log is below the recovery point.
     this.#recoveryPoint = this.endOffset;
     this.#lastFlushAt = this.#activeCreatedAt = options.clock.now();
-    if (options.flushMs !== -1 && options.clock === systemClock) {
-      // The append path checks flushMs too; the timer covers a log that went quiet. With an
-      // injected clock there is no timer: real time must not decide when a test's log flushes.
-      this.#flushTimer = setInterval(() => void this.#timedFlush(), Math.max(1, options.flushMs));
-      (this.#flushTimer as { unref?: () => void }).unref?.();
-    }
+    // The append path checks flushMs too; the timer covers a log that went quiet. With an
+    // injected clock there is no timer: real time must not decide when a test's log flushes.
+    // flushMs 0 flushes at every append, so a timer would have nothing to do.
+    if (options.flushMs > 0 && options.clock === systemClock) this.#scheduleFlushTimer();
+  }
+
+  /**
+   * Arms the flush timer for when the next flush is due. It re-arms only after its own flush
+   * finished, so a slow disk never builds a queue of timed flushes for `flush()` to wait behind.
+   */
+  #scheduleFlushTimer(): void {
+    const due = this.#lastFlushAt + this.options.flushMs - this.options.clock.now();
+    const timer = setTimeout(() => {
+      void this.#timedFlush().finally(() => {
+        if (this.#flushTimer === timer && this.#status === "open") this.#scheduleFlushTimer();
+      });
+    }, Math.min(MAX_TIMER_MS, Math.max(1, due)));
+    this.#flushTimer = timer;
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** @internal Used by LogDir. */
@@ -619,8 +634,8 @@ export class Log {
    * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
    */
   close(): Promise<void> {
-    return this.#run(async () => {
-      if (this.#status === "closed") return;
+    // Every call gets the first call's promise (LogDir.close() calls it too).
+    this.#closing ??= this.#run(async () => {
       this.#stopTimer();
       if (this.#status === "failed") {
         await Promise.allSettled(this.#segments.map((s) => s.close()));
@@ -639,6 +654,7 @@ export class Log {
         throw err;
       }
     });
+    return this.#closing;
   }
 
   /** @internal True if the log ever failed (LogDir then writes no clean-shutdown marker). */
@@ -647,7 +663,7 @@ export class Log {
   }
 
   #stopTimer(): void {
-    if (this.#flushTimer !== undefined) clearInterval(this.#flushTimer);
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
   }
 
@@ -679,8 +695,9 @@ export class Log {
     if (this.#status === "closed" || this.#status === "closing") throw new PagelogError(`log ${this.name} is ${this.#status}`, ErrorCode.CLOSED, { path: this.name });
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  /** `await using`: the same promise as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 
