@@ -25,6 +25,14 @@ export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 const TMP_SUFFIX = ".tmp";
 
 
+/** Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`). */
+export const MAX_TOPIC_LENGTH = 249;
+/**
+ * The longest partition directory name: a file name's limit on every common file system (NAME_MAX,
+ * in bytes; the names are ASCII). Kafka leaves 249 + "-" + a partition of up to 5 digits inside
+ * it; a longer partition number with a long topic would fail with ENAMETOOLONG, so it is refused.
+ */
+export const MAX_DIR_NAME_LENGTH = 255;
 /** Kafka's partition directory names: a topic of `[a-zA-Z0-9._-]`, at most 249 characters. */
 const PARTITION_NAME = /^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$/;
 
@@ -61,6 +69,7 @@ export interface LogDirRecovery {
 
 /** Splits `orders-0` into topic `orders` and partition 0; undefined if it is not such a name. */
 export function parsePartitionName(name: string): { topic: string; partition: number } | undefined {
+  if (typeof name !== "string" || name.length > MAX_DIR_NAME_LENGTH) return undefined;
   const m = PARTITION_NAME.exec(name);
   if (m === null || m[1] === "." || m[1] === "..") return undefined;
   const partition = Number(m[2]);
@@ -154,8 +163,8 @@ export class LogDir {
    * `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-    if (options.log !== undefined) resolveLogOptions(options.log); // fail on bad defaults now, not on first use
+    if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError("LogDir.open options must be an object");
+    if (options.log !== undefined) resolveLogOptions(options.log, "option log"); // fail on bad defaults now, not on first use
     const checkpointIntervalMs = options.checkpointIntervalMs === undefined ? 60_000 : options.checkpointIntervalMs;
     if (typeof checkpointIntervalMs !== "number" || !Number.isSafeInteger(checkpointIntervalMs) || checkpointIntervalMs > MAX_TIMER_MS || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
       throw new TypeError(`option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`);
@@ -216,8 +225,11 @@ export class LogDir {
    */
   async log(name: string, options: LogOptions = {}): Promise<Log> {
     if (typeof name !== "string" || parsePartitionName(name) === undefined) {
-      throw new TypeError(`log name must be <topic>-<partition> with a topic of [a-zA-Z0-9._-] (at most 249 characters), got ${JSON.stringify(name)}`);
+      throw new TypeError(
+        `log name must be <topic>-<partition>: a topic of [a-zA-Z0-9._-] (at most ${MAX_TOPIC_LENGTH} characters, not "." or ".."), a partition in [0, 2147483647], at most ${MAX_DIR_NAME_LENGTH} characters in all; got ${typeof name === "string" ? JSON.stringify(name.length > 300 ? `${name.slice(0, 300)}…` : name) : typeof name}`,
+      );
     }
+    resolveLogOptions(options, "log options"); // names a bad option of this call, before it is merged
     this.#checkOpen();
     const resolved = resolveLogOptions({ ...this.#defaults, ...options });
     let opening = this.#logs.get(name);

@@ -32,6 +32,7 @@ export function gated(sim: SimStorage): Gate {
     }
   };
   const wrapFile = (file: StorageFile): StorageFile => ({
+    path: file.path,
     size: () => file.size(),
     read: (position, length) => file.read(position, length),
     write: (position, bytes) => file.write(position, bytes),
