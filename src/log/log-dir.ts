@@ -5,7 +5,8 @@
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
  * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
- * leftover `*.tmp` files. Logs are opened, and recovered, on first use by `log(name)`.
+ * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
+ * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
@@ -23,6 +24,8 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 /** What Kafka writes into the marker (no newline). */
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 const TMP_SUFFIX = ".tmp";
+/** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
+const OWN_TMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX));
 
 
 /** Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`). */
@@ -185,7 +188,9 @@ export class LogDir {
       const names = await storage.list("");
       let removed = false;
       for (const name of names) {
-        if (name.endsWith(TMP_SUFFIX)) {
+        // Only the temp files pagelog itself writes here, and only if they are files: anything
+        // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
+        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") {
           await storage.remove(name);
           removed = true;
         }
