@@ -147,7 +147,7 @@ export function encodeSnapshots(records: readonly RecordSnapshot[], options: Enc
   const producerEpoch = optionalInteger(options.producerEpoch, "producerEpoch", INT16_MIN, INT16_MAX, NO_PRODUCER_EPOCH);
   const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
   const defaultTimestamp = optionalInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Date.now());
-  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
   const logAppendTime = options.logAppendTime === undefined ? undefined : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 
   // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
@@ -201,13 +201,14 @@ function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
  * 61-byte header) is compressed as one gzip stream, as Kafka does.
  */
 export async function encodeBatchAsync(records: readonly RecordInput[], options: EncodeBatchAsyncOptions): Promise<Uint8Array> {
-  const compression = options?.compression ?? "none";
+  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
+  const compression = options.compression ?? "none";
   if (compression === "none") return encodeBatch(records, options);
   if (compression !== "gzip") throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
   const plain = encodeSnapshots(snapshotRecords(records), { ...options, maxBatchBytes: undefined }, CompressionCodec.GZIP);
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
-  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
   if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
   const bytes = new Uint8Array(size);
   bytes.set(plain.subarray(0, RECORDS_OFFSET));

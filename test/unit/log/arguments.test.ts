@@ -7,7 +7,7 @@
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch, encodeBatchAsync } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { NAME, expectTypeError, freshLog, makeTempDir, plain, recordAt } from "./helpers.js";
@@ -137,6 +137,14 @@ describe("arguments: append", () => {
     Object.assign(reads, { key: 0, value: 0, headers: 0, timestamp: 0 });
     expect(() => encodeBatch([record], { baseOffset: 0, timestamp: 0 })).not.toThrow();
     expect(reads).toEqual({ key: 1, value: 1, headers: 1, timestamp: 1 });
+  });
+
+  it("encodeBatch / encodeBatchAsync: a maxBatchBytes or options of the wrong kind is a TypeError naming it", async () => {
+    for (const bad of ["100", 1.5, 0, Number.NaN, null]) {
+      expect(() => encodeBatch([{ value: "a" }], { baseOffset: 0, maxBatchBytes: bad as number })).toThrow(/maxBatchBytes/);
+      await expect(encodeBatchAsync([{ value: "a" }], { baseOffset: 0, compression: "gzip", maxBatchBytes: bad as number })).rejects.toThrow(/maxBatchBytes/);
+    }
+    await expect(encodeBatchAsync([{ value: "a" }], null as never)).rejects.toThrow(TypeError);
   });
 
   it("changing the record objects after append() was called does not change what is written", async () => {
