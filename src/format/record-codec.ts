@@ -107,11 +107,11 @@ function isUint8Array(value: unknown): value is Uint8Array {
 /** Checks a key, value or header value; returns it unchanged. */
 function checkBytes(value: unknown, name: () => string): BytesInput {
   if (value === null || typeof value === "string" || isUint8Array(value)) return value;
-  throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describe(value)}`);
+  throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describeValue(value)}`);
 }
 
 /** A short description of a bad argument for an error message. */
-export function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
@@ -128,22 +128,22 @@ function bytesLength(value: BytesInput): number {
 
 function checkTimestamp(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw new TypeError(`${name} must be a safe integer (ms since the epoch), got ${describe(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw new TypeError(`${name} must be a safe integer (ms since the epoch), got ${describeValue(value)}`);
   return value;
 }
 
 function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
   if (headers === undefined || headers === null) return [];
-  if (typeof headers !== "object") throw new TypeError(`records[${index}].headers must be an object or an array, got ${describe(headers)}`);
+  if (typeof headers !== "object") throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
   const out: Array<{ key: string; value: BytesInput }> = [];
   if (Array.isArray(headers)) {
     const list = headers as readonly unknown[];
     const length = list.length;
     for (let h = 0; h < length; h++) {
       const header = list[h];
-      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object, got ${describe(header)}`);
+      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object, got ${describeValue(header)}`);
       const { key, value } = header as { key: unknown; value: unknown };
-      if (typeof key !== "string") throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describe(key)}`);
+      if (typeof key !== "string") throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
       out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`) });
     }
     return out;
@@ -161,14 +161,14 @@ function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["heade
  * @throws TypeError naming the bad argument; RangeError for an empty array.
  */
 export function snapshotRecords(records: unknown): RecordSnapshot[] {
-  if (!Array.isArray(records)) throw new TypeError(`records must be an array, got ${describe(records)}`);
+  if (!Array.isArray(records)) throw new TypeError(`records must be an array, got ${describeValue(records)}`);
   const list = records as readonly unknown[];
   const length = list.length;
   if (length === 0) throw new RangeError("records must not be empty");
   const out: RecordSnapshot[] = new Array(length);
   for (let i = 0; i < length; i++) {
     const record = list[i];
-    if (typeof record !== "object" || record === null || Array.isArray(record)) throw new TypeError(`records[${i}] must be an object, got ${describe(record)}`);
+    if (typeof record !== "object" || record === null || Array.isArray(record)) throw new TypeError(`records[${i}] must be an object, got ${describeValue(record)}`);
     const { key, value, headers, timestamp } = record as Record<string, unknown>;
     if (value === undefined) throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null, got undefined`);
     out[i] = {

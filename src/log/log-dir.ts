@@ -32,8 +32,9 @@ const OWN_TMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, L
 export const MAX_TOPIC_LENGTH = 249;
 /**
  * The longest partition directory name: a file name's limit on every common file system (NAME_MAX,
- * in bytes; the names are ASCII). Kafka leaves 249 + "-" + a partition of up to 5 digits inside
- * it; a longer partition number with a long topic would fail with ENAMETOOLONG, so it is refused.
+ * 255 bytes; the names are ASCII). Kafka caps the topic at 249 characters (leaving room for "-"
+ * and a 5-digit partition) but does not check the directory name itself: a 249-character topic
+ * with a 6-digit partition would fail at mkdir with ENAMETOOLONG, so it is refused up front.
  */
 export const MAX_DIR_NAME_LENGTH = 255;
 /** Kafka's partition directory names: a topic of `[a-zA-Z0-9._-]`, at most 249 characters. */

@@ -20,7 +20,7 @@ import { segmentsToDelete } from "./retention.js";
 import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 import { encodeSnapshots } from "../format/record-batch.js";
-import { describe, type RecordSnapshot, snapshotRecords } from "../format/record-codec.js";
+import { describeValue, type RecordSnapshot, snapshotRecords } from "../format/record-codec.js";
 
 export type { LogRecovery } from "./log-loader.js";
 
@@ -599,7 +599,7 @@ export class Log {
     if (from !== undefined) checkOffset(from, "from");
     if (to !== undefined) checkOffset(to, "to");
     if (signal !== undefined && typeof (signal as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function") {
-      throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
+      throw new TypeError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
     }
     let next = from ?? this.#startOffset;
     for (;;) {
@@ -622,7 +622,7 @@ export class Log {
    * null if there is none. Exact: the same answer as a linear scan.
    */
   offsetForTimestamp(timestamp: number): Promise<number | null> {
-    if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp)) return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describe(timestamp)}`));
+    if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp)) return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
     return this.#run(async () => {
       this.#checkReadable();
       for (const segment of this.#segments) {
@@ -749,19 +749,19 @@ function batchSize(bytes: Uint8Array, position: number): number {
 
 function checkOffset(offset: unknown, name: string): asserts offset is number {
   if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
-    throw new TypeError(`${name} must be a non-negative safe integer, got ${describe(offset)}`);
+    throw new TypeError(`${name} must be a non-negative safe integer, got ${describeValue(offset)}`);
   }
 }
 
 /** An options argument: a plain object (not null, not an array, not a string). */
 function checkOptionsObject(options: unknown, what: string): asserts options is Record<string, unknown> {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${describe(options)}`);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${describeValue(options)}`);
 }
 
 /** An optional positive safe integer option, or `fallback` when undefined. */
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive safe integer, got ${describe(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive safe integer, got ${describeValue(value)}`);
   return value;
 }
 
