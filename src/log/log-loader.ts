@@ -20,6 +20,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment, type SegmentOptions, type SegmentRecovery } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, parseSegmentFileName, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { joinPath, parentOf } from "../storage/paths.js";
+import { checkOverlapAgrees } from "./overlap.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
@@ -115,10 +116,14 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     );
   }
   const logBases = new Set(names.map(parseSegmentFileName).filter((p) => p?.suffix === LOG_SUFFIX).map((p) => p!.baseOffset));
-  const leftovers = names.filter((name) => {
+  const leftovers: string[] = [];
+  for (const name of names) {
     const parsed = parseSegmentFileName(name);
-    return LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
-  });
+    const leftover = LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
+    // Only files: a directory that happens to have such a name is not something pagelog (or
+    // Kafka) left behind, and removing it would fail the open for good.
+    if (leftover && (await storage.stat(joinPath(dir, name)))?.kind === "file") leftovers.push(name);
+  }
   const bases = [...logBases].sort((a, b) => a - b);
 
   let segments: Segment[];
@@ -236,6 +241,7 @@ async function planLoad(input: LoadInput, segments: Segment[]): Promise<Plan> {
           { path: segment.log.path },
         );
       }
+      await checkOverlapAgrees(previous, segment);
       tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
       commit(previous);
     }

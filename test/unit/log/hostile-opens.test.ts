@@ -9,6 +9,7 @@ import { ErrorCode, isPagelogError } from "../../../src/errors.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
 import type { Log } from "../../../src/log/log.js";
 import { SimStorage, keepEverything } from "../../../src/storage/sim-storage.js";
+import { encodeBatch } from "../../../src/format/index.js";
 import { rawBatch } from "../../support/raw-batch.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 import { NAME, appendBatches, expectCode, fileSize, freshLog, openSim, readAll, readFile, segPath, writeFile } from "./helpers.js";
@@ -96,6 +97,26 @@ describe("an open decides before it changes anything", () => {
     await expectRejectedUnchanged(crashed);
     expect(await fileSize(crashed, segPath(0, ".log"))).toBe(log0.length);
   });
+
+  for (const agree of [true, false]) {
+    it(`after a crash, an overlapping segment that ${agree ? "agrees with" : "contradicts"} the records it overlaps is ${agree ? "taken as an interrupted cut" : "rejected"}`, async () => {
+      const { sim, model } = await closedLog();
+      const copy = encodeBatch(
+        model.slice(3).map((r) => ({ key: r.key, value: agree ? r.value : new Uint8Array([9]), headers: r.headers, timestamp: r.timestamp })),
+        { baseOffset: 3 },
+      );
+      await writeFile(sim, segPath(3, ".log"), 0, copy, { create: true, sync: true });
+      await sim.syncDir(NAME);
+      await openSim(sim);
+      const crashed = sim.crash(keepEverything);
+      if (!agree) return expectRejectedUnchanged(crashed);
+      const dir = await openSim(crashed);
+      const log = await dir.log(NAME);
+      expect(log.segmentBaseOffsets).toEqual([0, 3]);
+      expect(await readAll(log)).toEqual(model);
+      await dir.close();
+    });
+  }
 
   it("damage below the recovery point in a later segment: nothing earlier is cut or rebuilt first", async () => {
     const { sim, dir, log } = await freshLog({ segmentBytes: 300, indexIntervalBytes: 0 });
