@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, FsStorage, LogDir, PagelogError } from "../../../src/index.js";
 import type { Log, LogRecord, Storage } from "../../../src/index.js";
+import { verifyDir } from "../../../src/cli/verify/check.js";
 import type { Case, Expect, Pristine, Variant } from "./cases.js";
 import {
   cloneTree,
@@ -87,6 +88,10 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
   const storage: Storage = guardReads(sim, overReads);
   const violations: string[] = [];
   const loudCodes: string[] = [];
+  /** The first error of the open or a read: what the library refused. */
+  let refusal: PagelogError | undefined;
+  // What `pagelog verify` says of the same bytes, before anything opens them (it only reads).
+  const verdict = variant === "unclean, no checkpoint" ? undefined : await verifyVerdict(tree, violations);
 
   /** Any error must be a PagelogError with a documented code; a power cut here means the case ran out of operations. */
   const judge = (err: unknown, where: string): PagelogError | undefined => {
@@ -101,6 +106,7 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
     if (!DOCUMENTED.has(err.code)) violations.push(`${where} threw a PagelogError with an undocumented code ${String(err.code)}`);
     if (/pagelog bug/i.test(err.message)) violations.push(`${where}: ${err.message}`);
     loudCodes.push(`${where}: ${err.code}`);
+    if (where !== "close()" && !where.startsWith("append") && !where.startsWith("close()")) refusal ??= err;
     return err;
   };
 
@@ -199,8 +205,30 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
   return finish();
 
   function finish(): CaseResult {
+    // Whatever the library refuses as damaged or unreadable, verify must not call clean (issue 9,
+    // item 7). With no recovery-point checkpoint a torn tail is cut silently: not checked there.
+    if (verdict?.clean === true && refusal !== undefined && VERIFY_MUST_SEE.has(refusal.code)) {
+      violations.push(`pagelog verify calls these files clean, but the library refuses them: ${refusal.code}: ${refusal.message}`);
+    }
     for (const r of overReads.slice(0, 3)) violations.push(`read of ${r.length} bytes at ${r.position} of ${r.path}, which holds ${r.size}`);
     return { outcome, violations };
+  }
+}
+
+/** Codes that mean "these bytes are damaged or unreadable": verify must report what gives them. */
+const VERIFY_MUST_SEE = new Set<string>([ErrorCode.CORRUPT, ErrorCode.UNSUPPORTED_COMPRESSION, ErrorCode.RECORD_TOO_LARGE]);
+
+/** `pagelog verify`'s check (the function the CLI calls) on a fresh copy of `tree`: clean or not; it must change nothing. */
+async function verifyVerdict(tree: Tree, violations: string[]): Promise<{ clean: boolean } | undefined> {
+  const sim = await simOf(tree);
+  try {
+    const report = await verifyDir(sim, undefined);
+    const unsupported = (report as { unsupported?: readonly unknown[] }).unsupported ?? [];
+    if (hashTree(await readTree(sim)) !== hashTree(tree)) violations.push("pagelog verify changed files");
+    return { clean: report.problems.length === 0 && unsupported.length === 0 };
+  } catch (err) {
+    if (!(err instanceof PagelogError)) violations.push(`pagelog verify threw ${(err as Error)?.name}: ${(err as Error)?.message}`);
+    return undefined;
   }
 }
 
