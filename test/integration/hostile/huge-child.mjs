@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 const [bundle, root, partition] = process.argv.slice(2);
 const { LogDir, FsStorage, PagelogError } = await import(bundle);
-const READ_SLACK = 1 << 20;
+const READ_SLACK = 4 << 20;
 const SAMPLE = 1 << 20;
 
 /** Names, sizes, allocated blocks, and a hash of each file (its first and last MiB when large). */

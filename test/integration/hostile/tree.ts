@@ -146,11 +146,12 @@ export interface OverRead {
 }
 
 /**
- * Bytes a read may ask for past the end of the file: readers ask for a whole batch header or a
- * chunk without knowing how much is left. A read asking for more than the file holds plus this
- * is an allocation larger than the file (FsStorage allocates `length` bytes before reading).
+ * Bytes a read may ask for past the end of the file: readers ask for a batch header, a chunk or a
+ * bounded prefix (of a checkpoint, say) without knowing how much is left. A read asking for more
+ * than the file holds plus this is an allocation that followed a hostile length or size, not the
+ * file (FsStorage allocates `length` bytes before reading).
  */
-export const READ_SLACK = 1 << 20;
+export const READ_SLACK = 4 << 20;
 
 /** `storage` with every file's `read` checked against its size (see READ_SLACK). */
 export function guardReads(storage: Storage, overReads: OverRead[]): Storage {
