@@ -58,19 +58,19 @@ const withoutMarker = (tree: Tree) => without(tree, MARKER);
  */
 export async function runCase(pristine: Pristine, originals: readonly Plain[], c: Case, variant: Variant, fsDir?: string): Promise<CaseResult> {
   const tree = prepare(pristine, c, variant);
-  let sim: Storage;
+  let backing: Storage;
   if (fsDir === undefined) {
     const simStorage = await simOf(tree);
     simStorage.scheduleCrash({ afterOps: OP_BUDGET });
-    sim = simStorage;
+    backing = simStorage;
   } else {
     writeTreeToDisk(tree, fsDir);
-    sim = await FsStorage.open(fsDir);
+    backing = await FsStorage.open(fsDir);
   }
   try {
-    return await runOn(sim, tree, originals, c, variant);
+    return await runOn(backing, tree, originals, c, variant);
   } finally {
-    if (fsDir !== undefined) await sim.close();
+    if (fsDir !== undefined) await backing.close();
   }
 }
 
@@ -83,11 +83,10 @@ function writeTreeToDisk(tree: Tree, dir: string): void {
   }
 }
 
-async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
+async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
   const overReads: OverRead[] = [];
-  const storage: Storage = guardReads(sim, overReads);
+  const storage: Storage = guardReads(backing, overReads);
   const violations: string[] = [];
-  const loudCodes: string[] = [];
   /** The first error of the open or a read: what the library refused. */
   let refusal: PagelogError | undefined;
   // What `pagelog verify` says of the same bytes, before anything opens them (it only reads).
@@ -105,15 +104,14 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
     }
     if (!DOCUMENTED.has(err.code)) violations.push(`${where} threw a PagelogError with an undocumented code ${String(err.code)}`);
     if (/pagelog bug/i.test(err.message)) violations.push(`${where}: ${err.message}`);
-    loudCodes.push(`${where}: ${err.code}`);
-    if (where !== "close()" && !where.startsWith("append") && !where.startsWith("close()")) refusal ??= err;
+    if (!where.startsWith("close()") && !where.startsWith("append")) refusal ??= err;
     return err;
   };
 
   const afterRejecting = async (where: string, dir: LogDir | undefined) => {
     // The open decided to reject: no byte of any file may have changed (the marker aside, which
     // LogDir.open deletes before anything else, by design, and close() puts back).
-    const now = await readTree(sim);
+    const now = await readTree(backing);
     if (hashTree(withoutMarker(now)) !== hashTree(withoutMarker(tree))) {
       violations.push(`${where} rejected the log but changed files first:\n${treeDiff(hashTree(withoutMarker(tree)), hashTree(withoutMarker(now)))}`);
     }
@@ -125,7 +123,7 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
       }
       // close() writes the checkpoints (it keeps the values read at open for a log it could not
       // open): their text may change, nothing else may.
-      const after = hashTree(without(await readTree(sim), RECOVERY_CHECKPOINT, START_CHECKPOINT));
+      const after = hashTree(without(await readTree(backing), RECOVERY_CHECKPOINT, START_CHECKPOINT));
       const was = hashTree(without(tree, RECOVERY_CHECKPOINT, START_CHECKPOINT));
       if (after !== was && violations.length === 0) violations.push(`${where} rejected the log, and after close() the files differ:\n${treeDiff(was, after)}`);
     }
@@ -198,7 +196,7 @@ async function runOn(sim: Storage, tree: Tree, originals: readonly Plain[], c: C
     judge(err, "close()");
   }
   for (const path of c.mustRemain ?? []) {
-    const now = (await readTree(sim)).get(path);
+    const now = (await readTree(backing)).get(path);
     const was = tree.get(path);
     if (now === undefined || (now !== "dir" && was !== "dir" && Buffer.compare(now, was!) !== 0)) violations.push(`${path} is not pagelog's, but it was removed or changed`);
   }
