@@ -336,23 +336,65 @@ export class LogDir {
 }
 
 /** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map. */
-async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if ((await storage.stat(file)) === null) return out;
-  const handle = await storage.open(file);
+/**
+ * Bytes a checkpoint file may hold before it is malformed without being read: 1 MiB, plus 512
+ * bytes per partition directory in the log directory. A line is at most 278 bytes (a 249-character
+ * topic, a 10-digit partition, a 16-digit offset, two spaces, a newline), so this holds every line
+ * pagelog writes for the partitions present and 3,700 more, while a damaged or hostile file (a
+ * sparse 3 GiB one, say) costs one `stat`, not a read of gigabytes.
+ */
+export const CHECKPOINT_BASE_BYTES = 1 << 20;
+export const CHECKPOINT_BYTES_PER_PARTITION = 512;
+
+/** The largest checkpoint file read, for a log directory holding `partitions` partition directories. */
+export function maxCheckpointBytes(partitions: number): number {
+  return CHECKPOINT_BASE_BYTES + CHECKPOINT_BYTES_PER_PARTITION * partitions;
+}
+
+/** What reading a checkpoint file found. */
+export type CheckpointRead =
+  | { readonly state: "absent" }
+  /** There, but not a checkpoint: too large, not a file, not UTF-8, or not the format. */
+  | { readonly state: "malformed"; readonly reason: string }
+  | { readonly state: "ok"; readonly entries: Map<string, number> };
+
+/**
+ * Reads a checkpoint file, telling an absent one apart from a malformed one. A file larger than
+ * {@link maxCheckpointBytes} for the partition directories present is malformed without being read.
+ */
+export async function readCheckpointFile(storage: Storage, file: string): Promise<CheckpointRead> {
+  const stat = await storage.stat(file);
+  if (stat === null) return { state: "absent" };
+  if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
+  const partitions = (await storage.list("")).filter((n) => parsePartitionName(n) !== undefined).length;
+  const limit = maxCheckpointBytes(partitions);
+  if (stat.size > limit) return { state: "malformed", reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need` };
+  const handle = await storage.open(file, { readOnly: true });
+  let bytes: Uint8Array;
   try {
-    const bytes = await handle.read(0, await handle.size());
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return out;
-    }
-    for (const e of decodeCheckpoint(text) ?? []) out.set(`${e.topic}-${e.partition}`, e.offset);
+    // One byte more than the limit: a file that grew since the stat is still caught.
+    bytes = await handle.read(0, limit + 1);
   } finally {
     await handle.close();
   }
-  return out;
+  if (bytes.length > limit) return { state: "malformed", reason: `more than ${limit} bytes` };
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { state: "malformed", reason: "not UTF-8" };
+  }
+  const decoded = decodeCheckpoint(text);
+  if (decoded === undefined) return { state: "malformed", reason: "not in the checkpoint format" };
+  const entries = new Map<string, number>();
+  for (const e of decoded) entries.set(`${e.topic}-${e.partition}`, e.offset);
+  return { state: "ok", entries };
+}
+
+/** A checkpoint's entries; absent and malformed files both give none (recovery starts from 0). */
+async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
+  const read = await readCheckpointFile(storage, file);
+  return read.state === "ok" ? read.entries : new Map();
 }
 
 /** `<file>.tmp`, written and fsynced, renamed over `file`. The caller syncs the directory. */
