@@ -34,12 +34,10 @@ export abstract class IndexFile {
   #loadedSize = 0;
   /** Whether `bytes` holds the entries (false after `release()`, until `load()`). */
   #loaded = false;
-  /** The file is as found on disk: nothing was written or cut since it was opened. */
-  #asFound = true;
   /**
-   * Why the file as found cannot be an index of this segment (its size alone says so), or
-   * undefined. Such a file is never read: it holds no entries in memory and `sanityCheck` fails,
-   * so opening rebuilds it; the first write empties it.
+   * Why the file cannot be an index of this segment (its size alone says so), or undefined. Such
+   * a file is never read: it holds no entries in memory (lookups scan from the segment's start,
+   * still correct) and `sanityCheck` fails, so opening rebuilds it; the first write empties it.
    */
   #implausible: string | undefined;
 
@@ -62,13 +60,13 @@ export abstract class IndexFile {
   /**
    * Reads the entries into memory if they were not (the file holds every entry). `logSize`, the
    * bytes of the segment's `.log`, bounds how many entries the file can plausibly hold: one per
-   * batch (at least a 61-byte header each), plus one. A file as found on disk whose size is not a
-   * whole number of entries, or more than `maxEntries` or than that bound, is not read at all
+   * batch (at least a 61-byte header each), plus one. A file whose size is not a whole number of
+   * entries, or more than `maxEntries` or than that bound, is not read at all
    * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `sanityCheck`.
    */
   async load(logSize?: number): Promise<void> {
     if (this.#loaded) return;
-    if (this.#asFound) this.#implausible = this.#implausibleSize(logSize);
+    this.#implausible = this.#implausibleSize(logSize);
     if (this.#implausible !== undefined) {
       this.#entries = 0;
       this.bytes = new Uint8Array(this.entrySize * 16);
@@ -159,7 +157,6 @@ export abstract class IndexFile {
     this.bytes.set(entry, at);
     this.#entries++;
     this.#loadedSize = this.#entries * this.entrySize;
-    this.#asFound = false;
   }
 
   /** Keeps the first `n` entries, in memory and in the file. */
@@ -169,7 +166,6 @@ export abstract class IndexFile {
     await this.file.truncate(keep * this.entrySize);
     this.#entries = keep;
     this.#loadedSize = keep * this.entrySize;
-    this.#asFound = false;
     this.#implausible = undefined;
   }
 
