@@ -302,6 +302,24 @@ class FsLock implements StorageLock {
   }
 }
 
+/**
+ * Bytes of a lock file read: a pid and a boot id take about 50. A damaged or hostile lock file of
+ * gigabytes is read only this far (reading it whole exhausted the heap, or failed with Node's
+ * "greater than 2 GiB"); what follows cannot change who holds the lock.
+ */
+const LOCK_FILE_READ_BYTES = 4096;
+
+async function readLockFile(abs: string): Promise<string> {
+  const handle = await fs.open(abs, "r");
+  try {
+    const buffer = Buffer.alloc(LOCK_FILE_READ_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
+    return buffer.toString("utf8", 0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Creates the lock file exclusively, taking over a stale one at most `STALE_LOCK_RETRIES` times. */
 async function takeLockFile(abs: string, rel: string): Promise<void> {
   const bootId = await currentBootId();
@@ -317,7 +335,7 @@ async function takeLockFile(abs: string, rel: string): Promise<void> {
     }
     let existing: string;
     try {
-      existing = await fs.readFile(abs, "utf8");
+      existing = await readLockFile(abs);
     } catch (err) {
       if (osErrorCode(err) === "ENOENT") continue; // released between our create and our read
       throw fromFsError(err, "lock", rel);

@@ -83,6 +83,15 @@ describe("huge files, in process: the right records or a PagelogError", () => {
     }
   }
 
+  for (const size of [2 ** 31 + 1, 3 * GiB, 10 * GiB]) {
+    it(`a stale ${size}-byte .lock is read only as far as a lock file goes, and taken over`, async () => {
+      const dir = copy("lock");
+      writeFileSync(join(dir, ".lock"), "");
+      truncateSync(join(dir, ".lock"), size);
+      expect((await readBack(dir)).values).toEqual(allValues());
+    });
+  }
+
   for (const suffix of [".index", ".timeindex"]) {
     for (const size of SIZES) {
       for (const unclean of [false, true]) {
@@ -193,8 +202,10 @@ describe("huge files, in a child process: never an abort", () => {
     expect(run.stderr, what).not.toMatch(/Assertion failed|node:internal|ERR_[A-Z_]+|at [^\n]+\(/);
   }
 
-  it("LogDir.open with a 3 GiB checkpoint, a 4 GiB + 1 .index and a 10 GiB .timeindex reads every record", () => {
+  it("LogDir.open with a 1.5 GiB .lock, a 3 GiB checkpoint, a 4 GiB + 1 .index and a 10 GiB .timeindex reads every record", () => {
     const dir = copy("child-open");
+    writeFileSync(join(dir, ".lock"), "");
+    truncateSync(join(dir, ".lock"), 1.5 * GiB);
     truncateSync(join(dir, "recovery-point-offset-checkpoint"), 3 * GiB);
     truncateSync(join(dir, "log-start-offset-checkpoint"), 10 * GiB);
     truncateSync(join(dir, PARTITION, segments[0]!.replace(".log", ".index")), 4 * GiB + 1);
