@@ -234,6 +234,8 @@ export interface RecordContext {
   maxTimestamp: number;
   isLogAppendTime: boolean;
   recordsCount: number;
+  /** Offsets of the batch's records lie in `baseOffset + [0, lastOffsetDelta]`. */
+  lastOffsetDelta: number;
 }
 
 /** Reads a varint length-prefixed field; `null` for -1. */
@@ -255,7 +257,7 @@ function readBytesField(cursor: ByteCursor, what: string): Uint8Array | null {
  * @throws PagelogError `PAGELOG_CORRUPT` on any inconsistency.
  */
 export function readRecords(bytes: Uint8Array, start: number, end: number, context: RecordContext): DecodedRecord[] {
-  const { baseOffset, baseTimestamp, maxTimestamp, isLogAppendTime, recordsCount } = context;
+  const { baseOffset, baseTimestamp, maxTimestamp, isLogAppendTime, recordsCount, lastOffsetDelta } = context;
   if (recordsCount < 0) throw corrupt(`batch declares a negative record count ${recordsCount}`);
   // Each record takes at least MIN_RECORD_SIZE bytes: reject an impossible count before looping.
   if (recordsCount > (end - start) / MIN_RECORD_SIZE) {
@@ -263,6 +265,7 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
   }
   const records: DecodedRecord[] = [];
   const cursor: ByteCursor = { bytes, pos: start, end };
+  let previousDelta = -1;
   for (let i = 0; i < recordsCount; i++) {
     cursor.end = end;
     const recordStart = cursor.pos;
@@ -275,6 +278,12 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
     cursor.pos++; // attributes: unused by Kafka, ignored on read
     const timestampDelta = readVarlong(cursor);
     const offsetDelta = readVarint(cursor);
+    // A record labelled with an offset its batch does not cover, or out of order, would be read
+    // as a record that was never appended at that offset.
+    if (offsetDelta <= previousDelta || offsetDelta > lastOffsetDelta) {
+      throw corrupt(`record ${i} has offsetDelta ${offsetDelta}: deltas must increase within 0..${lastOffsetDelta} (previous ${previousDelta})`);
+    }
+    previousDelta = offsetDelta;
     const key = readBytesField(cursor, `record ${i} key`);
     const value = readBytesField(cursor, `record ${i} value`);
     const headerCount = readVarint(cursor);

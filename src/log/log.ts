@@ -510,9 +510,17 @@ export class Log {
       const out: LogRecord[] = [];
       for (let at = 0; at < raw.length && out.length < maxRecords; ) {
         const size = batchSize(raw, at);
-        const batch = await decodeBatch(raw.subarray(at, at + size), {
-          verifyCrc: false, // the segment checked every CRC on the way out
-        });
+        let batch: Awaited<ReturnType<typeof decodeBatch>>;
+        try {
+          batch = await decodeBatch(raw.subarray(at, at + size), {
+            verifyCrc: false, // the segment checked every CRC on the way out
+          });
+        } catch (err) {
+          // Hand on the good records before it, as a segment does with a bad CRC: the read that
+          // starts at this batch reports it.
+          if (out.length > 0) break;
+          throw err;
+        }
         for (const r of batch.records) {
           if (r.offset >= offset && r.offset >= this.#startOffset && out.length < maxRecords) out.push(r);
         }
@@ -557,7 +565,12 @@ export class Log {
       const limit = options.to ?? this.endOffset;
       if (next >= limit || next >= this.endOffset) return;
       const batch = await this.read(next);
-      if (batch.length === 0) return;
+      if (batch.length === 0) {
+        if (next >= this.endOffset) return; // truncated meanwhile
+        // The log holds offsets up to its end, so a read below it always finds a record: never
+        // end an iteration early without saying why.
+        throw new PagelogError(`log ${this.name} has no record at or after offset ${next}, below its end ${this.endOffset}`, ErrorCode.CORRUPT, { path: this.name });
+      }
       for (const record of batch) {
         if (record.offset >= limit) return;
         options.signal?.throwIfAborted();

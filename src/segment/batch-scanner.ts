@@ -5,10 +5,10 @@
  * or stops with the reason the bytes at that position are not one.
  *
  * It never allocates from a length field: a batch is read only after its declared size was
- * checked against `maxBatchBytes` and the bytes the file holds.
+ * checked against the bytes the file holds (and `maxBatchBytes`, when given).
  */
 import { type BatchHeader, type Crc32c, type InvalidBatchReason, readBatchHeader, validateBatch } from "../format/index.js";
-import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD } from "../format/index.js";
+import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MIN_BATCH_LENGTH, MIN_RECORD_SIZE } from "../format/index.js";
 import type { StorageFile } from "../storage/storage.js";
 
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
@@ -25,8 +25,25 @@ export interface ScannedBatch {
   readonly bytes: Uint8Array;
 }
 
+/** Largest int32: segment-relative offsets and byte positions in the indexes are int32s. */
+const MAX_INT32 = 0x7fffffff;
+
 export interface ScanOptions {
-  readonly maxBatchBytes: number;
+  /**
+   * Largest whole batch to accept. Segments never set it: what was appended under any setting
+   * is read back. @defaultValue no limit but the bytes the file holds
+   */
+  readonly maxBatchBytes?: number;
+  /**
+   * The segment's base offset: a batch whose last offset is more than an int32 past it, or
+   * that ends past byte 2^31 − 1, cannot belong to the segment (its indexes could not name it).
+   */
+  readonly segmentBaseOffset?: number;
+  /**
+   * End the walk (as at the end of the file) before the first batch whose last offset is at or
+   * past this offset.
+   */
+  readonly endOffset?: number;
   readonly crc32c?: Crc32c;
   /**
    * The offset the first batch must start at; each later batch must start right after the
@@ -122,11 +139,11 @@ export class BatchScanner {
       const length = new DataView(headerView.buffer, headerView.byteOffset, headerView.byteLength).getInt32(LENGTH_OFFSET);
       const size = LOG_OVERHEAD + length;
       // Read the body only if the declared size is plausible; validateBatch reports otherwise.
-      if (length > 0 && size <= this.#options.maxBatchBytes && size <= available) await this.#ensure(position, size);
+      if (length > 0 && size <= this.#maxBatchBytes && size <= available) await this.#ensure(position, size);
     }
     const window = this.#view(position, Math.min(available, this.#buffer.length - (position - this.#bufferStart)));
     const verdict = validateBatch(window, 0, available, {
-      maxBatchBytes: this.#options.maxBatchBytes,
+      maxBatchBytes: this.#maxBatchBytes,
       ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
       ...(this.#options.verifyCrc === false ? { crc32c: () => readStoredCrc(window) } : {}),
     });
@@ -137,7 +154,9 @@ export class BatchScanner {
     } catch (err) {
       return this.#end(position, "bad-header", (err as Error).message);
     }
-    if (header.lastOffsetDelta < 0) return this.#end(position, "bad-header", `batch at ${position} has lastOffsetDelta ${header.lastOffsetDelta}`);
+    const impossible = impossibleHeader(header, position, this.#options.segmentBaseOffset);
+    if (impossible !== undefined) return this.#end(position, "bad-header", impossible);
+    if (this.#options.endOffset !== undefined && header.lastOffset >= this.#options.endOffset) return this.#end(position, undefined, `end offset ${this.#options.endOffset}`);
     if (this.#expectedLast !== undefined && header.lastOffset !== this.#expectedLast) {
       return this.#end(position, "offset-gap", `batch at ${position} ends at offset ${header.lastOffset}, the offset index says ${this.#expectedLast}`);
     }
@@ -148,6 +167,10 @@ export class BatchScanner {
     this.#expected = header.lastOffset + 1;
     this.#position = position + verdict.size;
     return { position, header, bytes: window.subarray(0, verdict.size) };
+  }
+
+  get #maxBatchBytes(): number {
+    return this.#options.maxBatchBytes ?? Number.MAX_SAFE_INTEGER;
   }
 
   #end(position: number, reason: ScanStopReason | undefined, detail: string): null {
@@ -171,6 +194,31 @@ export class BatchScanner {
     this.#buffer = await this.#file.read(position, want);
     this.#bufferStart = position;
   }
+}
+
+/**
+ * Why a CRC-valid header cannot be a batch of this segment, or undefined. Cheap checks of what
+ * reading the records would refuse anyway, made here so that a walk stops where a read would
+ * fail: offsets that go backwards, more records than offsets or than the bytes can hold, and
+ * offsets or positions beyond the segment's int32 range.
+ */
+function impossibleHeader(header: BatchHeader, position: number, segmentBase: number | undefined): string | undefined {
+  const at = `batch at ${position}`;
+  if (header.lastOffsetDelta < 0) return `${at} has lastOffsetDelta ${header.lastOffsetDelta}`;
+  if (header.recordsCount < 0 || header.recordsCount > header.lastOffsetDelta + 1) {
+    return `${at} declares ${header.recordsCount} records for ${header.lastOffsetDelta + 1} offsets`;
+  }
+  // (Compressed records can take less than their minimum size each.)
+  if (header.compression === 0 && header.recordsCount * MIN_RECORD_SIZE > header.length - MIN_BATCH_LENGTH) {
+    return `${at} declares ${header.recordsCount} records in ${header.length - MIN_BATCH_LENGTH} bytes`;
+  }
+  if (segmentBase !== undefined) {
+    if (header.baseOffset < segmentBase || header.lastOffset - segmentBase > MAX_INT32) {
+      return `${at} holds offsets ${header.baseOffset}..${header.lastOffset}, outside segment ${segmentBase}'s int32 range`;
+    }
+    if (position + header.sizeInBytes > MAX_INT32 + 1) return `${at} ends past byte 2^31 - 1, beyond what a segment's index can address`;
+  }
+  return undefined;
 }
 
 /** For a walk that skips CRC checks: a "checksum" that always equals the stored one. */

@@ -40,6 +40,11 @@ export abstract class IndexFile {
    * still correct) and `sanityCheck` fails, so opening rebuilds it; the first write empties it.
    */
   #implausible: string | undefined;
+  /**
+   * A rebuild made in memory that has not reached the file yet (`beginRebuild()`): recovery
+   * decides everything before it writes anything, so an open that rejects changes no byte.
+   */
+  #rebuildPending = false;
 
   protected constructor(file: StorageFile, baseOffset: number, entrySize: number, maxIndexBytes: number, fileSize: number) {
     this.file = file;
@@ -100,6 +105,7 @@ export abstract class IndexFile {
 
   /** Drops the in-memory copy of the entries; `load()` reads them back. */
   release(): void {
+    if (this.#rebuildPending) return; // the memory is the only copy until commitRebuild()
     this.bytes = EMPTY;
     this.view = new DataView(EMPTY.buffer);
     this.#loaded = false;
@@ -152,8 +158,10 @@ export abstract class IndexFile {
       this.bytes = grown;
       this.view = new DataView(grown.buffer);
     }
-    this.#unsynced = true;
-    await this.file.write(at, entry);
+    if (!this.#rebuildPending) {
+      this.#unsynced = true;
+      await this.file.write(at, entry);
+    }
     this.bytes.set(entry, at);
     this.#entries++;
     this.#loadedSize = this.#entries * this.entrySize;
@@ -162,16 +170,42 @@ export abstract class IndexFile {
   /** Keeps the first `n` entries, in memory and in the file. */
   async truncateToEntries(n: number): Promise<void> {
     const keep = Math.min(n, this.#entries);
-    this.#unsynced = true;
-    await this.file.truncate(keep * this.entrySize);
+    if (!this.#rebuildPending) {
+      this.#unsynced = true;
+      await this.file.truncate(keep * this.entrySize);
+    }
     this.#entries = keep;
     this.#loadedSize = keep * this.entrySize;
     this.#implausible = undefined;
   }
 
-  /** Drops every entry (before a rebuild). */
-  async reset(): Promise<void> {
-    await this.truncateToEntries(0);
+  /**
+   * Starts a rebuild in memory: no entries, and nothing written to the file until
+   * `commitRebuild()`. Appends and truncations meanwhile change only the memory copy.
+   */
+  beginRebuild(): void {
+    this.bytes = new Uint8Array(this.entrySize * 16);
+    this.view = new DataView(this.bytes.buffer);
+    this.#loaded = true;
+    this.#entries = 0;
+    this.#loadedSize = 0;
+    this.#implausible = undefined;
+    this.#rebuildPending = true;
+  }
+
+  /** Whether a rebuild waits for `commitRebuild()`. */
+  get rebuildPending(): boolean {
+    return this.#rebuildPending;
+  }
+
+  /** Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync). */
+  async commitRebuild(): Promise<void> {
+    if (!this.#rebuildPending) return;
+    this.#unsynced = true;
+    await this.file.truncate(0);
+    const used = this.#entries * this.entrySize;
+    if (used > 0) await this.file.write(0, this.bytes.subarray(0, used));
+    this.#rebuildPending = false;
   }
 
   /**

@@ -15,6 +15,7 @@ import { type BatchHeader, type Crc32c, decodeBatch, readBatchHeader, validateBa
 import type { Storage, StorageFile } from "../storage/storage.js";
 import { BatchScanner, type ScanOptions, type ScanStop } from "./batch-scanner.js";
 import { MAX_INT32, OffsetIndex, type OffsetPosition } from "./offset-index.js";
+import { createdOnWrite } from "./created-on-write.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
@@ -29,6 +30,13 @@ export interface SegmentOptions {
   readonly crc32c?: Crc32c;
   /** @internal Test-only: a deliberately broken recovery (see log/broken-variants.ts). */
   readonly brokenVariant?: string;
+}
+
+export interface RecoverOptions {
+  /** Records below this offset are acknowledged: damage before it is `PAGELOG_CORRUPT`. */
+  readonly minNextOffset?: number;
+  /** End the walk before the first batch that reaches this offset (an interrupted cut's target). */
+  readonly endOffset?: number;
 }
 
 /** What `recover()` found and did. */
@@ -72,6 +80,10 @@ export class Segment {
   #indexFilesWereMissing: boolean;
   /** The `.log` was written or truncated since its last sync. */
   #logUnsynced = false;
+  /** What `commit()` must write: a plan's cut of the `.log` (see `planRecovery`). */
+  #pendingTruncate: number | undefined;
+  /** What the last plan was: `commit()` fsyncs every file after a recovery, the indexes otherwise. */
+  #pendingCommit: "recovery" | "indexes" | undefined;
 
   private constructor(
     baseOffset: number,
@@ -92,20 +104,45 @@ export class Segment {
   }
 
   /**
-   * Opens the segment's three files in `dir`, creating any that are missing (a new segment, or
-   * index files lost in a crash). Call `recover()` or `loadClean()` before using it.
+   * Opens the segment's three files in `dir`, creating any that are missing: a new segment.
    */
   static async open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
+    return Segment.#open(storage, dir, baseOffset, options, true);
+  }
+
+  /**
+   * Opens an existing segment for loading, creating nothing: index files that are missing are
+   * created only when a rebuild is committed, since the open may still reject the log (and an
+   * open that rejects changes no file). Call `planRecovery()` or `planLoadClean()`, then
+   * `commit()`, before using it.
+   */
+  static async openExisting(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
+    return Segment.#open(storage, dir, baseOffset, options, false);
+  }
+
+  static async #open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions, create: boolean): Promise<Segment> {
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
-    const missing = (await storage.stat(indexPath)) === null || (await storage.stat(timePath)) === null;
-    const log = await storage.open(logPath, { create: true });
-    const offsetIndex = await OffsetIndex.open(await storage.open(indexPath, { create: true }), baseOffset, options.maxIndexBytes);
-    const timeIndex = await TimeIndex.open(await storage.open(timePath, { create: true }), baseOffset, options.maxIndexBytes);
-    const segment = new Segment(baseOffset, log, offsetIndex, timeIndex, options, missing);
-    segment.#size = await log.size();
-    return segment;
+    const indexMissing = (await storage.stat(indexPath)) === null;
+    const timeMissing = (await storage.stat(timePath)) === null;
+    const openIndex = (path: string, missing: boolean) => (missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create }));
+    const log = await storage.open(logPath, { create });
+    const handles: StorageFile[] = [log];
+    try {
+      const indexFile = await openIndex(indexPath, indexMissing);
+      handles.push(indexFile);
+      const timeFile = await openIndex(timePath, timeMissing);
+      handles.push(timeFile);
+      const offsetIndex = await OffsetIndex.open(indexFile, baseOffset, options.maxIndexBytes);
+      const timeIndex = await TimeIndex.open(timeFile, baseOffset, options.maxIndexBytes);
+      const segment = new Segment(baseOffset, log, offsetIndex, timeIndex, options, indexMissing || timeMissing);
+      segment.#size = await log.size();
+      return segment;
+    } catch (err) {
+      await Promise.allSettled(handles.map((h) => h.close()));
+      throw err;
+    }
   }
 
   /** Bytes in the `.log`. */
@@ -134,17 +171,34 @@ export class Segment {
   }
 
   // ---- opening --------------------------------------------------------------------------
+  //
+  // Opening decides before it writes: `planRecovery()` and `planLoadClean()` only read, and leave
+  // the segment's state in memory as it will be (next offset, size, rebuilt indexes); `commit()`
+  // then writes that state and makes it durable. A loader can plan every segment, reject the
+  // log with every file as it found it, and commit only a plan it accepts.
 
   /**
    * Recovery: rebuild both indexes from a walk over every batch, cut the log at the first byte
-   * that is not a valid batch (short, too small, too large, bad magic, bad CRC, offsets out of
-   * sequence), and make the cut and the new indexes durable before returning, so no later crash
-   * can bring the cut bytes back.
+   * that is not a valid batch (short, too small, bad magic, bad CRC, offsets out of sequence or
+   * outside the segment's int32 range), and make the cut and the new indexes durable before
+   * returning, so no later crash can bring the cut bytes back. `planRecovery` and `commit` in one.
    */
-  async recover({ minNextOffset }: { minNextOffset?: number } = {}): Promise<SegmentRecovery> {
-    const stop = await this.#rebuildFromWalk();
-    // Records below `minNextOffset` were acknowledged as durable (the recovery point): finding
-    // them damaged is corruption to report, not a torn tail to cut. Checked before any cut.
+  async recover(options: RecoverOptions = {}): Promise<SegmentRecovery> {
+    const result = await this.planRecovery(options);
+    await this.commit();
+    return result;
+  }
+
+  /**
+   * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
+   * the size to the end of the valid batches, writing nothing. `minNextOffset`: records below it
+   * were acknowledged as durable (the recovery point), so finding them damaged is corruption
+   * (`PAGELOG_CORRUPT`, nothing planned), not a torn tail to cut. `endOffset`: the walk ends
+   * before the first batch that reaches it (finishing an interrupted cut at that offset).
+   */
+  async planRecovery({ minNextOffset, endOffset }: RecoverOptions = {}): Promise<SegmentRecovery> {
+    const sizeBefore = this.#size;
+    const stop = await this.#rebuildFromWalk(endOffset);
     if (minNextOffset !== undefined && this.#nextOffset < minNextOffset) {
       throw new PagelogError(
         `segment ${this.log.path} is corrupt below the recovery point ${minNextOffset}: valid batches end at offset ${this.#nextOffset - 1} (byte ${stop.position}: ${stop.detail})`,
@@ -152,18 +206,14 @@ export class Segment {
         { path: this.log.path },
       );
     }
-    const truncatedBytes = this.#size - stop.position;
-    if (truncatedBytes > 0) {
-      await this.log.truncate(stop.position);
+    if (stop.position < this.#size) {
       this.#size = stop.position;
+      this.#pendingTruncate = stop.position;
     }
-    // Durable before anything is appended: a truncation only in the page cache could be undone
-    // by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
-    if (this.#options.brokenVariant !== "recovery-truncation-not-durable") await this.flush({ force: true });
-    this.#indexFilesWereMissing = false;
+    this.#pendingCommit = "recovery";
     return {
       validBytes: stop.position,
-      truncatedBytes,
+      truncatedBytes: sizeBefore - stop.position,
       lastOffset: this.#nextOffset - 1,
       maxTimestamp: this.#maxTimestamp,
       stop,
@@ -174,9 +224,17 @@ export class Segment {
    * After a clean shutdown: sanity-check both indexes against the log (rebuilding any that
    * fails, or that was missing), then scan the tail after the last index entry. Returns whether
    * the indexes were rebuilt. A tail that is not whole valid batches is `PAGELOG_CORRUPT`: the
-   * log was closed cleanly, so those bytes were acknowledged and durable.
+   * log was closed cleanly, so those bytes were acknowledged and durable. `planLoadClean` and
+   * `commit` in one.
    */
   async loadClean(): Promise<{ indexesRebuilt: boolean }> {
+    const result = await this.planLoadClean();
+    await this.commit();
+    return result;
+  }
+
+  /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. */
+  async planLoadClean(): Promise<{ indexesRebuilt: boolean }> {
     await this.#loadIndexes();
     let rebuild = this.#indexFilesWereMissing && this.#size > 0;
     if (!rebuild) {
@@ -193,22 +251,60 @@ export class Segment {
     if (rebuild) {
       const stop = await this.#rebuildFromWalk();
       if (stop.position !== this.#size) throw this.#corruptAt(stop);
-      await Promise.all([this.offsetIndex.sync(), this.timeIndex.sync()]);
     }
-    this.#indexFilesWereMissing = false;
+    this.#pendingCommit ??= "indexes";
     return { indexesRebuilt: rebuild };
   }
 
-  /** Resets both indexes and walks the whole log, re-adding entries by the sparse rule. */
-  async #rebuildFromWalk(): Promise<ScanStop> {
-    await this.offsetIndex.reset();
-    await this.timeIndex.reset();
+  /**
+   * Writes what the last plan decided: the cut, then the rebuilt indexes, then fsyncs (a
+   * recovery syncs all three files: it cannot know what an earlier process left in the page
+   * cache). Durable before anything is appended: a truncation only in the page cache could be
+   * undone by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
+   */
+  async commit(): Promise<void> {
+    const mode = this.#pendingCommit;
+    if (mode === undefined) return;
+    if (this.#pendingTruncate !== undefined) {
+      this.#logUnsynced = true;
+      await this.log.truncate(this.#pendingTruncate);
+      this.#pendingTruncate = undefined;
+    }
+    await this.offsetIndex.commitRebuild();
+    await this.timeIndex.commitRebuild();
+    if (this.#indexFilesWereMissing) {
+      // Create a lost index file even when it stays empty (a truncation to its own size is
+      // otherwise a no-op), so the segment has its three files, as Kafka's always do.
+      await this.offsetIndex.file.truncate(this.offsetIndex.sizeInBytes);
+      await this.timeIndex.file.truncate(this.timeIndex.sizeInBytes);
+    }
+    if (mode === "recovery") {
+      if (this.#options.brokenVariant !== "recovery-truncation-not-durable") await this.flush({ force: true });
+    } else {
+      await Promise.all([this.offsetIndex.sync(), this.timeIndex.sync()]);
+    }
+    this.#pendingCommit = undefined;
+    this.#indexFilesWereMissing = false;
+  }
+
+  /**
+   * Rebuilds both indexes in memory from a walk over the whole log (ending before the first batch
+   * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing.
+   */
+  async #rebuildFromWalk(endOffset?: number): Promise<ScanStop> {
+    this.offsetIndex.beginRebuild();
+    this.timeIndex.beginRebuild();
     this.#nextOffset = this.baseOffset;
     this.#maxTimestamp = NO_TIMESTAMP;
     this.#offsetOfMaxTimestamp = this.baseOffset;
     this.#bytesSinceIndexEntry = 0;
     const skipCrc = this.#options.brokenVariant === "skip-crc-in-recovery";
-    const scanner = new BatchScanner(this.log, this.#size, 0, this.#scanOptions({ expectedOffset: this.baseOffset, ...(skipCrc ? { verifyCrc: false } : {}) }));
+    const scanner = new BatchScanner(
+      this.log,
+      this.#size,
+      0,
+      this.#scanOptions({ expectedOffset: this.baseOffset, ...(endOffset === undefined ? {} : { endOffset }), ...(skipCrc ? { verifyCrc: false } : {}) }),
+    );
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       await this.#indexBatch(batch.header, batch.position);
     }
@@ -493,13 +589,15 @@ export class Segment {
     return new BatchScanner(this.log, this.#size, start.position, this.#scanOptions({ ...expected, ...extra }));
   }
 
+  // `maxBatchBytes` limits what is appended, never what is read back: a batch written under a
+  // larger setting is still a valid batch. What bounds memory is the file's own size.
   #validateOptions(): { maxBatchBytes: number; crc32c?: Crc32c } {
-    return { maxBatchBytes: this.#options.maxBatchBytes, ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }) };
+    return { maxBatchBytes: Number.MAX_SAFE_INTEGER, ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }) };
   }
 
   #scanOptions(extra: Partial<ScanOptions>): ScanOptions {
     return {
-      maxBatchBytes: this.#options.maxBatchBytes,
+      segmentBaseOffset: this.baseOffset,
       ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
       ...extra,
     };

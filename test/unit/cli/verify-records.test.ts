@@ -48,7 +48,11 @@ function fixCrc(batch: Uint8Array): void {
   new DataView(batch.buffer, batch.byteOffset, batch.byteLength).setUint32(17, crc32c(batch.subarray(21)) >>> 0);
 }
 
-/** A log dir holding one hand-built partition (no index files, no marker: the next open recovers). */
+/**
+ * A log dir holding one hand-built partition, shut down cleanly as far as the files say (the
+ * marker, checkpoints naming every offset; no index files, which the open rebuilds): every record
+ * was acknowledged, so the library may not cut anything and must refuse what it cannot read.
+ */
 function writePartition(batches: Uint8Array[]): { dir: string; position: number } {
   const dir = tempDir("verify-records");
   mkdirSync(join(dir, PARTITION));
@@ -62,6 +66,9 @@ function writePartition(batches: Uint8Array[]): { dir: string; position: number 
     at += b.length;
   }
   writeFileSync(join(dir, PARTITION, SEGMENT), bytes);
+  writeFileSync(join(dir, ".kafka_cleanshutdown"), '{"version":0,"brokerEpoch":-1}');
+  writeFileSync(join(dir, "recovery-point-offset-checkpoint"), `0\n1\nrec 0 ${BATCHES * PER_BATCH}\n`);
+  writeFileSync(join(dir, "log-start-offset-checkpoint"), "0\n1\nrec 0 0\n");
   return { dir, position };
 }
 
@@ -94,6 +101,8 @@ const MUTATIONS: Array<{ name: string; expect: string; mutate: (b: Uint8Array, v
   { name: "records count one fewer than the records", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt32(57, PER_BATCH - 1) },
   { name: "negative record length", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[61] = 5) }, // zigzag(-3)
   { name: "negative key length", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[65] = 9) }, // zigzag(-5)
+  { name: "first record's offsetDelta 5, past lastOffsetDelta 2", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[64] = 10) }, // zigzag(5)
+  { name: "second record's offsetDelta equal to the first's", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[61 + 1 + b[61]! / 2 + 3] = 0) },
   { name: "compression codec 7", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 7) },
   { name: "compression codec 5", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 5) },
   { name: "gzip codec on records that are not gzip", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 1) },
