@@ -109,6 +109,14 @@ const MUTATIONS: Array<{ name: string; expect: string; mutate: (b: Uint8Array, v
   { name: "snappy", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 2) },
   { name: "lz4", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 3) },
   { name: "zstd", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 4) },
+  {
+    name: "snappy declaring more records than offsets (the walk refuses the header before any codec)",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (_b, v) => {
+      v.setInt16(21, v.getInt16(21) | 2);
+      v.setInt32(57, PER_BATCH + 1);
+    },
+  },
 ];
 
 describe("verify agrees with reads on CRC-valid batches", () => {
