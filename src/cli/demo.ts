@@ -4,7 +4,7 @@
  * terminals and no --script is given; otherwise it runs a script and prints every frame.
  */
 import { parseArgs } from "node:util";
-import { intOption, parsing } from "./args.js";
+import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { runInteractive } from "./demo/interactive.js";
 import { renderFrame } from "./demo/render.js";
 import { applyStep, BREAK_IT, breakItSummary, DEFAULT_SCRIPT, parseScript, runBreakIt, stepLabel } from "./demo/script.js";
@@ -52,23 +52,25 @@ Options:
   -h, --help           show this help
 `;
 
+const OPTIONS = {
+  script: { type: "string" },
+  seed: { type: "string" },
+  "page-size": { type: "string" },
+  "sector-size": { type: "string" },
+  "segment-bytes": { type: "string" },
+  "flush-every": { type: "string" },
+  color: { type: "boolean" },
+  "no-color": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parsing(() =>
     parseArgs({
-      args,
+      args: joinNegativeNumbers(args, OPTIONS),
       allowPositionals: true,
       strict: true,
-      options: {
-        script: { type: "string" },
-        seed: { type: "string" },
-        "page-size": { type: "string" },
-        "sector-size": { type: "string" },
-        "segment-bytes": { type: "string" },
-        "flush-every": { type: "string" },
-        color: { type: "boolean" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: OPTIONS,
     }),
   );
   if (values.help === true) {

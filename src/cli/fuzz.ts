@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../log/broken-variants.js";
 import { CrashViolation } from "../testing/crash-harness.js";
 import { type FuzzProgress, fuzz, replay } from "../testing/fuzz.js";
-import { intOption, parsing } from "./args.js";
+import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
@@ -38,20 +38,22 @@ function progressLine(p: FuzzProgress): string {
   return `schedules ${p.schedules} · power cuts ${p.powerCuts} · records recovered ${p.recordsRecovered} · violations ${p.violations} · ${seconds} s`;
 }
 
+const OPTIONS = {
+  runs: { type: "string" },
+  minutes: { type: "string" },
+  seed: { type: "string" },
+  replay: { type: "string" },
+  broken: { type: "string" },
+  "keep-going": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values } = parsing(() =>
     parseArgs({
-      args,
+      args: joinNegativeNumbers(args, OPTIONS),
       strict: true,
-      options: {
-        runs: { type: "string" },
-        minutes: { type: "string" },
-        seed: { type: "string" },
-        replay: { type: "string" },
-        broken: { type: "string" },
-        "keep-going": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: OPTIONS,
     }),
   );
   if (values.help) {

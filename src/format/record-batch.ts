@@ -45,8 +45,8 @@ import {
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
-import { readRecords, sizeRecords, writeRecords } from "./record-codec.js";
-import type { DecodedRecord, RecordInput } from "./record-codec.js";
+import { readRecords, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
+import type { DecodedRecord, RecordInput, RecordSnapshot } from "./record-codec.js";
 
 const INT16_MIN = -0x8000;
 const INT16_MAX = 0x7fff;
@@ -132,12 +132,14 @@ function tooLarge(size: number, max: number): PagelogError {
  *   PagelogError `PAGELOG_RECORD_TOO_LARGE` past `maxBatchBytes` or the int32 Length.
  */
 export function encodeBatch(records: readonly RecordInput[], options: EncodeBatchOptions): Uint8Array {
-  return encodeWithAttributes(records, options, CompressionCodec.NONE);
+  return encodeSnapshots(snapshotRecords(records), options, CompressionCodec.NONE);
 }
 
-function encodeWithAttributes(records: readonly RecordInput[], options: EncodeBatchOptions, codec: number): Uint8Array {
-  if (!Array.isArray(records)) throw new TypeError("records must be an array");
-  if (records.length === 0) throw new RangeError("records must not be empty");
+/**
+ * @internal {@link encodeBatch} of records already read by `snapshotRecords` (the log takes the
+ * snapshot when `append` is called, and encodes when the batch is written).
+ */
+export function encodeSnapshots(records: readonly RecordSnapshot[], options: EncodeBatchOptions, codec: number = CompressionCodec.NONE): Uint8Array {
   if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
   const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
   const partitionLeaderEpoch = optionalInteger(options.partitionLeaderEpoch, "partitionLeaderEpoch", -0x80000000, 0x7fffffff, NO_PARTITION_LEADER_EPOCH);
@@ -145,15 +147,14 @@ function encodeWithAttributes(records: readonly RecordInput[], options: EncodeBa
   const producerEpoch = optionalInteger(options.producerEpoch, "producerEpoch", INT16_MIN, INT16_MAX, NO_PRODUCER_EPOCH);
   const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
   const defaultTimestamp = optionalInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Date.now());
-  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
   const logAppendTime = options.logAppendTime === undefined ? undefined : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 
-  // Timestamps: base = first record's, max = largest (checked as safe integers by sizeRecords).
-  const first = records[0];
-  const baseTimestamp = (typeof first === "object" && first !== null ? first.timestamp : undefined) ?? defaultTimestamp;
+  // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
+  const baseTimestamp = records[0]!.timestamp ?? defaultTimestamp;
   let maxTimestamp = baseTimestamp;
   for (let i = 1; i < records.length; i++) {
-    const t = records[i]?.timestamp ?? defaultTimestamp;
+    const t = records[i]!.timestamp ?? defaultTimestamp;
     if (t > maxTimestamp) maxTimestamp = t;
   }
 
@@ -200,13 +201,14 @@ function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
  * 61-byte header) is compressed as one gzip stream, as Kafka does.
  */
 export async function encodeBatchAsync(records: readonly RecordInput[], options: EncodeBatchAsyncOptions): Promise<Uint8Array> {
-  const compression = options?.compression ?? "none";
+  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
+  const compression = options.compression ?? "none";
   if (compression === "none") return encodeBatch(records, options);
   if (compression !== "gzip") throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
-  const plain = encodeWithAttributes(records, { ...options, maxBatchBytes: undefined }, CompressionCodec.GZIP);
+  const plain = encodeSnapshots(snapshotRecords(records), { ...options, maxBatchBytes: undefined }, CompressionCodec.GZIP);
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
-  const maxBatchBytes = options.maxBatchBytes ?? Number.POSITIVE_INFINITY;
+  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
   if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
   const bytes = new Uint8Array(size);
   bytes.set(plain.subarray(0, RECORDS_OFFSET));

@@ -55,7 +55,6 @@ const LOW_SURROGATE_MAX = 0xdfff;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const hasOwn = Object.prototype.hasOwnProperty;
 
 /** UTF-8 byte length of `s` as `TextEncoder` writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {
@@ -81,12 +80,105 @@ export function utf8Length(s: string): number {
   return bytes;
 }
 
-/** Byte length of a key/value/header value, or -1 for null. Checks the type. */
-function bytesLength(value: unknown, name: () => string): number {
+/**
+ * A record's inputs as read once from the caller's object: every getter, proxy trap and array
+ * element is read exactly once, when the record is validated, so the sizing pass and the writing
+ * pass see the same values (a getter returning different bytes each time cannot desize a batch).
+ */
+export interface RecordSnapshot {
+  readonly key: BytesInput;
+  readonly value: BytesInput;
+  readonly headers: ReadonlyArray<{ readonly key: string; readonly value: BytesInput }>;
+  /** undefined: the batch's default timestamp. */
+  readonly timestamp: number | undefined;
+}
+
+// %TypedArray%.prototype's own getters read a typed array's internal slots: a subclass that
+// overrides `length`, or a Proxy posing as a Uint8Array, cannot make two reads disagree.
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArrayTag = Object.getOwnPropertyDescriptor(typedArrayProto, Symbol.toStringTag)!.get!;
+const typedArrayLength = Object.getOwnPropertyDescriptor(typedArrayProto, "length")!.get!;
+
+/** A real Uint8Array (or Buffer), from any realm; not a Proxy, not another typed array. */
+function isUint8Array(value: unknown): value is Uint8Array {
+  return typedArrayTag.call(value) === "Uint8Array";
+}
+
+/** Checks a key, value or header value; returns it unchanged. */
+function checkBytes(value: unknown, name: () => string): BytesInput {
+  if (value === null || typeof value === "string" || isUint8Array(value)) return value;
+  throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describeValue(value)}`);
+}
+
+/** A short description of a bad argument for an error message. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
+  if (typeof value === "function") return "a function";
+  return String(value);
+}
+
+/** Byte length of a checked key/value/header value, or -1 for null. */
+function bytesLength(value: BytesInput): number {
   if (value === null) return NULL_LENGTH;
   if (typeof value === "string") return utf8Length(value);
-  if (value instanceof Uint8Array) return value.length;
-  throw new TypeError(`${name()} must be a Uint8Array, a string or null`);
+  return typedArrayLength.call(value) as number;
+}
+
+function checkTimestamp(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw new TypeError(`${name} must be a safe integer (ms since the epoch), got ${describeValue(value)}`);
+  return value;
+}
+
+function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
+  if (headers === undefined || headers === null) return [];
+  if (typeof headers !== "object") throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
+  const out: Array<{ key: string; value: BytesInput }> = [];
+  if (Array.isArray(headers)) {
+    const list = headers as readonly unknown[];
+    const length = list.length;
+    for (let h = 0; h < length; h++) {
+      const header = list[h];
+      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object, got ${describeValue(header)}`);
+      const { key, value } = header as { key: unknown; value: unknown };
+      if (typeof key !== "string") throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
+      out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`) });
+    }
+    return out;
+  }
+  // Own enumerable string keys, in property order (what `for…in` with a hasOwn check visits).
+  const map = headers as Record<string, unknown>;
+  for (const key of Object.keys(map)) {
+    out.push({ key, value: checkBytes(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`) });
+  }
+  return out;
+}
+
+/**
+ * Validates `records` and reads each of their fields exactly once into plain snapshots.
+ * @throws TypeError naming the bad argument; RangeError for an empty array.
+ */
+export function snapshotRecords(records: unknown): RecordSnapshot[] {
+  if (!Array.isArray(records)) throw new TypeError(`records must be an array, got ${describeValue(records)}`);
+  const list = records as readonly unknown[];
+  const length = list.length;
+  if (length === 0) throw new RangeError("records must not be empty");
+  const out: RecordSnapshot[] = new Array(length);
+  for (let i = 0; i < length; i++) {
+    const record = list[i];
+    if (typeof record !== "object" || record === null || Array.isArray(record)) throw new TypeError(`records[${i}] must be an object, got ${describeValue(record)}`);
+    const { key, value, headers, timestamp } = record as Record<string, unknown>;
+    if (value === undefined) throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null, got undefined`);
+    out[i] = {
+      key: key === undefined ? null : checkBytes(key, () => `records[${i}].key`),
+      value: checkBytes(value, () => `records[${i}].value`),
+      headers: snapshotHeaders(headers, i),
+      timestamp: checkTimestamp(timestamp, `records[${i}].timestamp`),
+    };
+  }
+  return out;
 }
 
 /** Size of a length-prefixed field: varint length + the bytes. */
@@ -110,93 +202,45 @@ function writeField(bytes: Uint8Array, position: number, value: BytesInput, leng
   return position + length;
 }
 
-function checkHeaderKey(key: unknown, name: () => string): string {
-  if (typeof key !== "string") throw new TypeError(`${name()} must be a string`);
-  return key;
+/** Bytes of the headers section (count varint included). */
+function headersSize(headers: RecordSnapshot["headers"]): number {
+  let size = varintSize(headers.length);
+  for (const { key, value } of headers) size += fieldSize(utf8Length(key)) + fieldSize(bytesLength(value));
+  return size;
 }
 
-/** Bytes of the headers section (count varint included). Checks every header. */
-function headersSize(headers: HeadersInput | undefined, index: number): number {
-  if (headers === undefined || headers === null) return varintSize(0);
-  let count = 0;
-  let size = 0;
-  if (Array.isArray(headers)) {
-    const list = headers as ReadonlyArray<{ key: string; value: BytesInput }>;
-    for (let h = 0; h < list.length; h++) {
-      const header = list[h];
-      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object`);
-      const key = checkHeaderKey(header.key, () => `records[${index}].headers[${h}].key`);
-      size += fieldSize(utf8Length(key)) + fieldSize(bytesLength(header.value, () => `records[${index}].headers[${h}].value`));
-      count++;
-    }
-  } else if (typeof headers === "object") {
-    const map = headers as Record<string, BytesInput>;
-    for (const key in map) {
-      if (!hasOwn.call(map, key)) continue;
-      size += fieldSize(utf8Length(key)) + fieldSize(bytesLength(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`));
-      count++;
-    }
-  } else {
-    throw new TypeError(`records[${index}].headers must be an object or an array`);
-  }
-  return varintSize(count) + size;
-}
-
-function writeHeaders(bytes: Uint8Array, position: number, headers: HeadersInput | undefined): number {
-  if (headers === undefined || headers === null) return writeVarint32(bytes, position, 0);
-  if (Array.isArray(headers)) {
-    const list = headers as ReadonlyArray<{ key: string; value: BytesInput }>;
-    position = writeVarint32(bytes, position, list.length);
-    for (let h = 0; h < list.length; h++) {
-      const { key, value } = list[h]!;
-      position = writeField(bytes, position, key, utf8Length(key));
-      position = writeField(bytes, position, value, bytesLength(value, unreachableName));
-    }
-    return position;
-  }
-  const map = headers as Record<string, BytesInput>;
-  let count = 0;
-  for (const key in map) if (hasOwn.call(map, key)) count++;
-  position = writeVarint32(bytes, position, count);
-  for (const key in map) {
-    if (!hasOwn.call(map, key)) continue;
-    const value = map[key]!;
+function writeHeaders(bytes: Uint8Array, position: number, headers: RecordSnapshot["headers"]): number {
+  position = writeVarint32(bytes, position, headers.length);
+  for (const { key, value } of headers) {
     position = writeField(bytes, position, key, utf8Length(key));
-    position = writeField(bytes, position, value, bytesLength(value, unreachableName));
+    position = writeField(bytes, position, value, bytesLength(value));
   }
   return position;
 }
 
-/** Names are only needed in the checked sizing pass. */
-const unreachableName = (): string => "value";
-
 /**
  * Sizes every record (the whole record, its Length varint included) into `bodySizes[i]` (the
- * body alone, for the Length field) and returns the records section's total size. Checks every
- * input value so the writing pass cannot fail.
+ * body alone, for the Length field) and returns the records section's total size. The records
+ * were checked by {@link snapshotRecords}; this checks the timestamp deltas.
  */
 export function sizeRecords(
-  records: readonly RecordInput[],
+  records: readonly RecordSnapshot[],
   baseTimestamp: number,
   defaultTimestamp: number,
   bodySizes: Int32Array,
 ): number {
   let total = 0;
   for (let i = 0; i < records.length; i++) {
-    const record = records[i];
-    if (typeof record !== "object" || record === null) throw new TypeError(`records[${i}] must be an object`);
-    const timestamp = record.timestamp ?? defaultTimestamp;
-    if (!Number.isSafeInteger(timestamp)) throw new TypeError(`records[${i}].timestamp must be a safe integer, got ${String(timestamp)}`);
-    const delta = timestamp - baseTimestamp;
+    const record = records[i]!;
+    const delta = (record.timestamp ?? defaultTimestamp) - baseTimestamp;
     if (!Number.isSafeInteger(delta)) throw new RangeError(`records[${i}].timestamp is too far from the batch's base timestamp`);
-    if (record.value === undefined) throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null`);
     const body =
       RECORD_ATTRIBUTES_SIZE +
       varlongSize(delta) +
       varintSize(i) +
-      fieldSize(bytesLength(record.key ?? null, () => `records[${i}].key`)) +
-      fieldSize(bytesLength(record.value, () => `records[${i}].value`)) +
-      headersSize(record.headers, i);
+      fieldSize(bytesLength(record.key)) +
+      fieldSize(bytesLength(record.value)) +
+      headersSize(record.headers);
     bodySizes[i] = body;
     total += varintSize(body) + body;
   }
@@ -207,21 +251,19 @@ export function sizeRecords(
 export function writeRecords(
   bytes: Uint8Array,
   position: number,
-  records: readonly RecordInput[],
+  records: readonly RecordSnapshot[],
   baseTimestamp: number,
   defaultTimestamp: number,
   bodySizes: Int32Array,
 ): number {
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
-    const key = record.key ?? null;
-    const value = record.value;
     position = writeVarint32(bytes, position, bodySizes[i]!);
     bytes[position++] = RECORD_ATTRIBUTES;
     position = writeVarlong(bytes, position, (record.timestamp ?? defaultTimestamp) - baseTimestamp);
     position = writeVarint32(bytes, position, i);
-    position = writeField(bytes, position, key, bytesLength(key, unreachableName));
-    position = writeField(bytes, position, value, bytesLength(value, unreachableName));
+    position = writeField(bytes, position, record.key, bytesLength(record.key));
+    position = writeField(bytes, position, record.value, bytesLength(record.value));
     position = writeHeaders(bytes, position, record.headers);
   }
   return position;

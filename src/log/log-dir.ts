@@ -5,14 +5,15 @@
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
  * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
- * leftover `*.tmp` files. Logs are opened, and recovered, on first use by `log(name)`.
+ * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
+ * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
-import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
+import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 
@@ -23,7 +24,19 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 /** What Kafka writes into the marker (no newline). */
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 const TMP_SUFFIX = ".tmp";
+/** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
+const OWN_TMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX));
 
+
+/** Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`). */
+export const MAX_TOPIC_LENGTH = 249;
+/**
+ * The longest partition directory name: a file name's limit on every common file system (NAME_MAX,
+ * 255 bytes; the names are ASCII). Kafka caps the topic at 249 characters (leaving room for "-"
+ * and a 5-digit partition) but does not check the directory name itself: a 249-character topic
+ * with a 6-digit partition would fail at mkdir with ENAMETOOLONG, so it is refused up front.
+ */
+export const MAX_DIR_NAME_LENGTH = 255;
 /** Kafka's partition directory names: a topic of `[a-zA-Z0-9._-]`, at most 249 characters. */
 const PARTITION_NAME = /^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$/;
 
@@ -34,7 +47,10 @@ export interface LogDirOptions {
    * Write the recovery-point and log-start checkpoints at most this often, after a flush
    * (Kafka's `log.flush.offset.checkpoint.interval.ms`), and at close. A checkpoint only ever
    * names durable data, so a longer interval makes recovery after a crash scan more, never less.
-   * `-1`: only at close and on `checkpoint()`.
+   * A timer also checkpoints logs that flushed and went quiet; it re-arms only after its
+   * checkpoint finished, so a slow disk never builds a queue of checkpoints.
+   * `0`: after every flush, and no timer. `-1`: only at close and on `checkpoint()`.
+   * At most 2147483647 (setTimeout's limit, about 24.8 days).
    * @defaultValue 60000
    */
   checkpointIntervalMs?: number;
@@ -57,6 +73,7 @@ export interface LogDirRecovery {
 
 /** Splits `orders-0` into topic `orders` and partition 0; undefined if it is not such a name. */
 export function parsePartitionName(name: string): { topic: string; partition: number } | undefined {
+  if (typeof name !== "string" || name.length > MAX_DIR_NAME_LENGTH) return undefined;
   const m = PARTITION_NAME.exec(name);
   if (m === null || m[1] === "." || m[1] === "..") return undefined;
   const partition = Number(m[2]);
@@ -81,8 +98,12 @@ export class LogDir {
   readonly #brokenVariant: BrokenVariant | undefined;
   readonly #clock: Clock;
   #lastCheckpointAt: number;
-  #checkpointTimer: ReturnType<typeof setInterval> | undefined;
+  #checkpointTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A checkpoint requested but not started yet: later requests share it (it reads the values when it starts). */
+  #pendingCheckpoint: Promise<void> | undefined;
   #status: "open" | "closing" | "closed" = "open";
+  /** The first close()'s promise: every later call returns it. */
+  #closing: Promise<void> | undefined;
 
   private constructor(fields: {
     storage: Storage;
@@ -108,12 +129,30 @@ export class LogDir {
     this.#brokenVariant = fields.brokenVariant;
     this.#clock = fields.defaults.clock ?? systemClock;
     this.#lastCheckpointAt = this.#clock.now();
-    if (this.#checkpointIntervalMs !== -1 && this.#clock === systemClock) {
-      // Also on a timer, for logs that flushed and went quiet (never with an injected clock:
-      // real time must not decide what a test sees).
-      this.#checkpointTimer = setInterval(() => void this.checkpoint().catch(() => undefined), Math.max(1, this.#checkpointIntervalMs));
-      (this.#checkpointTimer as { unref?: () => void }).unref?.();
-    }
+    if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
+  }
+
+  /**
+   * Also on a timer, for logs that flushed and went quiet (never with an injected clock: real
+   * time must not decide what a test sees; and not for 0, which checkpoints after every flush).
+   * The timer re-arms itself only after its checkpoint finished, so it never queues a checkpoint
+   * behind an unfinished one of its own, however slow the disk.
+   */
+  #scheduleCheckpointTimer(): void {
+    const timer = setTimeout(() => {
+      void (async () => {
+        try {
+          if (this.#status !== "open") return;
+          if (this.#clock.now() - this.#lastCheckpointAt >= this.#checkpointIntervalMs) await this.checkpoint();
+        } catch {
+          // A failed checkpoint is retried at the next tick; the logs report their own failures.
+        } finally {
+          if (this.#status === "open" && this.#checkpointTimer === timer) this.#scheduleCheckpointTimer();
+        }
+      })();
+    }, this.#checkpointIntervalMs);
+    this.#checkpointTimer = timer;
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** After a log's flush: checkpoint if the interval has passed since the last one. */
@@ -128,11 +167,11 @@ export class LogDir {
    * `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-    if (options.log !== undefined) resolveLogOptions(options.log); // fail on bad defaults now, not on first use
-    const checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
-    if (!Number.isSafeInteger(checkpointIntervalMs) || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
-      throw new TypeError(`option checkpointIntervalMs must be a non-negative integer or -1 (off), got ${String(checkpointIntervalMs)}`);
+    if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError("LogDir.open options must be an object");
+    if (options.log !== undefined) resolveLogOptions(options.log, "option log"); // fail on bad defaults now, not on first use
+    const checkpointIntervalMs = options.checkpointIntervalMs === undefined ? 60_000 : options.checkpointIntervalMs;
+    if (typeof checkpointIntervalMs !== "number" || !Number.isSafeInteger(checkpointIntervalMs) || checkpointIntervalMs > MAX_TIMER_MS || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
+      throw new TypeError(`option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`);
     }
     const ownsStorage = typeof where === "string";
     // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
@@ -150,7 +189,9 @@ export class LogDir {
       const names = await storage.list("");
       let removed = false;
       for (const name of names) {
-        if (name.endsWith(TMP_SUFFIX)) {
+        // Only the temp files pagelog itself writes here, and only if they are files: anything
+        // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
+        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") {
           await storage.remove(name);
           removed = true;
         }
@@ -190,8 +231,11 @@ export class LogDir {
    */
   async log(name: string, options: LogOptions = {}): Promise<Log> {
     if (typeof name !== "string" || parsePartitionName(name) === undefined) {
-      throw new TypeError(`log name must be <topic>-<partition> with a topic of [a-zA-Z0-9._-] (at most 249 characters), got ${JSON.stringify(name)}`);
+      throw new TypeError(
+        `log name must be <topic>-<partition>: a topic of [a-zA-Z0-9._-] (at most ${MAX_TOPIC_LENGTH} characters, not "." or ".."), a partition in [0, 2147483647], at most ${MAX_DIR_NAME_LENGTH} characters in all; got ${typeof name === "string" ? JSON.stringify(name.length > 300 ? `${name.slice(0, 300)}…` : name) : typeof name}`,
+      );
     }
+    resolveLogOptions(options, "log options"); // names a bad option of this call, before it is merged
     this.#checkOpen();
     const resolved = resolveLogOptions({ ...this.#defaults, ...options });
     let opening = this.#logs.get(name);
@@ -270,7 +314,11 @@ export class LogDir {
    * Logs record only recovery points whose data is durable, so a checkpoint never claims more.
    */
   checkpoint(): Promise<void> {
-    return this.#checkpoints.run(async () => {
+    // A checkpoint queued and not started yet will read every log's values when it starts, so it
+    // serves this request too: the queue never holds more than one running and one waiting.
+    if (this.#pendingCheckpoint !== undefined) return this.#pendingCheckpoint;
+    const queued: Promise<void> = this.#checkpoints.run(async () => {
+      if (this.#pendingCheckpoint === queued) this.#pendingCheckpoint = undefined;
       // After close the lock is released: another opener may own these files now. (While
       // closing, close() itself and the logs' last truncations still need to checkpoint.)
       if (this.#status === "closed") throw new PagelogError("log directory is closed", ErrorCode.CLOSED);
@@ -284,6 +332,8 @@ export class LogDir {
       await this.storage.syncDir("");
       this.#lastCheckpointAt = this.#clock.now();
     });
+    this.#pendingCheckpoint = queued;
+    return queued;
   }
 
   async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
@@ -301,10 +351,17 @@ export class LogDir {
    * every log closed cleanly and every partition that needed recovery was opened this session;
    * otherwise the next open recovers from the checkpoints, which is always safe.
    */
-  async close(): Promise<void> {
-    if (this.#status !== "open") return;
+  close(): Promise<void> {
+    // Every call gets the first call's promise: a second close() must not resolve while the
+    // first is still writing the marker and holding the lock.
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#status = "closing";
-    if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer);
+    if (this.#checkpointTimer !== undefined) clearTimeout(this.#checkpointTimer);
+    this.#checkpointTimer = undefined;
     let failure: unknown;
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
@@ -326,8 +383,9 @@ export class LogDir {
     if (failure !== undefined) throw failure;
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  /** `await using dir = await LogDir.open(…)`: the same promise as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   #checkOpen(): void {

@@ -46,7 +46,8 @@ export interface LogOptions {
   flushMessages?: number;
   /**
    * Flush when this many milliseconds passed since the last flush (Kafka: `flush.ms`), checked
-   * at every append and by a timer. `-1` is off.
+   * at every append and by a timer that re-arms only after its flush finished (so a slow disk
+   * never builds a queue of flushes). `0` flushes at every append, with no timer. `-1` is off.
    * @defaultValue -1
    */
   flushMs?: number;
@@ -88,6 +89,8 @@ export interface ResolvedLogOptions {
 }
 
 const MAX_INT32 = 0x7fffffff;
+/** The longest delay a timer takes (setTimeout's int32 limit, about 24.8 days). */
+export const MAX_TIMER_MS = MAX_INT32;
 /** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -103,8 +106,13 @@ export const LOG_DEFAULTS = {
   retentionMs: -1,
 } as const;
 
+/** Every option a LogOptions may hold: anything else is a typo, and a TypeError. */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...Object.keys(LOG_DEFAULTS), "crc32c", "clock"]);
+
 function integer(options: LogOptions, name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false): number {
-  const value = options[name] ?? LOG_DEFAULTS[name];
+  const given = options[name];
+  // undefined is "use the default"; null, NaN, a string or a fraction is a mistake.
+  const value: unknown = given === undefined ? LOG_DEFAULTS[name] : given;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || ((value < min || value > max) && !(offAllowed && value === -1))) {
     throw new TypeError(`option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`);
   }
@@ -112,8 +120,11 @@ function integer(options: LogOptions, name: keyof typeof LOG_DEFAULTS, min: numb
 }
 
 /** Validates and fills in defaults. Bad values are TypeErrors naming the option. */
-export function resolveLogOptions(options: LogOptions = {}): ResolvedLogOptions {
-  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new TypeError(`${what}: unknown option ${JSON.stringify(key)} (known: ${[...KNOWN_OPTIONS].join(", ")})`);
+  }
   const maxBatchBytes = integer(options, "maxBatchBytes", 61, MAX_INT32);
   const resolved: ResolvedLogOptions = {
     // A segment must hold at least one header-sized batch; positions are int32s.
@@ -128,9 +139,9 @@ export function resolveLogOptions(options: LogOptions = {}): ResolvedLogOptions 
     retentionBytes: integer(options, "retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
     retentionMs: integer(options, "retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
     crc32c: options.crc32c,
-    clock: options.clock ?? systemClock,
+    clock: options.clock === undefined ? systemClock : options.clock,
   };
-  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function") throw new TypeError("option crc32c must be a function");
-  if (typeof resolved.clock?.now !== "function") throw new TypeError("option clock must have a now() method");
+  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function") throw new TypeError(`option crc32c must be a function, got ${resolved.crc32c === null ? "null" : typeof resolved.crc32c}`);
+  if (typeof resolved.clock !== "object" || resolved.clock === null || typeof resolved.clock.now !== "function") throw new TypeError("option clock must be an object with a now() method");
   return resolved;
 }

@@ -15,10 +15,12 @@ import { Segment, type SegmentOptions } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
-import { type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
 import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
+import { encodeSnapshots } from "../format/record-batch.js";
+import { describeValue, type RecordSnapshot, snapshotRecords } from "../format/record-codec.js";
 
 export type { LogRecovery } from "./log-loader.js";
 
@@ -63,7 +65,8 @@ const DEFAULT_READ_BYTES = 1 << 20;
 const WARM_SEGMENTS = 2;
 
 interface PendingAppend {
-  readonly records: readonly RecordInput[];
+  /** The caller's records as read once, when append() was called. */
+  readonly records: readonly RecordSnapshot[];
   readonly resolve: (offsets: { baseOffset: number; lastOffset: number }) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -92,7 +95,9 @@ export class Log {
    * time-index entry a roll adds): every one is synced before the recovery point moves.
    */
   #dirtySegments = new Set<Segment>();
-  #flushTimer: ReturnType<typeof setInterval> | undefined;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The first close()'s promise: every later call returns it. */
+  #closing: Promise<void> | undefined;
   /** Segments other than the active one whose indexes are in memory, least recently used first. */
   #warm: Segment[] = [];
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
@@ -109,12 +114,25 @@ export class Log {
     // Loading left everything durable: the whole log is below the recovery point.
     this.#recoveryPoint = this.endOffset;
     this.#lastFlushAt = this.#activeCreatedAt = options.clock.now();
-    if (options.flushMs !== -1 && options.clock === systemClock) {
-      // The append path checks flushMs too; the timer covers a log that went quiet. With an
-      // injected clock there is no timer: real time must not decide when a test's log flushes.
-      this.#flushTimer = setInterval(() => void this.#timedFlush(), Math.max(1, options.flushMs));
-      (this.#flushTimer as { unref?: () => void }).unref?.();
-    }
+    // The append path checks flushMs too; the timer covers a log that went quiet. With an
+    // injected clock there is no timer: real time must not decide when a test's log flushes.
+    // flushMs 0 flushes at every append, so a timer would have nothing to do.
+    if (options.flushMs > 0 && options.clock === systemClock) this.#scheduleFlushTimer();
+  }
+
+  /**
+   * Arms the flush timer for when the next flush is due. It re-arms only after its own flush
+   * finished, so a slow disk never builds a queue of timed flushes for `flush()` to wait behind.
+   */
+  #scheduleFlushTimer(): void {
+    const due = this.#lastFlushAt + this.options.flushMs - this.options.clock.now();
+    const timer = setTimeout(() => {
+      void this.#timedFlush().finally(() => {
+        if (this.#flushTimer === timer && this.#status === "open") this.#scheduleFlushTimer();
+      });
+    }, Math.min(MAX_TIMER_MS, Math.max(1, due)));
+    this.#flushTimer = timer;
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** @internal Used by LogDir. */
@@ -191,6 +209,15 @@ export class Log {
    * in one write, and the flush policy then costs one fsync for the whole group.
    */
   append(records: readonly RecordInput[]): Promise<{ baseOffset: number; lastOffset: number }> {
+    // Every field of every record is read once, now: later changes to the objects (or getters
+    // that answer differently each time) cannot change what is written. Uint8Array contents are
+    // read when the batch is written: leave them alone until the append resolves.
+    let snapshot: RecordSnapshot[];
+    try {
+      snapshot = snapshotRecords(records);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
       let group = this.#openGroup;
       if (group === undefined) {
@@ -198,7 +225,7 @@ export class Log {
         group = this.#openGroup = fresh;
         void this.#queue.run(() => this.#writeGroup(fresh));
       }
-      group.push({ records, resolve, reject });
+      group.push({ records: snapshot, resolve, reject });
     });
   }
 
@@ -235,7 +262,7 @@ export class Log {
         }
         let bytes: Uint8Array;
         try {
-          bytes = encodeBatch(item.records, {
+          bytes = encodeSnapshots(item.records, {
             baseOffset: next,
             timestamp: now,
             maxBatchBytes: this.options.maxBatchBytes,
@@ -502,11 +529,19 @@ export class Log {
    * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
+    let maxRecords: number;
+    let maxBytes: number;
+    try {
+      checkOffset(offset, "offset");
+      checkOptionsObject(options, "read options");
+      maxRecords = positiveInteger(options.maxRecords, "maxRecords", Number.POSITIVE_INFINITY);
+      maxBytes = positiveInteger(options.maxBytes, "maxBytes", DEFAULT_READ_BYTES);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.#run(async () => {
       this.#checkReadable();
-      const maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
-      if (!(maxRecords >= 1)) throw new TypeError(`maxRecords must be at least 1, got ${String(options.maxRecords)}`);
-      const raw = await this.#readBatches(offset, options.maxBytes);
+      const raw = await this.#readBatches(offset, maxBytes);
       const out: LogRecord[] = [];
       for (let at = 0; at < raw.length && out.length < maxRecords; ) {
         const size = batchSize(raw, at);
@@ -536,15 +571,22 @@ export class Log {
    * below `offset` (and below the start offset); consumers skip those records, as Kafka's do.
    */
   readBatches(offset: number, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
+    let maxBytes: number;
+    try {
+      checkOffset(offset, "offset");
+      checkOptionsObject(options, "readBatches options");
+      maxBytes = positiveInteger(options.maxBytes, "maxBytes", DEFAULT_READ_BYTES);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.#run(async () => {
       this.#checkReadable();
-      return this.#readBatches(offset, options.maxBytes);
+      return this.#readBatches(offset, maxBytes);
     });
   }
 
-  async #readBatches(offset: number, maxBytes = DEFAULT_READ_BYTES): Promise<Uint8Array> {
-    checkOffset(offset, "offset");
-    if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 1)) throw new TypeError(`maxBytes must be a positive integer, got ${String(maxBytes)}`);
+  /** `offset` and `maxBytes` were checked by the caller. */
+  async #readBatches(offset: number, maxBytes: number): Promise<Uint8Array> {
     if (offset < this.#startOffset || offset > this.endOffset) throw outOfRange(offset, this.#startOffset, this.endOffset);
     let index = this.#segments.length - 1;
     while (index > 0 && this.#segments[index]!.baseOffset > offset) index--;
@@ -559,10 +601,18 @@ export class Log {
 
   /** Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. */
   async *records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
-    let next = options.from ?? this.#startOffset;
+    // Checked (and each option read once) at the first next(), as a generator can.
+    checkOptionsObject(options, "records options");
+    const { from, to, signal } = options as RecordsOptions;
+    if (from !== undefined) checkOffset(from, "from");
+    if (to !== undefined) checkOffset(to, "to");
+    if (signal !== undefined && typeof (signal as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function") {
+      throw new TypeError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+    }
+    let next = from ?? this.#startOffset;
     for (;;) {
-      options.signal?.throwIfAborted();
-      const limit = options.to ?? this.endOffset;
+      signal?.throwIfAborted();
+      const limit = to ?? this.endOffset;
       if (next >= limit || next >= this.endOffset) return;
       const batch = await this.read(next);
       if (batch.length === 0) {
@@ -573,7 +623,7 @@ export class Log {
       }
       for (const record of batch) {
         if (record.offset >= limit) return;
-        options.signal?.throwIfAborted();
+        signal?.throwIfAborted();
         yield record;
         next = record.offset + 1;
       }
@@ -585,9 +635,9 @@ export class Log {
    * null if there is none. Exact: the same answer as a linear scan.
    */
   offsetForTimestamp(timestamp: number): Promise<number | null> {
+    if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp)) return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
     return this.#run(async () => {
       this.#checkReadable();
-      if (!Number.isSafeInteger(timestamp)) throw new TypeError(`timestamp must be a safe integer, got ${String(timestamp)}`);
       for (const segment of this.#segments) {
         if (segment.nextOffset <= this.#startOffset || segment.maxTimestamp < timestamp) continue;
         const found = await segment.offsetForTimestamp(timestamp);
@@ -632,8 +682,8 @@ export class Log {
    * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
    */
   close(): Promise<void> {
-    return this.#run(async () => {
-      if (this.#status === "closed") return;
+    // Every call gets the first call's promise (LogDir.close() calls it too).
+    this.#closing ??= this.#run(async () => {
       this.#stopTimer();
       if (this.#status === "failed") {
         await Promise.allSettled(this.#segments.map((s) => s.close()));
@@ -652,6 +702,7 @@ export class Log {
         throw err;
       }
     });
+    return this.#closing;
   }
 
   /** @internal True if the log ever failed (LogDir then writes no clean-shutdown marker). */
@@ -660,7 +711,7 @@ export class Log {
   }
 
   #stopTimer(): void {
-    if (this.#flushTimer !== undefined) clearInterval(this.#flushTimer);
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
   }
 
@@ -692,8 +743,9 @@ export class Log {
     if (this.#status === "closed" || this.#status === "closing") throw new PagelogError(`log ${this.name} is ${this.#status}`, ErrorCode.CLOSED, { path: this.name });
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  /** `await using`: the same promise as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 
@@ -708,10 +760,22 @@ function batchSize(bytes: Uint8Array, position: number): number {
   return LOG_OVERHEAD + new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(position + LENGTH_OFFSET);
 }
 
-function checkOffset(offset: unknown, name: string): void {
+function checkOffset(offset: unknown, name: string): asserts offset is number {
   if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
-    throw new TypeError(`${name} must be a non-negative safe integer, got ${String(offset)}`);
+    throw new TypeError(`${name} must be a non-negative safe integer, got ${describeValue(offset)}`);
   }
+}
+
+/** An options argument: a plain object (not null, not an array, not a string). */
+function checkOptionsObject(options: unknown, what: string): asserts options is Record<string, unknown> {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${describeValue(options)}`);
+}
+
+/** An optional positive safe integer option, or `fallback` when undefined. */
+function positiveInteger(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive safe integer, got ${describeValue(value)}`);
+  return value;
 }
 
 function outOfRange(offset: number, start: number, end: number): PagelogError {

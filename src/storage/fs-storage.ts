@@ -50,6 +50,11 @@ export class FsStorage implements Storage {
    */
   static async open(root: string): Promise<FsStorage> {
     if (typeof root !== "string" || root === "") throw new TypeError("root must be a non-empty string");
+    // Node would reject it with its own wording (ERR_INVALID_ARG_VALUE); it is a path no file
+    // system can hold, as normalizePath says of the paths inside the root.
+    if (root.includes("\0")) {
+      throw new PagelogError(`invalid storage root ${JSON.stringify(root)}: contains NUL`, ErrorCode.INVALID_PATH, { path: root });
+    }
     const absolute = nodePath.resolve(root);
     let firstCreated: string | undefined;
     try {
@@ -207,7 +212,10 @@ export class FsStorage implements Storage {
    * file names another live process. A lock file is stale, and is removed and taken over, when
    * its content is not a pid (a crash between create and write leaves it empty or zeroed), when
    * that process is gone (`kill(pid, 0)` says ESRCH), or when it was written before the last
-   * reboot (different boot id, Linux only).
+   * reboot (different boot id, Linux only), or when it is a symbolic link (a holder always creates
+   * a regular file, and O_EXCL never goes through a link, so a link, dangling or not, is no live
+   * lock; the link is removed, never its target). A directory, FIFO or other non-file there is
+   * `PAGELOG_IO`: pagelog never makes one, so it is left for a human to remove.
    *
    * Limits, as with any pid file:
    * - pid reuse: if the holder died and an unrelated process now has its pid (in the same boot,
@@ -302,24 +310,6 @@ class FsLock implements StorageLock {
   }
 }
 
-/**
- * Bytes of a lock file read: a pid and a boot id take about 50. A damaged or hostile lock file of
- * gigabytes is read only this far (reading it whole exhausted the heap, or failed with Node's
- * "greater than 2 GiB"); what follows cannot change who holds the lock.
- */
-const LOCK_FILE_READ_BYTES = 4096;
-
-async function readLockFile(abs: string): Promise<string> {
-  const handle = await fs.open(abs, "r");
-  try {
-    const buffer = Buffer.alloc(LOCK_FILE_READ_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
-    return buffer.toString("utf8", 0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Creates the lock file exclusively, taking over a stale one at most `STALE_LOCK_RETRIES` times. */
 async function takeLockFile(abs: string, rel: string): Promise<void> {
   const bootId = await currentBootId();
@@ -333,14 +323,18 @@ async function takeLockFile(abs: string, rel: string): Promise<void> {
     } catch (err) {
       if (osErrorCode(err) !== "EEXIST") throw fromFsError(err, "lock", rel);
     }
-    let existing: string;
-    try {
-      existing = await readLockFile(abs);
-    } catch (err) {
-      if (osErrorCode(err) === "ENOENT") continue; // released between our create and our read
-      throw fromFsError(err, "lock", rel);
+    const found = await readLockFile(abs, rel);
+    if (found.kind === "missing") continue; // released between our create and our read
+    if (found.kind === "other") {
+      throw new PagelogError(
+        `lock ${JSON.stringify(rel)}: ${abs} is ${found.what}, not a lock file; pagelog never makes one there: remove it by hand`,
+        ErrorCode.IO,
+        { path: rel },
+      );
     }
-    const holder = liveHolder(existing, bootId);
+    // A symbolic link is never a live lock: a holder creates a regular file with O_EXCL, which
+    // refuses to go through a link. A dangling one would otherwise lock the directory for good.
+    const holder = found.kind === "symlink" ? undefined : liveHolder(found.content, bootId);
     if (holder !== undefined) {
       throw new PagelogError(
         `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
@@ -360,6 +354,39 @@ async function takeLockFile(abs: string, rel: string): Promise<void> {
   throw new PagelogError(`lock ${JSON.stringify(rel)}: could not take over the lock file ${abs}`, ErrorCode.LOCKED, {
     path: rel,
   });
+}
+
+/** Longest lock file content read: a pid and a boot id take about 50 bytes. */
+const LOCK_FILE_READ_BYTES = 256;
+
+type LockFileState = { kind: "missing" } | { kind: "symlink" } | { kind: "other"; what: string } | { kind: "file"; content: string };
+
+/**
+ * What is at the lock path, read without following a symbolic link, without blocking on a FIFO
+ * and without reading more than a lock file can hold (a huge file there is no lock either).
+ */
+async function readLockFile(abs: string, rel: string): Promise<LockFileState> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = osErrorCode(err);
+    if (code === "ENOENT") return { kind: "missing" };
+    // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD).
+    if (code === "ELOOP" || code === "EMLINK") return { kind: "symlink" };
+    throw fromFsError(err, "lock", rel);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return { kind: "other", what: stats.isDirectory() ? "a directory" : "not a regular file" };
+    const buffer = new Uint8Array(LOCK_FILE_READ_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
+    return { kind: "file", content: new TextDecoder().decode(buffer.subarray(0, bytesRead)) };
+  } catch (err) {
+    throw fromFsError(err, "lock", rel);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
 /** The pid of the live process holding a lock file with this content, or undefined if stale. */

@@ -20,7 +20,9 @@ import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
 const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
-/** Left by an interrupted write: the next open of the log removes them. */
+/** pagelog's own temp files in the root: the next `LogDir.open` removes these, and no other `*.tmp`. */
+const ROOT_TEMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`));
+/** Left by an interrupted write in a partition: the next open of the log removes them. */
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
 /** An interrupted Kafka compaction: the log's loader refuses to open a partition holding one. */
 const SWAP = /\.swap$/;
@@ -99,7 +101,7 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
     dirs = [];
     for (const name of names) {
       if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir") dirs.push({ name, path: name });
-      else if (name.endsWith(".tmp")) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
+      else if (ROOT_TEMP_FILES.has(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
     }
   }
   for (const dir of dirs) {
