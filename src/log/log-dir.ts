@@ -393,13 +393,13 @@ export class LogDir {
   }
 }
 
-/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map. */
 /**
  * Bytes a checkpoint file may hold before it is malformed without being read: 1 MiB, plus 512
- * bytes per partition directory in the log directory. A line is at most 278 bytes (a 249-character
- * topic, a 10-digit partition, a 16-digit offset, two spaces, a newline), so this holds every line
- * pagelog writes for the partitions present and 3,700 more, while a damaged or hostile file (a
- * sparse 3 GiB one, say) costs one `stat`, not a read of gigabytes.
+ * bytes per partition directory in the log directory. A line is at most 273 bytes (a topic and
+ * partition of at most 254 characters, as a directory name is at most 255, a 16-digit offset, two
+ * spaces, a newline), so this holds every line pagelog writes for the partitions present and
+ * 3,800 more, while a damaged or hostile file (a sparse 3 GiB one, say) costs one `stat`, not a
+ * read of gigabytes.
  */
 export const CHECKPOINT_BASE_BYTES = 1 << 20;
 export const CHECKPOINT_BYTES_PER_PARTITION = 512;
@@ -449,7 +449,7 @@ export async function readCheckpointFile(storage: Storage, file: string): Promis
   return { state: "ok", entries };
 }
 
-/** A checkpoint's entries; absent and malformed files both give none (recovery starts from 0). */
+/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map (recovery starts from 0). */
 async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
   const read = await readCheckpointFile(storage, file);
   return read.state === "ok" ? read.entries : new Map();

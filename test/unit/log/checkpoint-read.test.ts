@@ -79,9 +79,11 @@ describe("readCheckpointFile", () => {
 
   it("the largest checkpoint pagelog writes for the partitions present is read", async () => {
     const storage = new SimStorage();
-    const names = Array.from({ length: 5000 }, (_, i) => `${"t".repeat(249)}-${2_000_000_000 + i}`);
+    // The longest partition directory names (255 characters: a 244-character topic, a 10-digit
+    // partition) and the longest offsets: the longest lines pagelog can write.
+    const names = Array.from({ length: 5000 }, (_, i) => `${"t".repeat(244)}-${2_000_000_000 + i}`);
     for (const name of names) await storage.mkdir(name);
-    const text = `0\n${names.length}\n${names.map((n) => `${n.slice(0, 249)} ${n.slice(250)} ${Number.MAX_SAFE_INTEGER}\n`).join("")}`;
+    const text = `0\n${names.length}\n${names.map((n) => `${n.slice(0, 244)} ${n.slice(245)} ${Number.MAX_SAFE_INTEGER}\n`).join("")}`;
     expect(text.length).toBeGreaterThan(CHECKPOINT_BASE_BYTES);
     await withFile(storage, RECOVERY_POINT_CHECKPOINT, text);
     const read = await readCheckpointFile(storage, RECOVERY_POINT_CHECKPOINT);
