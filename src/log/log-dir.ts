@@ -179,28 +179,32 @@ export class LogDir {
     if (typeof storage?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
     const lock = await storage.lock(LOCK_FILE);
     try {
-      // The marker is read once and deleted durably before anything else is written: from here
-      // on a crash must look like one, whatever this session does.
-      const clean = (await storage.stat(CLEAN_SHUTDOWN_FILE)) !== null;
+      // Everything is read before anything is changed: an open that fails changes no file.
+      const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
+      if (marker !== null && marker.kind !== "file") {
+        throw new PagelogError(`${CLEAN_SHUTDOWN_FILE} is a directory, not pagelog's clean-shutdown marker`, ErrorCode.IO, { path: CLEAN_SHUTDOWN_FILE });
+      }
+      const clean = marker !== null;
+      const names = await storage.list("");
+      const initialPartitions = new Set<string>();
+      const ownTmpFiles: string[] = [];
+      for (const name of names) {
+        const kind = parsePartitionName(name) !== undefined || OWN_TMP_FILES.has(name) ? (await storage.stat(name))?.kind : undefined;
+        if (kind === "dir" && parsePartitionName(name) !== undefined) initialPartitions.add(name);
+        // Only the temp files pagelog itself writes here, and only if they are files: anything
+        // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
+        if (kind === "file" && OWN_TMP_FILES.has(name)) ownTmpFiles.push(name);
+      }
+      const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
+      const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
+      // The marker is deleted durably before anything else is written: from here on a crash
+      // must look like one, whatever this session does.
       if (clean) {
         await storage.remove(CLEAN_SHUTDOWN_FILE);
         if (options.brokenVariant !== "marker-not-durably-removed") await storage.syncDir("");
       }
-      const names = await storage.list("");
-      let removed = false;
-      for (const name of names) {
-        // Only the temp files pagelog itself writes here, and only if they are files: anything
-        // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
-        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") {
-          await storage.remove(name);
-          removed = true;
-        }
-      }
-      if (removed) await storage.syncDir("");
-      const initialPartitions = new Set<string>();
-      for (const name of names) {
-        if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir") initialPartitions.add(name);
-      }
+      for (const name of ownTmpFiles) await storage.remove(name);
+      if (ownTmpFiles.length > 0) await storage.syncDir("");
       return new LogDir({
         storage,
         ownsStorage,
@@ -208,8 +212,8 @@ export class LogDir {
         clean,
         defaults: options.log ?? {},
         initialPartitions,
-        recoveryPoints: await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT),
-        startOffsets: await readCheckpoint(storage, LOG_START_CHECKPOINT),
+        recoveryPoints,
+        startOffsets,
         checkpointIntervalMs,
         brokenVariant: options.brokenVariant,
       });

@@ -116,10 +116,14 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     );
   }
   const logBases = new Set(names.map(parseSegmentFileName).filter((p) => p?.suffix === LOG_SUFFIX).map((p) => p!.baseOffset));
-  const leftovers = names.filter((name) => {
+  const leftovers: string[] = [];
+  for (const name of names) {
     const parsed = parseSegmentFileName(name);
-    return LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
-  });
+    const leftover = LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
+    // Only files: a directory that happens to have such a name is not something pagelog (or
+    // Kafka) left behind, and removing it would fail the open for good.
+    if (leftover && (await storage.stat(joinPath(dir, name)))?.kind === "file") leftovers.push(name);
+  }
   const bases = [...logBases].sort((a, b) => a - b);
 
   let segments: Segment[];
