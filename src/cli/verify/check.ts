@@ -19,6 +19,7 @@ import { readBounded } from "../files/open-dir.js";
 import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+const LOCK_FILE = ".lock";
 const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
 /** pagelog's own temp files in the root: the next `LogDir.open` removes these, and no other `*.tmp`. */
 const ROOT_TEMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`));
@@ -95,6 +96,15 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
   } else {
     const names = await storage.list("");
     cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
+    // What `LogDir.open` and `close()` refuse in the root: a marker or a lock that is not a file
+    // fails the open (PAGELOG_IO); a checkpoint that is a directory fails every checkpoint write.
+    for (const name of [CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT]) {
+      const kind = names.includes(name) ? (await storage.stat(name))?.kind : undefined;
+      if (kind !== undefined && kind !== "file") {
+        const consequence = name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE ? "opening the log directory fails (PAGELOG_IO)" : "writing the checkpoint (every close) fails";
+        problems.push({ path: name, byte: 0, problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand` });
+      }
+    }
     const partitionCount = names.filter((n) => parsePartitionName(n) !== undefined).length;
     recoveryPoints = await readCheckpointEntries(storage, RECOVERY_POINT_CHECKPOINT, names, partitionCount, notes, "recovers every log from offset 0");
     startOffsets = await readCheckpointEntries(storage, LOG_START_CHECKPOINT, names, partitionCount, notes, "starts every log at its first segment");
@@ -146,10 +156,7 @@ async function readCheckpointEntries(
 ): Promise<Map<string, { offset: number; byte: number }>> {
   const out = new Map<string, { offset: number; byte: number }>();
   if (!names.includes(file)) return out;
-  if ((await storage.stat(file))?.kind !== "file") {
-    notes.push(`${file}: not a file, so malformed (the next open ${consequence})`);
-    return out;
-  }
+  if ((await storage.stat(file))?.kind !== "file") return out; // a problem of its own (see verifyDir)
   // Read no more than the log's own reader does: a larger file is malformed unread.
   const limit = maxCheckpointBytes(partitions);
   const { bytes, size } = await readBounded(storage, file, limit);

@@ -226,6 +226,30 @@ describe("verify reports what the loader refuses", () => {
     expect(run.stdout).not.toContain("leftover");
   });
 
+  it("a directory where the marker, the lock or a checkpoint belongs: open or close fails, verify exits 1 naming it", async () => {
+    for (const name of [".kafka_cleanshutdown", ".lock", "recovery-point-offset-checkpoint", "log-start-offset-checkpoint"]) {
+      const dir = tempDir("verify-dirs");
+      const logDir = await LogDir.open(dir);
+      await (await logDir.log(PARTITION)).append([{ value: "a" }]);
+      await logDir.close();
+      rmSync(join(dir, name), { force: true });
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, "x"), "");
+      let refused: string | undefined;
+      try {
+        const again = await LogDir.open(dir);
+        await again.log(PARTITION);
+        await again.close();
+      } catch (err) {
+        refused = isPagelogError(err) ? err.code : String(err);
+      }
+      expect(refused, name).toBe("PAGELOG_IO");
+      const run = await cli(["verify", dir]);
+      expect(run.code, name).toBe(1);
+      expect(run.stdout).toContain(`  ${name} byte 0: a dir, not a file: `);
+    }
+  });
+
   it("a log start offset past the end after a clean shutdown is a problem; after a crash, a note", async () => {
     const dir = tempDir("verify-start");
     const logDir = await LogDir.open(dir);
