@@ -226,6 +226,13 @@ process.stdout.write(JSON.stringify(values));
     expectNoAbort(run, "open");
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(allValues());
+
+    // An unclean open of a last .log of 4 GiB + 1 (zeros after the batches), in 256 MiB of heap.
+    const unclean = copy("child-open-log", true);
+    truncateSync(join(unclean, PARTITION, segments[segments.length - 1]!), 2 ** 32 + 1);
+    const recovered = node([script, unclean]);
+    expectNoAbort(recovered, "open unclean");
+    expect(JSON.parse(recovered.stdout)).toEqual(allValues());
   });
 
   it("pagelog verify and dump on 3 GiB, 4 GiB + 1 and 10 GiB files exit with a verdict", () => {
