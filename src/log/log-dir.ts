@@ -147,7 +147,7 @@ export class LogDir {
     if (!Number.isSafeInteger(checkpointIntervalMs) || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
       throw new TypeError(`option checkpointIntervalMs must be a non-negative integer or -1 (off), got ${String(checkpointIntervalMs)}`);
     }
-    const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES);
+    const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
     // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.

@@ -114,7 +114,7 @@ export class HandlePool implements Storage {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.inner = inner;
-    this.maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES);
+    this.maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
   }
 
   get stats(): HandlePoolStats {
