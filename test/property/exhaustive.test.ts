@@ -90,7 +90,7 @@ describe("exhaustive small scope: every cut point × every enumerated page fate"
           states++;
         }
       }
-      console.log(`${workload.name}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`);
+      console.log(`${workload.name}${maxOpenFiles === undefined ? "" : ` (maxOpenFiles ${maxOpenFiles})`}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`);
       expect(states).toBe((total + 1) * FATES.length);
     });
   }
