@@ -127,6 +127,22 @@ describe("HandlePool", () => {
     await rebooted.close();
   });
 
+  it("a failed eviction sync that no flush met yet fails the directory's close: no clean-shutdown marker", async () => {
+    const sim = new SimStorage({ seed: 1 });
+    const dir = await LogDir.open(sim, { maxOpenFiles: 3, checkpointIntervalMs: -1 });
+    const t = await dir.log("t-0");
+    await t.append([{ value: "never flushed" }]);
+    sim.injectFault({ op: "sync", path: "t-0/00000000000000000000.log", code: "EIO" });
+    await dir.log("u-0"); // evicts t-0's .log: the sync fails
+    expect(dir.storage.stats.evictionFailures).toBe(1);
+    await expectCode(() => dir.close(), ErrorCode.IO);
+    expect(t.everFailed).toBe(true);
+    expect(await sim.stat(".kafka_cleanshutdown")).toBeNull();
+    const reopened = await LogDir.open(sim);
+    expect(reopened.clean).toBe(false);
+    await reopened.close();
+  });
+
   it("a removed file stays usable through its handles, evicted or not: they are pinned, outside the bound", async () => {
     const sim = new SimStorage({ seed: 1 });
     const pool = new HandlePool(sim, { maxOpenFiles: 1 });
