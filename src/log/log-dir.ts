@@ -10,6 +10,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
+import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
@@ -54,6 +55,14 @@ export interface LogDirOptions {
    * @defaultValue 60000
    */
   checkpointIntervalMs?: number;
+  /**
+   * Most file descriptors the directory keeps open at once. Segment files are opened on first
+   * use and closed again, least recently used first, when this many are open; a file with
+   * unsynced writes is synced before its descriptor is closed. Set it below the process's
+   * `ulimit -n`, minus what the rest of the process needs (docs/file-descriptors.md).
+   * @defaultValue 128
+   */
+  maxOpenFiles?: number;
   /** @internal Test-only: a deliberately broken log (see broken-variants.ts). Never set it. */
   brokenVariant?: BrokenVariant;
 }
@@ -81,7 +90,11 @@ export function parsePartitionName(name: string): { topic: string; partition: nu
 }
 
 export class LogDir {
-  readonly storage: Storage;
+  /**
+   * Every file of the directory goes through this: the storage it was opened on (or the
+   * `FsStorage` made for its path) behind a `HandlePool` that bounds its descriptors.
+   */
+  readonly storage: HandlePool;
   readonly #ownsStorage: boolean;
   readonly #lock: StorageLock;
   readonly #clean: boolean;
@@ -106,7 +119,7 @@ export class LogDir {
   #closing: Promise<void> | undefined;
 
   private constructor(fields: {
-    storage: Storage;
+    storage: HandlePool;
     ownsStorage: boolean;
     lock: StorageLock;
     clean: boolean;
@@ -173,10 +186,13 @@ export class LogDir {
     if (typeof checkpointIntervalMs !== "number" || !Number.isSafeInteger(checkpointIntervalMs) || checkpointIntervalMs > MAX_TIMER_MS || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
       throw new TypeError(`option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`);
     }
+    const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
     const ownsStorage = typeof where === "string";
+    if (!ownsStorage && typeof where?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
     // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
-    const storage = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
-    if (typeof storage?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
+    const raw = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
+    // Every file of the directory goes through a bounded pool of descriptors.
+    const storage = new HandlePool(raw, { maxOpenFiles });
     const lock = await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
