@@ -6,9 +6,8 @@
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
 import type { BatchHeader } from "../../format/batch-header.js";
-import { MIN_BATCH_LENGTH, MIN_RECORD_SIZE } from "../../format/batch-layout.js";
 import { type DecodedBatch, decodeBatch } from "../../format/record-batch.js";
-import { MAX_INT32 } from "../../segment/offset-index.js";
+import { impossibleHeader } from "../../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
 import { hex32, walkBatches, type WalkedBatch, type WalkEnd } from "./batch-walk.js";
@@ -32,25 +31,6 @@ export interface LogScan extends SegmentFacts {
   readonly problems: Array<{ byte: number; problem: string }>;
   /** Every batch pagelog cannot read (`PAGELOG_UNSUPPORTED_COMPRESSION`, `PAGELOG_RECORD_TOO_LARGE`). */
   readonly unsupported: Array<{ byte: number; problem: string }>;
-}
-
-/**
- * What the log's own batch walk (src/segment/batch-scanner.ts) refuses in a CRC-valid header,
- * checked the same way so that verify and the loader agree: more records than offsets or than
- * the bytes can hold, and offsets or positions beyond the segment's int32 range. (A negative
- * lastOffsetDelta already ends the tools' walk.)
- */
-export function impossibleHeader(header: BatchHeader, position: number, segmentBase: number): string | undefined {
-  if (header.recordsCount < 0 || header.recordsCount > header.lastOffsetDelta + 1) {
-    return `declares ${header.recordsCount} records for ${header.lastOffsetDelta + 1} offsets`;
-  }
-  // (Compressed records can take less than their minimum size each.)
-  if (header.compression === 0 && header.recordsCount * MIN_RECORD_SIZE > header.length - MIN_BATCH_LENGTH) {
-    return `declares ${header.recordsCount} records in ${header.length - MIN_BATCH_LENGTH} bytes`;
-  }
-  if (header.lastOffset - segmentBase > MAX_INT32) return `last offset ${header.lastOffset} is past the segment's int32 range (base ${segmentBase} + ${MAX_INT32})`;
-  if (position + header.sizeInBytes > MAX_INT32 + 1) return `batch ends at byte ${position + header.sizeInBytes}, past the int32 positions a segment's index can address`;
-  return undefined;
 }
 
 /** Error codes of a read that say "pagelog cannot read this", not "these bytes are damaged". */
@@ -91,8 +71,9 @@ export async function scanLog(storage: Storage, path: string, baseOffset: number
       if (header.baseOffset !== expected) {
         found.push(batches.length === 0 ? `first batch starts at offset ${header.baseOffset}, the segment's base offset is ${baseOffset}` : `batch starts at offset ${header.baseOffset}, the previous batch ended at ${expected - 1}`);
       }
+      // The loader's own check, so that verify and opening agree.
       const impossible = impossibleHeader(header, position, baseOffset);
-      if (impossible !== undefined) found.push(impossible);
+      if (impossible !== undefined) found.push(`batch ${impossible}`);
       let why: string | undefined;
       let decoded: DecodedBatch | undefined;
       if (batch.crcValid && impossible === undefined) {
