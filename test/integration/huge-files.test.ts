@@ -254,4 +254,24 @@ process.stdout.write(JSON.stringify(values));
       }
     }
   });
+
+  it("pagelog dump into a pipe its reader closed (`| head -1`) ends quietly, without a stack trace", () => {
+    // Far more output than a pipe holds, so the writer meets EPIPE.
+    const dir = join(work, "child-pipe");
+    const script = join(work, "fill.mjs");
+    writeFileSync(
+      script,
+      `import { LogDir } from ${JSON.stringify(join(buildDir, "index.js"))};
+const dir = await LogDir.open(process.argv[2]);
+const log = await dir.log("pipe-0");
+for (let i = 0; i < 100; i++) await log.append(Array.from({ length: 50 }, (_, j) => ({ value: "v" + (i * 50 + j) })));
+await dir.close();
+`,
+    );
+    expect(node([script, dir]).status).toBe(0);
+    const cliPath = join(buildDir, "cli/main.js");
+    const run = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$1" dump --records "$2" | head -c 20 >/dev/null`, process.execPath, cliPath, join(dir, "pipe-0")], { encoding: "utf8", timeout: 60_000 });
+    expect(run.stderr).toBe("");
+    expect(run.status, run.stderr).toBe(0);
+  });
 });
