@@ -359,8 +359,11 @@ export class LogDir {
   async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
     const entries: CheckpointEntry[] = [];
     for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      // Only partitions that exist: an entry for a directory deleted since is never used (such a
+      // log opens as new), and kept for ever they would grow the file past its read bound.
+      const exists = this.#opened.has(name) || this.#initialPartitions.has(name);
       const parsed = parsePartitionName(name);
-      if (parsed !== undefined) entries.push({ ...parsed, offset });
+      if (parsed !== undefined && exists) entries.push({ ...parsed, offset });
     }
     await writeFileAtomically(this.storage, file, new TextEncoder().encode(encodeCheckpoint(entries)));
   }
