@@ -7,6 +7,8 @@ export type { ErrorCode as ErrorCodeValue, PagelogErrorOptions } from "./errors.
 export type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage/storage.js";
 export { normalizePath } from "./storage/paths.js";
 export { FsStorage } from "./storage/fs-storage.js";
+export { HandlePool, DEFAULT_MAX_OPEN_FILES } from "./storage/handle-pool.js";
+export type { HandlePoolOptions, HandlePoolStats } from "./storage/handle-pool.js";
 export { SimStorage, keepEverything, keepNothing, randomChooser } from "./storage/sim-storage.js";
 export type {
   ByteRange,

@@ -10,7 +10,7 @@ import { VERSION } from "./version.js";
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   demo: { summary: "the chapter's page-cache demo on the simulator", load: async () => (await import("./demo.js")).run },
   dump: { summary: "print the batches and index entries of a segment or partition directory", load: async () => (await import("./dump.js")).run },
-  verify: { summary: "check every CRC, index entry and offset of a log directory", load: async () => (await import("./verify.js")).run },
+  verify: { summary: "check every batch, record, index entry and checkpoint of a log directory as reads do", load: async () => (await import("./verify.js")).run },
   fuzz: { summary: "run the crash-recovery fuzzer", load: async () => (await import("./fuzz.js")).run },
 };
 

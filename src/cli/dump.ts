@@ -16,7 +16,11 @@ export const DUMP_HELP = `pagelog dump <file|partition-dir> [options]
 Prints what is in a segment file, or in every segment of a partition directory, the way
 Kafka's kafka-dump-log does: per batch its position, base and last offset, record count,
 size, CRC (and whether it matches), timestamps and compression. .index and .timeindex files
-are listed entry by entry and checked against their .log. Reads only; never writes.
+are listed entry by entry and checked against their .log (an index is read only as far as
+its .log can need). Reads only; never writes.
+
+Exit status: 0 the files were read (whatever damage they show: use verify for a verdict);
+1 a file could not be read; 2 usage.
 
 Options:
   --records   also print every record (key and value as UTF-8 when printable, else 0x… hex)

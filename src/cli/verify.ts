@@ -1,7 +1,9 @@
 /**
  * `pagelog verify <log-dir>`: reads every segment and index of every partition and checks every
- * CRC, index entry and offset. Exit 0 when clean, 1 when anything is damaged (each problem
- * named by file and byte), 2 on bad arguments. Reads only; takes no lock.
+ * CRC, record, index entry and offset, as the log's own loader and reads would. Exit 0 when clean,
+ * 1 when anything is damaged (each problem named by file and byte), 2 on bad arguments, 3 when
+ * nothing is damaged but some batches are ones pagelog cannot read (snappy, lz4, zstd). Reads
+ * only; takes no lock.
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -10,21 +12,27 @@ import { openTarget } from "./files/open-dir.js";
 import { isSegmentFile } from "./dump/model.js";
 import { type CliIo, UsageError } from "./io.js";
 import { colorWanted, makeStyle } from "./style.js";
-import { verifyDir } from "./verify/check.js";
+import { verdictOf, verifyDir } from "./verify/check.js";
 import { verifyText } from "./verify/report.js";
+
+/** Exit status of each verdict (2 is a usage error, as for every command). */
+export const VERIFY_EXIT = { clean: 0, damaged: 1, unsupported: 3 } as const;
 
 export const VERIFY_HELP = `pagelog verify <log-dir> [options]
 
 Reads every segment (.log) and index (.index, .timeindex) of every partition directory in a
-log directory and checks every batch's framing and CRC-32C, that offsets continue from batch
-to batch and segment to segment, that every index entry points where the log says, and that
-the recovery-point checkpoint does not claim more than the logs hold. A partition directory
+log directory and checks what opening and reading the log would check: every batch's framing
+and CRC-32C, every record decoded by pagelog's own decoder (gzip decompressed), offsets that
+continue from batch to batch and segment to segment, every index entry against the log, the
+checkpoints against the logs' ends, and files the loader refuses (.swap). A partition directory
 (such as orders-0) can be named instead, to check only it. Reads only; takes no lock.
 
-Exit status: 0 clean, 1 damaged (every problem is printed with its file and byte), 2 usage.
+Exit status: 0 clean; 1 damaged (every problem is printed with its file and byte); 2 usage;
+3 unsupported: nothing damaged, but some batches use what pagelog cannot read (snappy, lz4,
+zstd compression, or gzip that inflates past 64 MiB), so reads of them fail.
 
 Options:
-  --json      print the report as JSON
+  --json      print the report as JSON ("status": "clean" | "damaged" | "unsupported")
   --no-color  no colours (also NO_COLOR=1); --color forces them
   -h, --help  show this help
 `;
@@ -58,8 +66,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (report.partitions.length === 0 && asPartition === undefined) {
       throw new UsageError(`${given} holds no partition directories (<topic>-<partition>) and no segment files`);
     }
-    io.stdout.write(values.json === true ? JSON.stringify({ root: given, clean: report.problems.length === 0, ...report }, null, 2) + "\n" : verifyText(report, given, makeStyle(colorWanted(io, values))));
-    return report.problems.length === 0 ? 0 : 1;
+    const status = verdictOf(report);
+    io.stdout.write(values.json === true ? JSON.stringify({ root: given, status, clean: status === "clean", ...report }, null, 2) + "\n" : verifyText(report, given, makeStyle(colorWanted(io, values))));
+    return VERIFY_EXIT[status];
   } finally {
     await target.storage.close();
   }

@@ -10,6 +10,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
+import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
@@ -54,6 +55,14 @@ export interface LogDirOptions {
    * @defaultValue 60000
    */
   checkpointIntervalMs?: number;
+  /**
+   * Most file descriptors the directory keeps open at once. Segment files are opened on first
+   * use and closed again, least recently used first, when this many are open; a file with
+   * unsynced writes is synced before its descriptor is closed. Set it below the process's
+   * `ulimit -n`, minus what the rest of the process needs (docs/file-descriptors.md).
+   * @defaultValue 128
+   */
+  maxOpenFiles?: number;
   /** @internal Test-only: a deliberately broken log (see broken-variants.ts). Never set it. */
   brokenVariant?: BrokenVariant;
 }
@@ -81,7 +90,11 @@ export function parsePartitionName(name: string): { topic: string; partition: nu
 }
 
 export class LogDir {
-  readonly storage: Storage;
+  /**
+   * Every file of the directory goes through this: the storage it was opened on (or the
+   * `FsStorage` made for its path) behind a `HandlePool` that bounds its descriptors.
+   */
+  readonly storage: HandlePool;
   readonly #ownsStorage: boolean;
   readonly #lock: StorageLock;
   readonly #clean: boolean;
@@ -106,7 +119,7 @@ export class LogDir {
   #closing: Promise<void> | undefined;
 
   private constructor(fields: {
-    storage: Storage;
+    storage: HandlePool;
     ownsStorage: boolean;
     lock: StorageLock;
     clean: boolean;
@@ -173,10 +186,13 @@ export class LogDir {
     if (typeof checkpointIntervalMs !== "number" || !Number.isSafeInteger(checkpointIntervalMs) || checkpointIntervalMs > MAX_TIMER_MS || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
       throw new TypeError(`option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`);
     }
+    const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
     const ownsStorage = typeof where === "string";
+    if (!ownsStorage && typeof where?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
     // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
-    const storage = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
-    if (typeof storage?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
+    const raw = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
+    // Every file of the directory goes through a bounded pool of descriptors.
+    const storage = new HandlePool(raw, { maxOpenFiles });
     const lock = await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
@@ -343,8 +359,11 @@ export class LogDir {
   async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
     const entries: CheckpointEntry[] = [];
     for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      // Only partitions that exist: an entry for a directory deleted since is never used (such a
+      // log opens as new), and kept for ever they would grow the file past its read bound.
+      const exists = this.#opened.has(name) || this.#initialPartitions.has(name);
       const parsed = parsePartitionName(name);
-      if (parsed !== undefined) entries.push({ ...parsed, offset });
+      if (parsed !== undefined && exists) entries.push({ ...parsed, offset });
     }
     await writeFileAtomically(this.storage, file, new TextEncoder().encode(encodeCheckpoint(entries)));
   }
@@ -397,24 +416,66 @@ export class LogDir {
   }
 }
 
-/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map. */
-async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if ((await storage.stat(file)) === null) return out;
-  const handle = await storage.open(file);
+/**
+ * Bytes a checkpoint file may hold before it is malformed without being read: 1 MiB, plus 512
+ * bytes per partition directory in the log directory. A line is at most 273 bytes (a topic and
+ * partition of at most 254 characters, as a directory name is at most 255, a 16-digit offset, two
+ * spaces, a newline), so this holds every line pagelog writes for the partitions present and
+ * 3,800 more, while a damaged or hostile file (a sparse 3 GiB one, say) costs one `stat`, not a
+ * read of gigabytes.
+ */
+export const CHECKPOINT_BASE_BYTES = 1 << 20;
+export const CHECKPOINT_BYTES_PER_PARTITION = 512;
+
+/** The largest checkpoint file read, for a log directory holding `partitions` partition directories. */
+export function maxCheckpointBytes(partitions: number): number {
+  return CHECKPOINT_BASE_BYTES + CHECKPOINT_BYTES_PER_PARTITION * partitions;
+}
+
+/** What reading a checkpoint file found. */
+export type CheckpointRead =
+  | { readonly state: "absent" }
+  /** There, but not a checkpoint: too large, not a file, not UTF-8, or not the format. */
+  | { readonly state: "malformed"; readonly reason: string }
+  | { readonly state: "ok"; readonly entries: Map<string, number> };
+
+/**
+ * Reads a checkpoint file, telling an absent one apart from a malformed one. A file larger than
+ * {@link maxCheckpointBytes} for the partition directories present is malformed without being read.
+ */
+export async function readCheckpointFile(storage: Storage, file: string): Promise<CheckpointRead> {
+  const stat = await storage.stat(file);
+  if (stat === null) return { state: "absent" };
+  if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
+  const partitions = (await storage.list("")).filter((n) => parsePartitionName(n) !== undefined).length;
+  const limit = maxCheckpointBytes(partitions);
+  if (stat.size > limit) return { state: "malformed", reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need` };
+  const handle = await storage.open(file, { readOnly: true });
+  let bytes: Uint8Array;
   try {
-    const bytes = await handle.read(0, await handle.size());
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return out;
-    }
-    for (const e of decodeCheckpoint(text) ?? []) out.set(`${e.topic}-${e.partition}`, e.offset);
+    // One byte more than the limit: a file that grew since the stat is still caught.
+    bytes = await handle.read(0, limit + 1);
   } finally {
     await handle.close();
   }
-  return out;
+  if (bytes.length > limit) return { state: "malformed", reason: `more than ${limit} bytes` };
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { state: "malformed", reason: "not UTF-8" };
+  }
+  const decoded = decodeCheckpoint(text);
+  if (decoded === undefined) return { state: "malformed", reason: "not in the checkpoint format" };
+  const entries = new Map<string, number>();
+  for (const e of decoded) entries.set(`${e.topic}-${e.partition}`, e.offset);
+  return { state: "ok", entries };
+}
+
+/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map (recovery starts from 0). */
+async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
+  const read = await readCheckpointFile(storage, file);
+  return read.state === "ok" ? read.entries : new Map();
 }
 
 /** `<file>.tmp`, written and fsynced, renamed over `file`. The caller syncs the directory. */

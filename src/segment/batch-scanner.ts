@@ -147,7 +147,8 @@ export class BatchScanner {
       ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
       ...(this.#options.verifyCrc === false ? { crc32c: () => readStoredCrc(window) } : {}),
     });
-    if (!verdict.ok) return this.#end(position, verdict.reason, verdict.detail);
+    // (validateBatch saw the batch at 0 of its window: name the file position instead.)
+    if (!verdict.ok) return this.#end(position, verdict.reason, verdict.detail.replace(/\bat 0\b/, `at ${position}`));
     let header: BatchHeader;
     try {
       header = readBatchHeader(window, 0);
@@ -155,7 +156,7 @@ export class BatchScanner {
       return this.#end(position, "bad-header", (err as Error).message);
     }
     const impossible = impossibleHeader(header, position, this.#options.segmentBaseOffset);
-    if (impossible !== undefined) return this.#end(position, "bad-header", impossible);
+    if (impossible !== undefined) return this.#end(position, "bad-header", `batch at ${position} ${impossible}`);
     if (this.#options.endOffset !== undefined && header.lastOffset >= this.#options.endOffset) return this.#end(position, undefined, `end offset ${this.#options.endOffset}`);
     if (this.#expectedLast !== undefined && header.lastOffset !== this.#expectedLast) {
       return this.#end(position, "offset-gap", `batch at ${position} ends at offset ${header.lastOffset}, the offset index says ${this.#expectedLast}`);
@@ -200,23 +201,22 @@ export class BatchScanner {
  * Why a CRC-valid header cannot be a batch of this segment, or undefined. Cheap checks of what
  * reading the records would refuse anyway, made here so that a walk stops where a read would
  * fail: offsets that go backwards, more records than offsets or than the bytes can hold, and
- * offsets or positions beyond the segment's int32 range.
+ * offsets or positions beyond the segment's int32 range. `pagelog verify` asks the same.
  */
-function impossibleHeader(header: BatchHeader, position: number, segmentBase: number | undefined): string | undefined {
-  const at = `batch at ${position}`;
-  if (header.lastOffsetDelta < 0) return `${at} has lastOffsetDelta ${header.lastOffsetDelta}`;
+export function impossibleHeader(header: BatchHeader, position: number, segmentBase: number | undefined): string | undefined {
+  if (header.lastOffsetDelta < 0) return `has lastOffsetDelta ${header.lastOffsetDelta}`;
   if (header.recordsCount < 0 || header.recordsCount > header.lastOffsetDelta + 1) {
-    return `${at} declares ${header.recordsCount} records for ${header.lastOffsetDelta + 1} offsets`;
+    return `declares ${header.recordsCount} records for ${header.lastOffsetDelta + 1} offsets`;
   }
   // (Compressed records can take less than their minimum size each.)
   if (header.compression === 0 && header.recordsCount * MIN_RECORD_SIZE > header.length - MIN_BATCH_LENGTH) {
-    return `${at} declares ${header.recordsCount} records in ${header.length - MIN_BATCH_LENGTH} bytes`;
+    return `declares ${header.recordsCount} records in ${header.length - MIN_BATCH_LENGTH} bytes`;
   }
   if (segmentBase !== undefined) {
     if (header.baseOffset < segmentBase || header.lastOffset - segmentBase > MAX_INT32) {
-      return `${at} holds offsets ${header.baseOffset}..${header.lastOffset}, outside segment ${segmentBase}'s int32 range`;
+      return `holds offsets ${header.baseOffset}..${header.lastOffset}, outside segment ${segmentBase}'s int32 range`;
     }
-    if (position + header.sizeInBytes > MAX_INT32 + 1) return `${at} ends past byte 2^31 - 1, beyond what a segment's index can address`;
+    if (position + header.sizeInBytes > MAX_INT32 + 1) return `ends at byte ${position + header.sizeInBytes}, past the int32 positions a segment's index can address`;
   }
   return undefined;
 }

@@ -13,6 +13,7 @@
  * in memory, so opening a large log costs memory for what is used, not for every segment.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
+import { BATCH_HEADER_SIZE } from "../format/batch-layout.js";
 import type { StorageFile } from "../storage/storage.js";
 
 const EMPTY = new Uint8Array(0);
@@ -33,6 +34,12 @@ export abstract class IndexFile {
   #loadedSize = 0;
   /** Whether `bytes` holds the entries (false after `release()`, until `load()`). */
   #loaded = false;
+  /**
+   * Why the file cannot be an index of this segment (its size alone says so), or undefined. Such
+   * a file is never read: it holds no entries in memory (lookups scan from the segment's start,
+   * still correct) and `sanityCheck` fails, so opening rebuilds it; the first write empties it.
+   */
+  #implausible: string | undefined;
   /**
    * A rebuild made in memory that has not reached the file yet (`beginRebuild()`): recovery
    * decides everything before it writes anything, so an open that rejects changes no byte.
@@ -55,14 +62,45 @@ export abstract class IndexFile {
     return this.#loaded;
   }
 
-  /** Reads the entries into memory if they were not (the file holds every entry). */
-  async load(): Promise<void> {
+  /**
+   * Reads the entries into memory if they were not (the file holds every entry). `logSize`, the
+   * bytes of the segment's `.log`, bounds how many entries the file can plausibly hold: one per
+   * batch (at least a 61-byte header each), plus one. A file whose size is not a whole number of
+   * entries, or more than `maxEntries` or than that bound, is not read at all
+   * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `sanityCheck`.
+   */
+  async load(logSize?: number): Promise<void> {
     if (this.#loaded) return;
+    this.#implausible = this.#implausibleSize(logSize);
+    if (this.#implausible !== undefined) {
+      this.#entries = 0;
+      this.bytes = new Uint8Array(this.entrySize * 16);
+      this.view = new DataView(this.bytes.buffer);
+      this.#loaded = true;
+      return;
+    }
     const content = await this.file.read(0, this.#loadedSize);
+    if (content.length !== this.#loadedSize) {
+      // Shorter than when opened: cut by someone else. Only whole entries read count.
+      this.#loadedSize = content.length;
+      this.#entries = Math.floor(content.length / this.entrySize);
+    }
     this.bytes = new Uint8Array(Math.max(this.entrySize * 16, content.length));
     this.bytes.set(content);
     this.view = new DataView(this.bytes.buffer);
     this.#loaded = true;
+  }
+
+  #implausibleSize(logSize: number | undefined): string | undefined {
+    const size = this.#loadedSize;
+    if (size % this.entrySize !== 0) return `size ${size} is not a multiple of the entry size ${this.entrySize}`;
+    const entries = size / this.entrySize;
+    if (entries > this.maxEntries) return `${entries} entries (${size} bytes), more than the maximum ${this.maxEntries}`;
+    if (logSize !== undefined) {
+      const most = Math.floor(logSize / BATCH_HEADER_SIZE) + 1;
+      if (entries > most) return `${entries} entries (${size} bytes), more than a .log of ${logSize} bytes can need (at most ${most})`;
+    }
+    return undefined;
   }
 
   /** Drops the in-memory copy of the entries; `load()` reads them back. */
@@ -92,10 +130,13 @@ export abstract class IndexFile {
    * positions below `logSize`). Throws `PAGELOG_CORRUPT` saying what is wrong.
    */
   sanityCheck(logSize: number, nextOffset: number): void {
+    if (this.#implausible !== undefined) throw this.corrupt(this.#implausible);
     if (this.#loadedSize % this.entrySize !== 0) {
       throw this.corrupt(`size ${this.#loadedSize} is not a multiple of the entry size ${this.entrySize}`);
     }
     if (this.#entries > this.maxEntries) throw this.corrupt(`${this.#entries} entries, more than the maximum ${this.maxEntries}`);
+    const most = Math.floor(logSize / BATCH_HEADER_SIZE) + 1;
+    if (this.#entries > most) throw this.corrupt(`${this.#entries} entries, more than a .log of ${logSize} bytes can need (at most ${most})`);
     this.checkEntries(logSize, nextOffset);
   }
 
@@ -109,6 +150,7 @@ export abstract class IndexFile {
   /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. */
   protected async appendEntry(entry: Uint8Array): Promise<void> {
     await this.load();
+    if (this.#implausible !== undefined) await this.truncateToEntries(0);
     const at = this.#entries * this.entrySize;
     if (at + this.entrySize > this.bytes.length) {
       const grown = new Uint8Array(this.bytes.length * 2);
@@ -134,6 +176,7 @@ export abstract class IndexFile {
     }
     this.#entries = keep;
     this.#loadedSize = keep * this.entrySize;
+    this.#implausible = undefined;
   }
 
   /**
@@ -146,6 +189,7 @@ export abstract class IndexFile {
     this.#loaded = true;
     this.#entries = 0;
     this.#loadedSize = 0;
+    this.#implausible = undefined;
     this.#rebuildPending = true;
   }
 

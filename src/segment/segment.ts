@@ -478,8 +478,9 @@ export class Segment {
   }
 
   async #loadIndexes(): Promise<void> {
-    await this.offsetIndex.load();
-    await this.timeIndex.load();
+    // The log's size bounds how many entries an index can hold: a larger file is not read.
+    await this.offsetIndex.load(this.#size);
+    await this.timeIndex.load(this.#size);
   }
 
   /** Closes the three handles. Not a flush. */

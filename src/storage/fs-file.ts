@@ -3,6 +3,7 @@
  * contract. Kept apart from `FsStorage` so tests can hand it a fake handle that reads or writes a
  * few bytes per call and prove the loops below, without touching a real file system.
  */
+import { kMaxLength } from "node:buffer";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageFile } from "./storage.js";
 import { checkNonNegativeInteger } from "./paths.js";
@@ -20,6 +21,23 @@ export interface FileHandleLike {
   stat(): Promise<{ size: number }>;
   close(): Promise<void>;
 }
+
+/**
+ * Largest length handed to one `node:fs` read or write call. Node refuses more than 2^31 − 1 per
+ * call (and Node 20 aborts the whole process, uncatchably, on a length that is not an int32);
+ * 1 GiB keeps well inside that on every platform, and a larger request is served in several calls.
+ */
+export const MAX_IO_CHUNK_BYTES = 1 << 30;
+
+/**
+ * Reads up to this length allocate their buffer at once. A longer read first asks the file's size
+ * and allocates only what the file holds from `position`: a length taken from damaged bytes (a
+ * 3 GiB index, a hostile length field) never allocates more than the file itself.
+ */
+export const SMALL_READ_BYTES = 64 * 1024;
+
+/** Largest single read result: the largest buffer this runtime can allocate. */
+export const MAX_READ_BYTES = kMaxLength;
 
 export class FsFile implements StorageFile {
   readonly path: string;
@@ -53,31 +71,45 @@ export class FsFile implements StorageFile {
     checkNonNegativeInteger(position, "position");
     checkNonNegativeInteger(length, "length");
     this.#checkOpen("read");
+    // Never past 2^53 − 1: Node reads a position that is not a safe integer from the handle's
+    // current position instead, which would be the wrong bytes.
+    let want = Math.min(length, Number.MAX_SAFE_INTEGER - position);
+    if (want > SMALL_READ_BYTES) want = Math.max(0, Math.min(want, (await this.size()) - position));
+    if (want === 0) return new Uint8Array(0);
+    if (want > MAX_READ_BYTES) {
+      throw new RangeError(
+        `read of ${want} bytes at ${position} from ${JSON.stringify(this.path)} is larger than the largest buffer this runtime allocates (${MAX_READ_BYTES} bytes): read it in parts`,
+      );
+    }
     // Unpooled and not zero-filled: every byte handed out is overwritten by the read (a short read
     // is copied out, so no uninitialized memory is reachable through `.buffer`). About 1.4x faster
     // than a zero-filled array for 64 KiB reads (npm run bench).
-    const buffer = Buffer.allocUnsafeSlow(length);
+    const buffer = Buffer.allocUnsafeSlow(want);
     let filled = 0;
     // pread may return fewer bytes than asked for (signals, large requests, some file systems);
     // only a return of 0 means end of file. Loop so the contract's "short only at end of file" holds.
-    while (filled < length) {
+    // Each call asks for at most MAX_IO_CHUNK_BYTES, the most node:fs accepts with room to spare.
+    while (filled < want) {
       this.#checkOpen("read");
       let bytesRead: number;
       try {
-        ({ bytesRead } = await this.#handle.read(buffer, filled, length - filled, position + filled));
+        ({ bytesRead } = await this.#handle.read(buffer, filled, Math.min(want - filled, MAX_IO_CHUNK_BYTES), position + filled));
       } catch (err) {
         throw fromFsError(err, "read", this.path);
       }
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    const full = new Uint8Array(buffer.buffer, buffer.byteOffset, length);
-    return filled === length ? full : full.slice(0, filled);
+    const full = new Uint8Array(buffer.buffer, buffer.byteOffset, want);
+    return filled === want ? full : full.slice(0, filled);
   }
 
   async write(position: number, bytes: Uint8Array): Promise<void> {
     checkNonNegativeInteger(position, "position");
     if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    if (position + bytes.length > Number.MAX_SAFE_INTEGER) {
+      throw new RangeError(`write of ${bytes.length} bytes at ${position} ends past Number.MAX_SAFE_INTEGER`);
+    }
     this.#checkOpen("write");
     let written = 0;
     // pwrite may write fewer bytes than asked for (a full device part-way, a signal): carry on from
@@ -87,7 +119,7 @@ export class FsFile implements StorageFile {
       this.#checkOpen("write");
       let bytesWritten: number;
       try {
-        ({ bytesWritten } = await this.#handle.write(bytes, written, bytes.length - written, position + written));
+        ({ bytesWritten } = await this.#handle.write(bytes, written, Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES), position + written));
       } catch (err) {
         throw fromFsError(err, "write", this.path);
       }

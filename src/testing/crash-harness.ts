@@ -54,6 +54,11 @@ export interface Schedule {
   readonly checkpointIntervalMs?: number;
   /** A deliberately broken log, to prove the suite catches it (see broken-variants.ts). */
   readonly brokenVariant?: BrokenVariant;
+  /**
+   * The directory's descriptor bound (`LogDirOptions.maxOpenFiles`): small values make the pool
+   * evict, sync and reopen files all through the workload, recovery and the checks.
+   */
+  readonly maxOpenFiles?: number;
   readonly pageSize: number;
   readonly sectorSize: number;
   /** Probability of a random page write-back before each storage operation. */
@@ -151,6 +156,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     log: options,
     checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1,
     ...(schedule.brokenVariant === undefined ? {} : { brokenVariant: schedule.brokenVariant }),
+    ...(schedule.maxOpenFiles === undefined ? {} : { maxOpenFiles: schedule.maxOpenFiles }),
   };
   let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 60 });
   let seq = 0;

@@ -135,6 +135,11 @@ describe("crashTest (pagelog/testing)", () => {
     expect(summary.violations).toEqual([]);
   });
 
+  it(`pagelog's Log passes ${Math.ceil(RUNS / 3)} schedules with maxOpenFiles 2 (files evicted and reopened all the time)`, async () => {
+    const summary = await mustPass(pagelogAdapter({ segmentBytes: 200, indexIntervalBytes: 0 }, { maxOpenFiles: 2 }), Math.ceil(RUNS / 3));
+    expect(summary.violations).toEqual([]);
+  });
+
   it(`a small correct log written from scratch passes ${RUNS} schedules`, async () => {
     const summary = await mustPass(smallLog({}), RUNS);
     expect(summary.violations).toEqual([]);

@@ -62,9 +62,12 @@ const FATES: ReadonlyArray<[string, (pending: PendingState) => CrashChooser]> = 
 ];
 
 describe("exhaustive small scope: every cut point × every enumerated page fate", () => {
-  for (const workload of WORKLOADS) {
-    it(workload.name, async () => {
+  // Each workload also with a descriptor bound of 2 (a segment is 3 files): the pool evicts,
+  // syncs and reopens files all the time, and every one of those operations is a cut point too.
+  for (const [workload, maxOpenFiles] of WORKLOADS.flatMap((w) => [[w, undefined] as const, [w, 2] as const])) {
+    it(`${workload.name}${maxOpenFiles === undefined ? "" : `, maxOpenFiles ${maxOpenFiles}`}`, async () => {
       const base: Schedule = {
+        ...(maxOpenFiles === undefined ? {} : { maxOpenFiles }),
         seed: 7,
         commands: workload.commands,
         options: workload.options,
@@ -87,7 +90,7 @@ describe("exhaustive small scope: every cut point × every enumerated page fate"
           states++;
         }
       }
-      console.log(`${workload.name}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`);
+      console.log(`${workload.name}${maxOpenFiles === undefined ? "" : ` (maxOpenFiles ${maxOpenFiles})`}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`);
       expect(states).toBe((total + 1) * FATES.length);
     });
   }

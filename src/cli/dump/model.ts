@@ -3,13 +3,14 @@
  * Built by walking the files through FsStorage; nothing is written.
  */
 import { COMPRESSION_NAMES } from "../../format/batch-layout.js";
-import { decodeBatch } from "../../format/record-batch.js";
+import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
 import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js";
+import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 import type { Storage } from "../../storage/storage.js";
 import { hex32 } from "../files/batch-walk.js";
-import { checkOffsetIndex, checkTimeIndex, type IndexEntryReport, type SegmentFacts } from "../files/index-check.js";
-import { readAll } from "../files/open-dir.js";
-import { groupSegments, scanLog } from "../files/scan-log.js";
+import { checkOffsetIndex, checkTimeIndex, type IndexEntryReport, indexReadLimit, oversizeProblem, type SegmentFacts } from "../files/index-check.js";
+import { readBounded } from "../files/open-dir.js";
+import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
 export interface DumpedRecord {
   offset: number;
@@ -40,11 +41,13 @@ export interface DumpedBatch {
   baseSequence: number;
   isTransactional: boolean;
   isControl: boolean;
-  /** Problems with this batch (CRC, offsets not continuing the previous batch). */
+  /** Problems with this batch (CRC, offsets not continuing the previous batch, records that cannot be decoded). */
   problems: string[];
+  /** Why pagelog cannot read this batch although it is not known to be damaged (snappy, lz4, zstd). */
+  unsupported?: string;
   /** With --records. */
   records?: DumpedRecord[];
-  /** With --records, when the records could not be decoded (for example snappy). */
+  /** With --records, when the records could not be decoded (damaged, or unsupported). */
   recordsError?: string;
 }
 
@@ -100,7 +103,7 @@ export async function buildDump(storage: Storage, dir: string, name: string | un
     return { files };
   }
   for (const segment of segments) {
-    let facts: SegmentFacts | undefined;
+    let facts: LogScan | undefined;
     if (segment.log !== undefined) {
       const { file, scan } = await dumpLog(storage, join(segment.log), segment.baseOffset, withRecords);
       files.push(file);
@@ -114,15 +117,13 @@ export async function buildDump(storage: Storage, dir: string, name: string | un
     const none: SegmentFacts = { baseOffset: segment.baseOffset, batches: [], nextOffset: segment.baseOffset, hasLog: false };
     for (const [kind, file] of [["index", segment.index], ["timeindex", segment.timeindex]] as const) {
       if (file === undefined) continue;
-      const handle = await storage.open(join(file), { readOnly: true });
-      let bytes: Uint8Array;
-      try {
-        bytes = await readAll(handle);
-      } finally {
-        await handle.close();
-      }
+      // Never more than the .log can need (a sparse 10 GiB index costs its first bytes, not 10 GiB).
+      const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
+      const limit = indexReadLimit(entrySize, facts?.size);
+      const { bytes, size } = await readBounded(storage, join(file), limit);
       const report = kind === "index" ? checkOffsetIndex(bytes, facts ?? none) : checkTimeIndex(bytes, facts ?? none);
-      files.push({ kind, path: join(file), size: bytes.length, checkedAgainst: against, entries: report.entries, fileProblems: report.fileProblems });
+      const fileProblems = size > bytes.length ? [...report.fileProblems, oversizeProblem(size, bytes.length, entrySize, facts?.size)] : report.fileProblems;
+      files.push({ kind, path: join(file), size, checkedAgainst: against, entries: report.entries, fileProblems });
     }
   }
   return { files };
@@ -130,7 +131,7 @@ export async function buildDump(storage: Storage, dir: string, name: string | un
 
 async function dumpLog(storage: Storage, path: string, baseOffset: number, withRecords: boolean) {
   const batches: DumpedBatch[] = [];
-  const scan = await scanLog(storage, path, baseOffset, async ({ batch, problems }) => {
+  const scan = await scanLog(storage, path, baseOffset, async ({ batch, problems, unsupported, decoded }) => {
     const h = batch.header;
     const dumped: DumpedBatch = {
       position: batch.position,
@@ -152,12 +153,21 @@ async function dumpLog(storage: Storage, path: string, baseOffset: number, withR
       isTransactional: h.isTransactional,
       isControl: h.isControl,
       problems,
+      ...(unsupported === undefined ? {} : { unsupported }),
     };
     if (withRecords) {
-      try {
-        // A copy: the walk's buffer is reused, and decoded keys and values are views into it.
-        const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
-        dumped.records = decoded.records.map((r) => {
+      // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
+      let shown = decoded;
+      let error = unsupported;
+      if (shown === undefined && !batch.crcValid) {
+        const attempt = await decodeLikeRead(batch.bytes);
+        if ("decoded" in attempt) shown = attempt.decoded;
+        else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+      }
+      if (shown === undefined) {
+        dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
+      } else {
+        dumped.records = shown.records.map((r) => {
           const key = showBytes(r.key);
           const value = showBytes(r.value);
           return {
@@ -173,8 +183,6 @@ async function dumpLog(storage: Storage, path: string, baseOffset: number, withR
             }),
           };
         });
-      } catch (err) {
-        dumped.recordsError = (err as Error).message;
       }
     }
     batches.push(dumped);

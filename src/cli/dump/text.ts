@@ -40,6 +40,7 @@ function fileLines(f: DumpedFile): string[] {
     for (const b of f.batches) {
       out.push(batchLine(b));
       for (const p of b.problems) out.push(`  DAMAGED at byte ${b.position}: ${p}`);
+      if (b.unsupported !== undefined) out.push(`  UNSUPPORTED at byte ${b.position}: ${b.unsupported}`);
       for (const r of b.records ?? []) out.push(recordLine(r, b.timestampType));
       if (b.recordsError !== undefined) out.push(`| records not decoded: ${b.recordsError}`);
     }
@@ -48,7 +49,9 @@ function fileLines(f: DumpedFile): string[] {
     const first = f.batches[0];
     const last = f.batches[f.batches.length - 1];
     const offsets = first === undefined || last === undefined ? "no offsets" : `offsets ${first.baseOffset}-${last.lastOffset}`;
-    out.push(`Summary: ${f.batches.length} batches, ${offsets}, ${f.size} bytes; ${bad === 0 && f.trailing === null ? "every batch valid" : `${bad} damaged batches${f.trailing === null ? "" : ", an invalid tail"}`}`);
+    const unreadable = f.batches.filter((b) => b.unsupported !== undefined).length;
+    const verdict = bad === 0 && f.trailing === null ? "every batch valid" : `${bad} damaged batches${f.trailing === null ? "" : ", an invalid tail"}`;
+    out.push(`Summary: ${f.batches.length} batches, ${offsets}, ${f.size} bytes; ${verdict}${unreadable === 0 ? "" : `; ${unreadable} batches pagelog cannot read`}`);
     return out;
   }
   out.push(f.checkedAgainst === null ? "(no .log beside it: entries not checked)" : `(entries checked against ${f.checkedAgainst})`);

@@ -19,6 +19,7 @@ import {
   LOG_OVERHEAD,
   MAGIC_OFFSET,
   MAGIC_V2,
+  MAX_BATCH_LENGTH,
   MIN_BATCH_LENGTH,
 } from "../../format/batch-layout.js";
 import { crc32c } from "../../format/crc32c.js";
@@ -46,8 +47,12 @@ export interface WalkEnd {
   readonly detail: string;
 }
 
-/** A batch larger than this is not read into memory (Kafka's own limit is an int32 Length). */
-const MAX_WALK_BATCH_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest batch the walk reads: whatever the format allows (an int32 Length), as the log's own
+ * recovery and reads accept, so the tools never call damaged a batch the library reads. Memory is
+ * bounded by the file: a batch is read only once its declared size is known to fit in the file.
+ */
+const MAX_WALK_BATCH_BYTES = LOG_OVERHEAD + MAX_BATCH_LENGTH;
 
 export function bytesSource(bytes: Uint8Array): ReadSource {
   return { size: bytes.length, read: async (position, length) => bytes.subarray(position, Math.min(bytes.length, position + length)) };

@@ -10,6 +10,7 @@
  *   maximum); timestamps and offsets never decrease.
  */
 import { readInt64 } from "../../format/batch-header.js";
+import { BATCH_HEADER_SIZE } from "../../format/batch-layout.js";
 import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 
@@ -45,6 +46,32 @@ export interface SegmentFacts {
   /** One past the last offset of the last batch (the base offset if there is none). */
   readonly nextOffset: number;
   readonly hasLog: boolean;
+}
+
+/**
+ * Bytes of an index read when there is no `.log` to bound it: 16 MiB, more than Kafka's default
+ * `segment.index.bytes` (10 MiB) and pagelog's default `maxIndexBytes` (the same).
+ */
+export const INDEX_READ_LIMIT_WITHOUT_LOG = 16 * 1024 * 1024;
+
+/**
+ * The most bytes an index beside a `.log` of `logSize` bytes can plausibly hold: one entry per
+ * batch (each at least a 61-byte header), plus one, as the log's own sanity check allows. Without
+ * a `.log`, {@link INDEX_READ_LIMIT_WITHOUT_LOG}. The tools read no more than this.
+ */
+export function indexReadLimit(entrySize: number, logSize: number | undefined): number {
+  if (logSize === undefined) return INDEX_READ_LIMIT_WITHOUT_LOG - (INDEX_READ_LIMIT_WITHOUT_LOG % entrySize);
+  return entrySize * (Math.floor(logSize / BATCH_HEADER_SIZE) + 1);
+}
+
+/** The problem of an index file larger than {@link indexReadLimit}: where the unread part starts and why. */
+export function oversizeProblem(size: number, readBytes: number, entrySize: number, logSize: number | undefined): { byte: number; problem: string } {
+  const entries = Math.floor(size / entrySize);
+  const why =
+    logSize === undefined
+      ? `more than the ${INDEX_READ_LIMIT_WITHOUT_LOG} bytes read of an index without its .log`
+      : `${entries} entries, more than a .log of ${logSize} bytes can need (at most ${readBytes / entrySize})`;
+  return { byte: readBytes, problem: `the file is ${size} bytes: ${why}; bytes from ${readBytes} on were not read (the next open rebuilds this index)` };
 }
 
 function partial(size: number, entrySize: number): Array<{ byte: number; problem: string }> {

@@ -6,7 +6,7 @@
 import { stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { FsStorage } from "../../storage/fs-storage.js";
-import type { StorageFile } from "../../storage/storage.js";
+import type { Storage, StorageFile } from "../../storage/storage.js";
 import { UsageError } from "../io.js";
 
 export interface Target {
@@ -36,9 +36,27 @@ export async function openTarget(path: string): Promise<Target> {
   return { storage, kind, name: kind === "dir" ? "" : basename(absolute), path: absolute };
 }
 
-/** Reads a whole (small) file: an index or a checkpoint. */
-export async function readAll(file: StorageFile): Promise<Uint8Array> {
-  return file.read(0, await file.size());
+/** The first bytes of a file, at most a bound, and the file's whole size. */
+export interface BoundedRead {
+  /** Bytes [0, min(size, maxBytes)). */
+  readonly bytes: Uint8Array;
+  /** The file's size: more than `bytes.length` when the file was larger than the bound. */
+  readonly size: number;
+}
+
+/**
+ * Reads a file that should be small (an index, a checkpoint) up to `maxBytes`: a damaged or
+ * hostile file of gigabytes (a sparse 10 GiB `.timeindex`) costs its first `maxBytes`, never
+ * its whole size. The caller reports the rest as not read.
+ */
+export async function readBounded(storage: Storage, path: string, maxBytes: number): Promise<BoundedRead> {
+  const file = await storage.open(path, { readOnly: true });
+  try {
+    const size = await file.size();
+    return { bytes: await file.read(0, Math.min(size, maxBytes)), size };
+  } finally {
+    await file.close();
+  }
 }
 
 /** A file handle as a walk source. */

@@ -1,8 +1,13 @@
 /**
  * One pass over a segment's `.log` for dump and verify: every framed batch, what is wrong with
- * each (CRC, offsets not continuing the previous batch), and where and why the walk ended.
- * Also groups a partition directory's files into segments by base offset.
+ * each (CRC, offsets not continuing the previous batch or outside the segment's int32 range,
+ * records that the library's own decoder refuses), what pagelog cannot read (snappy, lz4, zstd),
+ * and where and why the walk ended. Also groups a partition directory's files into segments.
  */
+import { ErrorCode, isPagelogError } from "../../errors.js";
+import type { BatchHeader } from "../../format/batch-header.js";
+import { type DecodedBatch, decodeBatch } from "../../format/record-batch.js";
+import { impossibleHeader } from "../../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
 import { hex32, walkBatches, type WalkedBatch, type WalkEnd } from "./batch-walk.js";
@@ -11,8 +16,12 @@ import { fileSource } from "./open-dir.js";
 
 export interface BatchFinding {
   readonly batch: WalkedBatch;
-  /** What is wrong with the batch, if anything (CRC, offsets). */
+  /** What is wrong with the batch, if anything (CRC, offsets, records). */
   readonly problems: string[];
+  /** Why pagelog cannot read the batch although nothing is known to be wrong with it (snappy…). */
+  readonly unsupported: string | undefined;
+  /** The batch decoded by the library's decoder, when its CRC matched and decoding succeeded. */
+  readonly decoded: DecodedBatch | undefined;
 }
 
 export interface LogScan extends SegmentFacts {
@@ -20,6 +29,27 @@ export interface LogScan extends SegmentFacts {
   readonly end: WalkEnd;
   /** Every problem with the byte it is at, in file order. */
   readonly problems: Array<{ byte: number; problem: string }>;
+  /** Every batch pagelog cannot read (`PAGELOG_UNSUPPORTED_COMPRESSION`, `PAGELOG_RECORD_TOO_LARGE`). */
+  readonly unsupported: Array<{ byte: number; problem: string }>;
+}
+
+/** Error codes of a read that say "pagelog cannot read this", not "these bytes are damaged". */
+const UNSUPPORTED_CODES: readonly ErrorCode[] = [ErrorCode.UNSUPPORTED_COMPRESSION, ErrorCode.RECORD_TOO_LARGE];
+
+/**
+ * Decodes a CRC-valid batch with the same decoder and defaults `Log.read` uses, so the tools and
+ * reads can never disagree: every record's framing, lengths, counts and deltas, and gzip
+ * decompression (capped as reads cap it). Returns the decoded batch or why it cannot be read.
+ */
+export async function decodeLikeRead(bytes: Uint8Array): Promise<{ decoded: DecodedBatch } | { corrupt: string } | { unsupported: string }> {
+  try {
+    // A copy: decoded keys and values are views into the bytes given.
+    return { decoded: await decodeBatch(bytes.slice(), { verifyCrc: false }) };
+  } catch (err) {
+    if (isPagelogError(err) && UNSUPPORTED_CODES.includes(err.code)) return { unsupported: `${err.message} (reads fail with ${err.code})` };
+    if (isPagelogError(err, ErrorCode.CORRUPT)) return { corrupt: `records cannot be read: ${err.message}` };
+    throw err;
+  }
 }
 
 /**
@@ -32,6 +62,7 @@ export async function scanLog(storage: Storage, path: string, baseOffset: number
     const source = await fileSource(file);
     const batches: BatchSummary[] = [];
     const problems: Array<{ byte: number; problem: string }> = [];
+    const unsupported: Array<{ byte: number; problem: string }> = [];
     let expected = baseOffset;
     const end = await walkBatches(source, async (batch) => {
       const found: string[] = [];
@@ -40,14 +71,26 @@ export async function scanLog(storage: Storage, path: string, baseOffset: number
       if (header.baseOffset !== expected) {
         found.push(batches.length === 0 ? `first batch starts at offset ${header.baseOffset}, the segment's base offset is ${baseOffset}` : `batch starts at offset ${header.baseOffset}, the previous batch ended at ${expected - 1}`);
       }
+      // The loader's own check, so that verify and opening agree.
+      const impossible = impossibleHeader(header, position, baseOffset);
+      if (impossible !== undefined) found.push(`batch ${impossible}`);
+      let why: string | undefined;
+      let decoded: DecodedBatch | undefined;
+      if (batch.crcValid && impossible === undefined) {
+        const result = await decodeLikeRead(batch.bytes);
+        if ("corrupt" in result) found.push(result.corrupt);
+        else if ("unsupported" in result) why = result.unsupported;
+        else decoded = result.decoded;
+      }
       for (const p of found) problems.push({ byte: position, problem: p });
+      if (why !== undefined) unsupported.push({ byte: position, problem: why });
       batches.push({ position, baseOffset: header.baseOffset, lastOffset: header.lastOffset, maxTimestamp: header.maxTimestamp });
       expected = header.lastOffset + 1;
-      await onBatch?.({ batch, problems: found });
+      await onBatch?.({ batch, problems: found, unsupported: why, decoded });
     });
     if (end.reason !== undefined) problems.push({ byte: end.position, problem: end.detail });
     const last = batches[batches.length - 1];
-    return { baseOffset, batches, nextOffset: last === undefined ? baseOffset : last.lastOffset + 1, hasLog: true, size: source.size, end, problems };
+    return { baseOffset, batches, nextOffset: last === undefined ? baseOffset : last.lastOffset + 1, hasLog: true, size: source.size, end, problems, unsupported };
   } finally {
     await file.close();
   }

@@ -1,19 +1,32 @@
 /**
  * `pagelog verify`'s checks over a log directory (or one partition directory), read-only:
  * every batch of every segment (framing, magic, CRC-32C, offsets continuing from the segment's
- * base offset and from the previous segment), every `.index` and `.timeindex` entry against the
- * log, and the recovery-point checkpoint against each log's end.
+ * base offset and from the previous segment and within its int32 range, and every record decoded
+ * by the library's own decoder, as reads decode it), every `.index` and `.timeindex` entry against
+ * the log, the checkpoints against each log's end, and files the log's loader refuses (`.swap`).
+ *
+ * Findings are of two kinds: problems (damage: what the library refuses as `PAGELOG_CORRUPT`,
+ * or repairs on the next open) and unsupported batches (bytes that may be intact but that pagelog
+ * cannot read: snappy, lz4 and zstd, or gzip beyond the decompression cap).
  */
 import { decodeCheckpoint } from "../../format/checkpoint.js";
-import { parsePartitionName } from "../../log/log-dir.js";
+import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../../log/log-dir.js";
+import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
+import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 import type { Storage } from "../../storage/storage.js";
-import { checkOffsetIndex, checkTimeIndex, type IndexReport, type SegmentFacts } from "../files/index-check.js";
-import { readAll } from "../files/open-dir.js";
+import { checkOffsetIndex, checkTimeIndex, indexReadLimit, type IndexReport, oversizeProblem, type SegmentFacts } from "../files/index-check.js";
+import { readBounded } from "../files/open-dir.js";
 import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+const LOCK_FILE = ".lock";
 const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
-const LEFTOVER = /\.(tmp|deleted|cleaned|swap)$/;
+/** pagelog's own temp files in the root: the next `LogDir.open` removes these, and no other `*.tmp`. */
+const ROOT_TEMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`));
+/** Left by an interrupted write in a partition: the next open of the log removes them. */
+const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
+/** An interrupted Kafka compaction: the log's loader refuses to open a partition holding one. */
+const SWAP = /\.swap$/;
 
 /** One finding that makes the directory damaged: the file, the byte, what is wrong. */
 export interface Problem {
@@ -30,6 +43,8 @@ export interface FileReport {
   /** "12 batches, offsets 0-20, 1402 bytes" or "3 entries". */
   readonly summary: string;
   readonly problems: Problem[];
+  /** Batches pagelog cannot read (see `VerifyReport.unsupported`); empty for index files. */
+  readonly unsupported: Problem[];
 }
 
 export interface PartitionReport {
@@ -47,17 +62,20 @@ export interface VerifyReport {
   readonly partitions: PartitionReport[];
   /** Things worth knowing that are not damage (missing indexes, leftovers a crash leaves). */
   readonly notes: string[];
-  /** Every problem, in the order found. */
+  /** Every problem (damage), in the order found. */
   readonly problems: Problem[];
+  /**
+   * Every batch pagelog cannot read although it is not known to be damaged (snappy, lz4, zstd,
+   * gzip past the decompression cap): reads of it fail with `PAGELOG_UNSUPPORTED_COMPRESSION` or
+   * `PAGELOG_RECORD_TOO_LARGE`.
+   */
+  readonly unsupported: Problem[];
 }
 
-async function readFile(storage: Storage, path: string): Promise<Uint8Array> {
-  const handle = await storage.open(path, { readOnly: true });
-  try {
-    return await readAll(handle);
-  } finally {
-    await handle.close();
-  }
+/** The verdict: damage outranks unsupported batches. */
+export function verdictOf(report: VerifyReport): "clean" | "damaged" | "unsupported" {
+  if (report.problems.length > 0) return "damaged";
+  return report.unsupported.length > 0 ? "unsupported" : "clean";
 }
 
 const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
@@ -67,26 +85,42 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export async function verifyDir(storage: Storage, asPartition: string | undefined): Promise<VerifyReport> {
   const notes: string[] = [];
   const problems: Problem[] = [];
+  const unsupported: Problem[] = [];
   const partitions: PartitionReport[] = [];
   let cleanShutdown: boolean | null = null;
   let recoveryPoints = new Map<string, { offset: number; byte: number }>();
+  let startOffsets = new Map<string, { offset: number; byte: number }>();
   let dirs: Array<{ name: string; path: string }>;
   if (asPartition !== undefined) {
     dirs = [{ name: asPartition, path: "" }];
   } else {
     const names = await storage.list("");
     cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
-    recoveryPoints = await readRecoveryPoints(storage, names, notes);
+    // What `LogDir.open` and `close()` refuse in the root: a marker or a lock that is not a file
+    // fails the open (PAGELOG_IO); a checkpoint that is a directory fails every checkpoint write.
+    for (const name of [CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT]) {
+      const kind = names.includes(name) ? (await storage.stat(name))?.kind : undefined;
+      if (kind !== undefined && kind !== "file") {
+        const consequence = name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE ? "opening the log directory fails (PAGELOG_IO)" : "writing the checkpoint (every close) fails";
+        problems.push({ path: name, byte: 0, problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand` });
+      }
+    }
+    const partitionCount = names.filter((n) => parsePartitionName(n) !== undefined).length;
+    recoveryPoints = await readCheckpointEntries(storage, RECOVERY_POINT_CHECKPOINT, names, partitionCount, notes, "recovers every log from offset 0");
+    startOffsets = await readCheckpointEntries(storage, LOG_START_CHECKPOINT, names, partitionCount, notes, "starts every log at its first segment");
     dirs = [];
     for (const name of names) {
       if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir") dirs.push({ name, path: name });
-      else if (LEFTOVER.test(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
+      else if (ROOT_TEMP_FILES.has(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
     }
   }
   for (const dir of dirs) {
-    const report = await verifyPartition(storage, dir.name, dir.path, cleanShutdown, notes);
+    const report = await verifyPartition(storage, dir.name, dir.path, cleanShutdown, notes, problems);
     partitions.push(report);
-    for (const f of report.files) problems.push(...f.problems);
+    for (const f of report.files) {
+      problems.push(...f.problems);
+      unsupported.push(...f.unsupported);
+    }
     const rp = recoveryPoints.get(dir.name);
     if (rp !== undefined && report.endOffset !== null && rp.offset > report.endOffset) {
       problems.push({
@@ -95,17 +129,51 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
         problem: `recovery point of ${dir.name} is ${rp.offset}, past the end of its log (${report.endOffset}): flushed records are missing`,
       });
     }
+    const so = startOffsets.get(dir.name);
+    if (so !== undefined && report.endOffset !== null && so.offset > report.endOffset) {
+      if (cleanShutdown === true) {
+        problems.push({
+          path: LOG_START_CHECKPOINT,
+          byte: so.byte,
+          problem: `log start offset of ${dir.name} is ${so.offset}, past the end of its log (${report.endOffset}) after a clean shutdown, when every record was durable`,
+        });
+      } else {
+        notes.push(`${LOG_START_CHECKPOINT}: the start offset of ${dir.name}, ${so.offset}, is past the end of its log (${report.endOffset}): the next open starts the log over, empty, at ${so.offset}`);
+      }
+    }
   }
-  return { cleanShutdown, partitions, notes, problems };
+  return { cleanShutdown, partitions, notes, problems, unsupported };
 }
 
-async function readRecoveryPoints(storage: Storage, names: string[], notes: string[]): Promise<Map<string, { offset: number; byte: number }>> {
+/** A checkpoint's entries by partition name, with the byte each line starts at; none if absent or malformed (with a note). */
+async function readCheckpointEntries(
+  storage: Storage,
+  file: string,
+  names: string[],
+  partitions: number,
+  notes: string[],
+  consequence: string,
+): Promise<Map<string, { offset: number; byte: number }>> {
   const out = new Map<string, { offset: number; byte: number }>();
-  if (!names.includes(RECOVERY_POINT_CHECKPOINT)) return out;
-  const text = new TextDecoder().decode(await readFile(storage, RECOVERY_POINT_CHECKPOINT));
+  if (!names.includes(file)) return out;
+  if ((await storage.stat(file))?.kind !== "file") return out; // a problem of its own (see verifyDir)
+  // Read no more than the log's own reader does: a larger file is malformed unread.
+  const limit = maxCheckpointBytes(partitions);
+  const { bytes, size } = await readBounded(storage, file, limit);
+  if (size > limit) {
+    notes.push(`${file}: malformed: ${size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need (the next open ${consequence})`);
+    return out;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    notes.push(`${file}: malformed: not UTF-8 (the next open ${consequence})`);
+    return out;
+  }
   const entries = decodeCheckpoint(text);
   if (entries === undefined) {
-    notes.push(`${RECOVERY_POINT_CHECKPOINT}: malformed (the next open recovers every log from offset 0)`);
+    notes.push(`${file}: malformed (the next open ${consequence})`);
     return out;
   }
   for (const e of entries) {
@@ -116,9 +184,25 @@ async function readRecoveryPoints(storage: Storage, names: string[], notes: stri
   return out;
 }
 
-async function verifyPartition(storage: Storage, name: string, dir: string, cleanShutdown: boolean | null, notes: string[]): Promise<PartitionReport> {
+async function verifyPartition(
+  storage: Storage,
+  name: string,
+  dir: string,
+  cleanShutdown: boolean | null,
+  notes: string[],
+  problems: Problem[],
+): Promise<PartitionReport> {
   const { segments, others } = groupSegments(await storage.list(dir));
-  for (const other of others) if (LEFTOVER.test(other)) notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+  for (const other of others) {
+    if (LEFTOVER.test(other)) notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+    if (SWAP.test(other)) {
+      problems.push({
+        path: join(name, other),
+        byte: 0,
+        problem: "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
+      });
+    }
+  }
   const files: FileReport[] = [];
   let previousEnd: number | undefined;
   let start: number | null = null;
@@ -138,6 +222,7 @@ async function verifyPartition(storage: Storage, name: string, dir: string, clea
     const shown = join(name, segment.log);
     const scan: LogScan = await scanLog(storage, logPath, segment.baseOffset);
     bytes += scan.size;
+
     const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
     if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
       const last = logProblems[logProblems.length - 1]!;
@@ -150,20 +235,23 @@ async function verifyPartition(storage: Storage, name: string, dir: string, clea
     start ??= segment.baseOffset;
     end = scan.nextOffset;
     const offsets = scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
-    files.push({ path: shown, kind: "log", summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${scan.size} bytes`, problems: logProblems });
+    files.push({ path: shown, kind: "log", summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${scan.size} bytes`, problems: logProblems, unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })) });
     for (const [kind, file] of [["index", segment.index], ["timeindex", segment.timeindex]] as const) {
       if (file === undefined) {
         notes.push(`${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`);
         continue;
       }
-      const indexBytes = await readFile(storage, join(dir, file));
+      // Never more than the .log can need: a sparse 10 GiB index costs its first bytes, not 10 GiB.
+      const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
+      const { bytes: indexBytes, size: indexSize } = await readBounded(storage, join(dir, file), indexReadLimit(entrySize, scan.size));
       const facts: SegmentFacts = scan;
       const report: IndexReport = kind === "index" ? checkOffsetIndex(indexBytes, facts) : checkTimeIndex(indexBytes, facts);
+      const fileProblems = indexSize > indexBytes.length ? [...report.fileProblems, oversizeProblem(indexSize, indexBytes.length, entrySize, scan.size)] : report.fileProblems;
       const indexProblems: Problem[] = [
         ...report.entries.filter((e) => e.problem !== undefined).map((e) => ({ path: join(name, file), byte: e.byte, problem: `entry ${e.slot}: ${e.problem!}` })),
-        ...report.fileProblems.map((p) => ({ path: join(name, file), byte: p.byte, problem: p.problem })),
+        ...fileProblems.map((p) => ({ path: join(name, file), byte: p.byte, problem: p.problem })),
       ];
-      files.push({ path: join(name, file), kind, summary: plural(report.entries.length, "entry", "entries"), problems: indexProblems });
+      files.push({ path: join(name, file), kind, summary: plural(report.entries.length, "entry", "entries"), problems: indexProblems, unsupported: [] });
     }
   }
   return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };

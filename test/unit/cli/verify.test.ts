@@ -45,7 +45,7 @@ describe("pagelog verify", () => {
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.log +\\d+ batches, offsets 0-\\d+, \\d+ bytes: ok$`, "m"));
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.index +[1-9]\\d* entr(y|ies): ok$`, "m"));
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.timeindex +[1-9]\\d* entr(y|ies): ok$`, "m"));
-    expect(run.stdout).toMatch(/^clean: 2 partitions, \d+ segments, every CRC, index entry and offset checked$/m);
+    expect(run.stdout).toMatch(/^clean: 2 partitions, \d+ segments, every batch's CRC and records, every index entry and offset checked$/m);
     // One partition directory on its own works too.
     expect((await cli(["verify", join(dir, "orders-1")])).code).toBe(0);
   });

@@ -224,3 +224,15 @@ describe("CRC-valid batches with impossible fields", () => {
     await expectRejectedUnchanged(sim);
   });
 });
+
+describe("checkpoint entries", () => {
+  it("entries for partitions whose directories are gone are not written back", async () => {
+    const { sim } = await closedLog();
+    const lines = Array.from({ length: 50 }, (_, i) => `gone ${i} 7`);
+    await writeFile(sim, RECOVERY_POINT_CHECKPOINT, 0, new TextEncoder().encode(`0\n${lines.length + 1}\n${lines.join("\n")}\norders 0 18\n`), { truncate: 0, sync: true });
+    const dir = await openSim(sim);
+    await dir.log(NAME);
+    await dir.close();
+    expect(new TextDecoder().decode(await readFile(sim, RECOVERY_POINT_CHECKPOINT))).toBe("0\n1\norders 0 18\n");
+  });
+});

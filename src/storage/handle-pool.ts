@@ -1,0 +1,605 @@
+/**
+ * HandlePool: a `Storage` that keeps at most `maxOpenFiles` descriptors of the storage beneath it
+ * open, however many files its callers hold open.
+ *
+ * `open()` returns a virtual `StorageFile`. Its descriptor underneath is opened at once (so
+ * `open` fails exactly as the contract says: `PAGELOG_NOT_FOUND`, `create`, a directory…), and
+ * from then on the pool may close it whenever it is idle and another file needs a descriptor:
+ * least recently used first. The next call on an evicted file opens it again (never with
+ * `create`), transparently. A log directory with thousands of segments therefore holds
+ * descriptors only for the files it is using now.
+ *
+ * The rules that keep this invisible to durability:
+ *
+ * - **An eviction never drops unsynced writes on the floor.** A descriptor with writes or
+ *   truncations behind it that no successful `sync()` covered is synced before it is closed.
+ *   Closing it unsynced would be harmless to the data (the page cache keeps it), but not to the
+ *   error: Linux reports a failed writeback only to descriptors that were open when it happened
+ *   (errseq), so a later `sync()` on a freshly opened descriptor could succeed while the writes
+ *   were lost. Guarantee 8 (no flush reports data durable that is not) would break silently.
+ * - **A failed eviction sync is never forgotten.** The error is kept on every open virtual handle
+ *   of that file, and each of them fails its next `sync()`, `write()` and `truncate()` with it
+ *   (the same code, the original as `cause`) until it is closed. A Log that meets it goes
+ *   `failed`, as with any failed fsync. Reads and `size()` keep working on what the cache holds.
+ * - **Names are tracked.** `remove()` and `rename()` through the pool first *pin* every virtual
+ *   handle on the affected path: its descriptor is opened if it was evicted and never closed
+ *   again until the handle is, so it keeps working on the unlinked (or renamed) file as the
+ *   contract promises, and is never reopened at a path that now names another file, or nothing.
+ *   Pinned descriptors are outside the bound (pagelog closes a segment before deleting it, so in
+ *   practice there are none).
+ * - **Power cuts and closed storages stay visible.** A pool wraps one storage object; reopening
+ *   goes through that object, so after a `SimStorage` power cut an evicted handle fails with
+ *   `PAGELOG_POWER_CUT` like every other handle of that boot (the rebooted storage is another
+ *   object, which this pool never sees). After `close()` everything fails with `PAGELOG_CLOSED`.
+ *
+ * The bound also covers the descriptors the storage beneath opens for a moment: `list()`,
+ * `syncDir()` and `lock()` each hold a slot while they run (FsStorage opens the directory, or
+ * the lock file). Calls that find every slot busy wait for one (first come, first served); no
+ * call ever holds one slot while waiting for another, so any bound of 1 or more makes progress.
+ *
+ * No `node:` imports: the pool runs in a browser too.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { normalizePath } from "./paths.js";
+import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
+
+/**
+ * The default bound: half of the smallest soft `ulimit -n` in common use (256 on macOS), which
+ * leaves the other half for Node itself, sockets and the application.
+ */
+export const DEFAULT_MAX_OPEN_FILES = 128;
+
+export interface HandlePoolOptions {
+  /**
+   * Most descriptors of the storage beneath to keep open at once (see {@link HandlePool}).
+   * @defaultValue 128
+   */
+  maxOpenFiles?: number;
+}
+
+/** What a pool did so far, for tests, benchmarks and capacity planning. */
+export interface HandlePoolStats {
+  /** Descriptors open now: bounded ones (including transient list/syncDir/lock) plus pinned ones. */
+  readonly open: number;
+  /** The most that were ever open at once. */
+  readonly peakOpen: number;
+  /** Virtual files open now. */
+  readonly files: number;
+  /** Descriptors opened on the storage beneath (first opens and reopens). */
+  readonly opens: number;
+  /** Descriptors closed to make room. */
+  readonly evictions: number;
+  /** Evictions that had to sync first (writes no sync had covered yet). */
+  readonly evictionSyncs: number;
+  /** Eviction syncs (or closes) that failed; each failure is kept for the file's next sync. */
+  readonly evictionFailures: number;
+  /** Descriptors held outside the bound because their file was removed or renamed. */
+  readonly pinned: number;
+}
+
+/** Validates `maxOpenFiles`: a positive safe integer, else a TypeError naming the option. */
+export function checkMaxOpenFiles(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`option maxOpenFiles must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`);
+  }
+  return value;
+}
+
+/** `path` is `target` or lies inside the directory `target`. */
+function isAtOrUnder(path: string, target: string): boolean {
+  return path === target || path.startsWith(`${target}/`);
+}
+
+export class HandlePool implements Storage {
+  /** The storage whose descriptors this pool bounds. */
+  readonly inner: Storage;
+  readonly maxOpenFiles: number;
+  /** Bounded slots taken: open (or opening) unpinned descriptors plus transient calls. */
+  #inUse = 0;
+  #pinned = 0;
+  #peak = 0;
+  #opens = 0;
+  #evictions = 0;
+  #evictionSyncs = 0;
+  #evictionFailures = 0;
+  /** Open, idle, unpinned files: the eviction candidates, least recently used first. */
+  readonly #idle = new Set<PooledFile>();
+  /** Virtual files not yet closed. */
+  readonly #files = new Set<PooledFile>();
+  /** Calls waiting for a slot, woken one at a time when a slot or an idle file turns up. */
+  readonly #waiters: Array<() => void> = [];
+  #closing: Promise<void> | undefined;
+
+  constructor(inner: Storage, options: HandlePoolOptions = {}) {
+    if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    this.inner = inner;
+    this.maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
+  }
+
+  get stats(): HandlePoolStats {
+    return {
+      open: this.#inUse + this.#pinned,
+      peakOpen: this.#peak,
+      files: this.#files.size,
+      opens: this.#opens,
+      evictions: this.#evictions,
+      evictionSyncs: this.#evictionSyncs,
+      evictionFailures: this.#evictionFailures,
+      pinned: this.#pinned,
+    };
+  }
+
+  // ---- Storage --------------------------------------------------------------------------
+
+  async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
+    const p = normalizePath(path);
+    this.#checkOpen("open");
+    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    const file = new PooledFile(this, p, options.readOnly === true);
+    await this._takeSlot();
+    let real: StorageFile;
+    try {
+      real = await this.inner.open(p, options);
+    } catch (err) {
+      this._freeSlot();
+      throw err;
+    }
+    this.#opens++;
+    if (this.#closing !== undefined) {
+      // close() ran while the open was in flight: do not leak the descriptor.
+      this._freeSlot();
+      await real.close().catch(() => undefined);
+      this.#checkOpen("open");
+    }
+    this.#files.add(file);
+    file._attach(real);
+    return file;
+  }
+
+  async stat(path: string): Promise<StorageStat | null> {
+    this.#checkOpen("stat");
+    return this.inner.stat(path);
+  }
+
+  async list(dir: string): Promise<string[]> {
+    this.#checkOpen("list");
+    return this.#transient(() => this.inner.list(dir));
+  }
+
+  async mkdir(dir: string): Promise<void> {
+    this.#checkOpen("mkdir");
+    return this.inner.mkdir(dir);
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = normalizePath(path);
+    this.#checkOpen("remove");
+    await this.#pinAll(p);
+    await this.inner.remove(p);
+    this.#afterNameChange(p);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const f = normalizePath(from);
+    const t = normalizePath(to);
+    this.#checkOpen("rename");
+    if (f !== t) {
+      await this.#pinAll(f);
+      await this.#pinAll(t);
+    }
+    await this.inner.rename(f, t);
+    if (f !== t) {
+      this.#afterNameChange(f);
+      this.#afterNameChange(t);
+    }
+  }
+
+  async syncDir(dir: string): Promise<void> {
+    this.#checkOpen("syncDir");
+    return this.#transient(() => this.inner.syncDir(dir));
+  }
+
+  async lock(path: string): Promise<StorageLock> {
+    this.#checkOpen("lock");
+    return this.#transient(() => this.inner.lock(path));
+  }
+
+  /** Closes every virtual file, then the storage beneath. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      // Anyone waiting for a slot wakes up to PAGELOG_CLOSED (a file's close may wait for them).
+      await Promise.resolve();
+      for (const wake of this.#waiters.splice(0)) wake();
+      const results = await Promise.allSettled([...this.#files].map((f) => f.close()));
+      results.push(...(await Promise.allSettled([this.inner.close()])));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+    })();
+    return this.#closing;
+  }
+
+  // ---- slots (internal, used by PooledFile) ---------------------------------------------
+
+  /**
+   * Takes one bounded slot: a free one, else the least recently used idle file's (evicting it,
+   * which syncs it first if it has unsynced writes), else waits.
+   */
+  async _takeSlot(): Promise<void> {
+    for (;;) {
+      this.#checkOpen("open");
+      if (this.#inUse < this.maxOpenFiles) {
+        this.#inUse++;
+        this.#peak = Math.max(this.#peak, this.#inUse + this.#pinned);
+        return;
+      }
+      const victim = this.#idle.values().next().value;
+      if (victim !== undefined) {
+        this.#idle.delete(victim);
+        this.#evictions++;
+        // The victim's slot passes straight to this caller: #inUse does not change.
+        await victim._evict();
+        return;
+      }
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** Gives a slot back (a descriptor closed, a transient call done). */
+  _freeSlot(): void {
+    this.#inUse--;
+    this.#wakeOne();
+  }
+
+  /** A file's descriptor is open and unused: it may be evicted, least recently used first. */
+  _idle(file: PooledFile): void {
+    this.#idle.delete(file);
+    this.#idle.add(file);
+    this.#wakeOne();
+  }
+
+  /** A file's descriptor is in use (or gone): not an eviction candidate. */
+  _busy(file: PooledFile): void {
+    this.#idle.delete(file);
+  }
+
+  /** A file's descriptor leaves the bound: its file was removed or renamed. */
+  _pinned(file: PooledFile): void {
+    this.#idle.delete(file);
+    this.#pinned++;
+    this._freeSlot();
+  }
+
+  /** A pinned descriptor was closed. */
+  _unpinned(): void {
+    this.#pinned--;
+  }
+
+  _reopened(): void {
+    this.#opens++;
+  }
+
+  _forget(file: PooledFile): void {
+    this.#files.delete(file);
+    this.#idle.delete(file);
+  }
+
+  _evictionSyncing(): void {
+    this.#evictionSyncs++;
+  }
+
+  /**
+   * An eviction's sync (or close) failed: every open virtual handle of that file keeps the error
+   * for its next sync, as every descriptor open at the time would have seen it from the kernel.
+   */
+  _evictionFailed(file: PooledFile, err: unknown): void {
+    this.#evictionFailures++;
+    const where = file._where;
+    for (const f of this.#files) if (f === file || (where !== undefined && f._where === where)) f._fail(err);
+    file._fail(err);
+  }
+
+  get closing(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  #wakeOne(): void {
+    this.#waiters.shift()?.();
+  }
+
+  async #transient<T>(task: () => Promise<T>): Promise<T> {
+    await this._takeSlot();
+    try {
+      return await task();
+    } finally {
+      this._freeSlot();
+    }
+  }
+
+  /** Pins every virtual file at `path` or inside it, before its name changes. */
+  async #pinAll(path: string): Promise<void> {
+    const affected = [...this.#files].filter((f) => f._where !== undefined && isAtOrUnder(f._where, path));
+    for (const f of affected) await f._pin();
+  }
+
+  /**
+   * After a name changed: a file opened at that path while the change was in flight is pinned
+   * if its descriptor is open (it holds an inode, whichever), or can never be reopened safely.
+   */
+  #afterNameChange(path: string): void {
+    for (const f of this.#files) if (f._where !== undefined && isAtOrUnder(f._where, path)) f._detach();
+  }
+
+  #checkOpen(op: string): void {
+    if (this.#closing !== undefined) throw new PagelogError(`${op}: the storage is closed`, ErrorCode.CLOSED);
+  }
+}
+
+/** One virtual file of a HandlePool. */
+class PooledFile implements StorageFile {
+  readonly path: string;
+  readonly #pool: HandlePool;
+  readonly #readOnly: boolean;
+  /** Where to reopen it; undefined once pinned or lost (its name no longer leads to it). */
+  #where: string | undefined;
+  #real: StorageFile | undefined;
+  /** Calls running on `#real` now. */
+  #busy = 0;
+  #opening: Promise<StorageFile> | undefined;
+  #evicting: Promise<void> | undefined;
+  /** Held outside the bound until closed: its file was removed or renamed. */
+  #pinned = false;
+  /** Why it can never be reopened (its name changed while it was evicted). */
+  #lost: unknown;
+  /** Bumped when a write or truncate starts and when it ends; a sync covers what it saw start. */
+  #writeGen = 0;
+  #syncedGen = 0;
+  /** A failed eviction sync: every later sync, write and truncate fails with it. */
+  #failure: unknown;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(pool: HandlePool, path: string, readOnly: boolean) {
+    this.#pool = pool;
+    this.path = path;
+    this.#where = path;
+    this.#readOnly = readOnly;
+  }
+
+  /** @internal The path it would be reopened at, undefined if pinned or lost. */
+  get _where(): string | undefined {
+    return this.#where;
+  }
+
+  /** @internal Its first descriptor, opened by the pool (which took its slot). */
+  _attach(real: StorageFile): void {
+    this.#real = real;
+    this.#pool._idle(this);
+  }
+
+  // ---- StorageFile ----------------------------------------------------------------------
+
+  async size(): Promise<number> {
+    return this.#run("size", (real) => real.size());
+  }
+
+  async read(position: number, length: number): Promise<Uint8Array> {
+    return this.#run("read", (real) => real.read(position, length));
+  }
+
+  async write(position: number, bytes: Uint8Array): Promise<void> {
+    return this.#mutate("write", (real) => real.write(position, bytes));
+  }
+
+  async truncate(length: number): Promise<void> {
+    return this.#mutate("truncate", (real) => real.truncate(length));
+  }
+
+  async sync(): Promise<void> {
+    this.#checkOpen("sync");
+    this.#checkFailure("sync");
+    const covers = this.#writeGen;
+    await this.#run("sync", (real) => real.sync());
+    // An eviction of another handle of this file may have failed meanwhile: report it here too.
+    this.#checkFailure("sync");
+    if (covers > this.#syncedGen) this.#syncedGen = covers;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      this.#pool._forget(this);
+      // Let an eviction or a reopen in flight finish first: they own the descriptor meanwhile.
+      while (this.#evicting !== undefined || this.#opening !== undefined) {
+        await (this.#evicting ?? this.#opening)!.catch(() => undefined);
+      }
+      const real = this.#real;
+      if (real === undefined) return;
+      this.#real = undefined;
+      if (this.#pinned) this.#pool._unpinned();
+      else this.#pool._freeSlot();
+      await real.close();
+    })();
+    return this.#closing;
+  }
+
+  // ---- pool internals -------------------------------------------------------------------
+
+  /** @internal Syncs (if its writes are not all covered by a sync) and closes the descriptor. */
+  async _evict(): Promise<void> {
+    const real = this.#real!;
+    let done!: () => void;
+    this.#evicting = new Promise<void>((resolve) => (done = resolve));
+    try {
+      const dirty = this.#writeGen !== this.#syncedGen;
+      if (dirty) {
+        const covers = this.#writeGen;
+        this.#pool._evictionSyncing();
+        try {
+          await real.sync();
+          if (covers > this.#syncedGen) this.#syncedGen = covers;
+        } catch (err) {
+          this.#pool._evictionFailed(this, err);
+        }
+      }
+      try {
+        await real.close();
+      } catch (err) {
+        // A close can report a writeback error too (NFS does): keep it if writes were behind it.
+        if (dirty) this.#pool._evictionFailed(this, err);
+      }
+    } finally {
+      this.#real = undefined;
+      this.#evicting = undefined;
+      done();
+    }
+  }
+
+  /** @internal Keeps `err` (the first one) for the next sync, write and truncate. */
+  _fail(err: unknown): void {
+    this.#failure ??= err;
+  }
+
+  /** @internal Its name is about to change: hold its descriptor until it is closed. */
+  async _pin(): Promise<void> {
+    if (this.#pinned || this.#closed || this.#lost !== undefined) return;
+    let real: StorageFile;
+    try {
+      real = await this.#acquire("pin");
+    } catch (err) {
+      if (!this.#pinned) this.#lose(err);
+      return;
+    }
+    try {
+      if (!this.#pinned && !this.#closed && this.#real === real) {
+        this.#pinned = true;
+        this.#where = undefined;
+        this.#pool._pinned(this);
+      }
+    } finally {
+      this.#release();
+    }
+  }
+
+  /** @internal Its name changed: pinned if its descriptor is open, else lost for good. */
+  _detach(): void {
+    if (this.#pinned || this.#closed) return;
+    if (this.#real !== undefined && this.#evicting === undefined) {
+      this.#pinned = true;
+      this.#where = undefined;
+      this.#pool._pinned(this);
+      return;
+    }
+    this.#lose(undefined);
+  }
+
+  #lose(cause: unknown): void {
+    this.#where = undefined;
+    this.#lost ??=
+      cause instanceof PagelogError && (cause.code === ErrorCode.POWER_CUT || cause.code === ErrorCode.CLOSED)
+        ? cause
+        : new PagelogError(`${JSON.stringify(this.path)} was removed or renamed while its descriptor was closed: the handle cannot be reopened`, ErrorCode.IO, {
+            path: this.path,
+            ...(cause === undefined ? {} : { cause }),
+          });
+  }
+
+  // ---- running calls --------------------------------------------------------------------
+
+  async #run<T>(op: string, task: (real: StorageFile) => Promise<T>): Promise<T> {
+    const real = await this.#acquire(op);
+    try {
+      return await task(real);
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #mutate(op: string, task: (real: StorageFile) => Promise<void>): Promise<void> {
+    this.#checkOpen(op);
+    this.#checkFailure(op);
+    this.#writeGen++;
+    try {
+      await this.#run(op, task);
+    } finally {
+      // Bumped again when it ends: a sync that began while it ran does not cover it.
+      this.#writeGen++;
+    }
+  }
+
+  /** The open descriptor, marked busy (not evictable) until `#release()`. */
+  async #acquire(op: string): Promise<StorageFile> {
+    for (;;) {
+      this.#checkOpen(op);
+      if (this.#evicting !== undefined) {
+        await this.#evicting;
+        continue;
+      }
+      if (this.#real !== undefined) {
+        this.#busy++;
+        this.#pool._busy(this);
+        return this.#real;
+      }
+      if (this.#lost !== undefined) throw this.#lost;
+      if (this.#opening === undefined) {
+        const opening = this.#reopen();
+        this.#opening = opening;
+        try {
+          // #reopen marked it busy for this caller, in the same step that made it open.
+          return await opening;
+        } finally {
+          if (this.#opening === opening) this.#opening = undefined;
+        }
+      }
+      // Someone else is reopening it: wait, then look again (their error is theirs to report).
+      await this.#opening.catch(() => undefined);
+    }
+  }
+
+  async #reopen(): Promise<StorageFile> {
+    await this.#pool._takeSlot();
+    let real: StorageFile;
+    try {
+      this.#checkOpen("open");
+      if (this.#lost !== undefined) throw this.#lost;
+      // Never `create`: a file that vanished must not come back empty under its old name.
+      real = await this.#pool.inner.open(this.#where!, this.#readOnly ? { readOnly: true } : {});
+    } catch (err) {
+      this.#pool._freeSlot();
+      throw err;
+    }
+    this.#pool._reopened();
+    if (this.#closed) {
+      this.#pool._freeSlot();
+      await real.close().catch(() => undefined);
+      this.#checkOpen("open");
+    }
+    this.#real = real;
+    this.#opening = undefined;
+    this.#busy++;
+    return real;
+  }
+
+  #release(): void {
+    this.#busy--;
+    if (this.#busy === 0 && this.#real !== undefined && !this.#pinned && !this.#closed) this.#pool._idle(this);
+  }
+
+  #checkOpen(op: string): void {
+    if (this.#closed || this.#pool.closing) {
+      throw new PagelogError(`${op} ${JSON.stringify(this.path)}: the file handle is closed`, ErrorCode.CLOSED, { path: this.path });
+    }
+  }
+
+  #checkFailure(op: string): void {
+    if (this.#failure === undefined) return;
+    const cause = this.#failure;
+    const code = cause instanceof PagelogError ? cause.code : ErrorCode.IO;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new PagelogError(
+      `${op} ${JSON.stringify(this.path)}: an earlier sync of this file failed (${why}); it ran when its descriptor was closed to stay within maxOpenFiles, and the writes it covered may be lost`,
+      code,
+      { path: this.path, cause },
+    );
+  }
+}
