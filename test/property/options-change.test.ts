@@ -131,6 +131,8 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
     }
     if (got.length < durable) fail(`${how}: ${got.length} records, but ${durable} were flushed (guarantee 2/11: a flushed record lost after the options changed)`);
     if (exact && got.length !== model.length) fail(`${how}: ${got.length} records after a clean close, ${model.length} appended (guarantee 7)`);
+    // Guarantee 7: after a clean close nothing is cut or deleted (indexes may be rebuilt for a smaller maxIndexBytes).
+    if (exact && (log.recovery.bytesTruncated !== 0 || log.recovery.segmentsDeleted !== 0)) fail(`${how}: a reopen after a clean close cut ${log.recovery.bytesTruncated} bytes and deleted ${log.recovery.segmentsDeleted} segments`);
     // Index truth: every offset, and timestamps around every record's.
     for (const r of got) {
       const [one] = await log.read(r.offset, { maxRecords: 1 });
