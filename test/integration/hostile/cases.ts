@@ -359,6 +359,11 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     ["not UTF-8", concat([Uint8Array.of(0xff, 0xfe), text(ours(0))]), { kind: "intact" }],
     ["an extra line after the entries", `${ours(0)}junk\n`, { kind: "intact" }],
     ["only the other partition", checkpointText([otherEntry]), { kind: "intact" }],
+    // Another partition's entry is that partition's business: hostile-0 opens whatever it says.
+    [`the other partition past its end (1000)`, checkpointText([[OTHER, 1000], [PARTITION, 0]]), { kind: "intact" }],
+    ["an entry for a partition that does not exist", checkpointText([["ghost-3", 77], [PARTITION, 0]]), { kind: "intact" }],
+    ["a partition number past int32", checkpointText([]).replace("0\n0\n", `0\n2\nhostile 99999999999 ${end + 5}\nhostile 0 0\n`), { kind: "intactOrLoud" }],
+    ["a topic that is not a valid name", checkpointText([]).replace("0\n0\n", `0\n2\nno/pe 0 5\nhostile 0 0\n`), { kind: "intactOrLoud" }],
     ["no entries", checkpointText([]), { kind: "intact" }],
     // Read into a map, as Kafka's CheckpointFile does: the last entry wins.
     [`our partition twice (0, then value ${end + 5})`, checkpointText([[PARTITION, 0], [PARTITION, end + 5]]), "byFile"],
