@@ -189,6 +189,17 @@ describe("CRC-valid batches with impossible fields", () => {
     await dir.close();
   });
 
+  it("a batch that skips an offset (deltas 0 and 2 of 0..2) is a hole records() reports", async () => {
+    const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: [{ offsetDelta: 0 }, { offsetDelta: 2 }] });
+    const sim = await logWithBatchAt6(hostile);
+    const dir = await openSim(sim);
+    const log = await dir.log(NAME);
+    const { offsets, error } = await iterate(log);
+    expect(offsets).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(isPagelogError(error, ErrorCode.CORRUPT), String(error)).toBe(true);
+    await dir.close();
+  });
+
   it("offset deltas that repeat or go backwards are corrupt", async () => {
     for (const deltas of [[0, 0, 2], [0, 2, 1], [-1, 1, 2]]) {
       const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: deltas.map((d) => ({ offsetDelta: d })) });
