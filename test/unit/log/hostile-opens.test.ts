@@ -247,3 +247,30 @@ describe("checkpoint entries", () => {
     expect(new TextDecoder().decode(await readFile(sim, RECOVERY_POINT_CHECKPOINT))).toBe("0\n1\norders 0 18\n");
   });
 });
+
+describe("special files where pagelog's files belong (FsStorage)", () => {
+  it("a FIFO as a checkpoint or a segment file is PAGELOG_IO, never a hang", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtemp, rm, rename } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { LogDir } = await import("../../../src/log/log-dir.js");
+    const root = await mkdtemp(join(tmpdir(), "pagelog-fifo-"));
+    try {
+      const dir = await LogDir.open(root);
+      await appendBatches(await dir.log(NAME), 3);
+      await dir.close();
+      for (const file of [RECOVERY_POINT_CHECKPOINT, segPath(0, ".timeindex"), segPath(0, ".log")]) {
+        await rename(join(root, file), join(root, `${file}.real`));
+        execFileSync("mkfifo", [join(root, file)]);
+        let opened: InstanceType<typeof LogDir> | undefined;
+        await expectCode(async () => (opened = await LogDir.open(root)).log(NAME), ErrorCode.IO);
+        await opened?.close();
+        await rm(join(root, file));
+        await rename(join(root, `${file}.real`), join(root, file));
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
