@@ -236,6 +236,24 @@ describe("CRC-valid batches with impossible fields", () => {
   });
 });
 
+describe("a missing first segment", () => {
+  for (const ending of ["clean", "crash"] as const) {
+    it(`is corrupt when the start checkpoint names an offset below the first segment (${ending})`, async () => {
+      const { sim, dir, log } = await freshLog({ segmentBytes: 300 });
+      const model = await appendBatches(log, 12, 2);
+      await log.flush();
+      const bases = log.segmentBaseOffsets;
+      expect(bases.length).toBeGreaterThan(2);
+      await dir.close();
+      for (const suffix of [".log", ".index", ".timeindex"] as const) await sim.remove(segPath(0, suffix));
+      await sim.syncDir(NAME);
+      const storage = ending === "clean" ? sim : (await openSim(sim), sim.crash(keepEverything));
+      await expectRejectedUnchanged(storage);
+      expect(model.length).toBe(24);
+    });
+  }
+});
+
 describe("checkpoint entries", () => {
   it("entries for partitions whose directories are gone are not written back", async () => {
     const { sim } = await closedLog();
@@ -263,7 +281,7 @@ describe("special files where pagelog's files belong (FsStorage)", () => {
       for (const file of [RECOVERY_POINT_CHECKPOINT, segPath(0, ".timeindex"), segPath(0, ".log")]) {
         await rename(join(root, file), join(root, `${file}.real`));
         execFileSync("mkfifo", [join(root, file)]);
-        let opened: InstanceType<typeof LogDir> | undefined;
+        let opened: Awaited<ReturnType<typeof LogDir.open>> | undefined;
         await expectCode(async () => (opened = await LogDir.open(root)).log(NAME), ErrorCode.IO);
         await opened?.close();
         await rm(join(root, file));
