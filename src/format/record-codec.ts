@@ -357,5 +357,12 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
   if (cursor.pos !== end) {
     throw corrupt(`batch has ${end - cursor.pos} bytes after its ${recordsCount} declared records`);
   }
+  // Timestamp lookups pick the batches to decode by the header's maxTimestamp: a header that
+  // disagrees with its records would make them answer wrong, so it is damage.
+  if (!isLogAppendTime && records.length > 0) {
+    let largest = records[0]!.timestamp;
+    for (const r of records) if (r.timestamp > largest) largest = r.timestamp;
+    if (largest !== maxTimestamp) throw corrupt(`batch maxTimestamp ${maxTimestamp} is not its records' largest timestamp ${largest}`);
+  }
   return records;
 }

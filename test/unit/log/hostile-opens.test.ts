@@ -200,6 +200,22 @@ describe("CRC-valid batches with impossible fields", () => {
     await dir.close();
   });
 
+  it("a maxTimestamp that disagrees with the records is corrupt, never a wrong timestamp lookup", async () => {
+    const hostile = rawBatch({
+      baseOffset: 6,
+      lastOffsetDelta: 2,
+      baseTimestamp: 1_000_060,
+      maxTimestamp: 1_000_000, // the records' largest is 1_000_080
+      records: [0, 1, 2].map((d) => ({ offsetDelta: d, timestampDelta: d * 10 })),
+    });
+    const sim = await logWithBatchAt6(hostile);
+    const dir = await openSim(sim);
+    const log = await dir.log(NAME);
+    await expectCode(() => log.offsetForTimestamp(1_000_065), ErrorCode.CORRUPT);
+    await expectCode(() => log.read(6), ErrorCode.CORRUPT);
+    await dir.close();
+  });
+
   it("offset deltas that repeat or go backwards are corrupt", async () => {
     for (const deltas of [[0, 0, 2], [0, 2, 1], [-1, 1, 2]]) {
       const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: deltas.map((d) => ({ offsetDelta: d })) });
