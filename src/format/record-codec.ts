@@ -54,7 +54,8 @@ const LOW_SURROGATE_MIN = 0xdc00;
 const LOW_SURROGATE_MAX = 0xdfff;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+/** Fatal: a header key that is not UTF-8 is damage, never a key made of U+FFFD that nobody wrote. */
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** UTF-8 byte length of `s` as `TextEncoder` writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {
@@ -291,6 +292,14 @@ function readBytesField(cursor: ByteCursor, what: string): Uint8Array | null {
   return cursor.bytes.subarray(start, start + length);
 }
 
+function decodeHeaderKey(bytes: Uint8Array, record: number, header: number): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw corrupt(`record ${record} header ${header} key is not UTF-8`);
+  }
+}
+
 /**
  * Reads exactly `context.recordsCount` records from `bytes[start, end)`. Strict, as Kafka's
  * `DefaultRecord.readFrom` and the batch iterator are: each record must end exactly where its
@@ -334,7 +343,7 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
     for (let h = 0; h < headerCount; h++) {
       const keyBytes = readBytesField(cursor, `record ${i} header ${h} key`);
       if (keyBytes === null) throw corrupt(`record ${i} header ${h} has a null key`);
-      headers.push({ key: decoder.decode(keyBytes), value: readBytesField(cursor, `record ${i} header ${h} value`) });
+      headers.push({ key: decodeHeaderKey(keyBytes, i, h), value: readBytesField(cursor, `record ${i} header ${h} value`) });
     }
     if (cursor.pos !== recordEnd) {
       throw corrupt(`record ${i} at byte ${recordStart} declares ${length} bytes but its fields take ${cursor.pos - (recordEnd - length)}`);
@@ -347,6 +356,13 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
   }
   if (cursor.pos !== end) {
     throw corrupt(`batch has ${end - cursor.pos} bytes after its ${recordsCount} declared records`);
+  }
+  // Timestamp lookups pick the batches to decode by the header's maxTimestamp: a header that
+  // disagrees with its records would make them answer wrong, so it is damage.
+  if (!isLogAppendTime && records.length > 0) {
+    let largest = records[0]!.timestamp;
+    for (const r of records) if (r.timestamp > largest) largest = r.timestamp;
+    if (largest !== maxTimestamp) throw corrupt(`batch maxTimestamp ${maxTimestamp} is not its records' largest timestamp ${largest}`);
   }
   return records;
 }

@@ -297,6 +297,16 @@ async function planLoad(input: LoadInput, segments: Segment[]): Promise<Plan> {
   // was durable and the start was at most the end: the files or the checkpoint are damaged, and
   // starting over would delete acknowledged records.
   const checkpointedStart = input.logStartOffset ?? 0;
+  // The start offset is checkpointed durably before any segment below it is deleted, so the
+  // first segment never starts past it: if it does, the segments holding [start, base) are gone.
+  const firstBase = segments[0]!.baseOffset;
+  if (input.logStartOffset !== undefined && input.logStartOffset < firstBase && firstBase <= end && checkpointedStart <= end) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
+      ErrorCode.CORRUPT,
+      { path: segments[0]!.log.path },
+    );
+  }
   if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined };
   if (input.clean) {
     throw new PagelogError(

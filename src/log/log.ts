@@ -623,6 +623,11 @@ export class Log {
       }
       for (const record of batch) {
         if (record.offset >= limit) return;
+        // Every offset of a log holds a record: a batch that skips one (as only a compacted or
+        // hostile batch can) would hand out a hole as if nothing were missing.
+        if (record.offset !== next) {
+          throw new PagelogError(`log ${this.name} has no record at offset ${next} (the next record is ${record.offset})`, ErrorCode.CORRUPT, { path: this.name });
+        }
         signal?.throwIfAborted();
         yield record;
         next = record.offset + 1;

@@ -557,8 +557,11 @@ export class Segment {
     const before = this.timeIndex.lookupBefore(timestamp);
     const scanner = this.#scanFrom(before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset), {});
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
-      if (batch.header.maxTimestamp < timestamp) continue;
+      // Every batch passed over is decoded too, not skipped on its header's say-so: the decoder
+      // refuses a maxTimestamp that disagrees with the records (a few batches: the time index
+      // brought the walk close).
       const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
+      if (batch.header.maxTimestamp < timestamp) continue;
       const record = decoded.records.find((r) => r.timestamp >= timestamp);
       if (record !== undefined) return record.offset;
     }

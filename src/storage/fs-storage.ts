@@ -91,13 +91,26 @@ export class FsStorage implements Storage {
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
     if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
-    const flags = options.readOnly === true ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0);
+    // O_NONBLOCK: opening a FIFO someone put where a file belongs must not wait for a writer for
+    // ever (it changes nothing for regular files); the fstat below then refuses it.
+    const flags = (options.readOnly === true ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0)) | (fsConstants.O_NONBLOCK ?? 0);
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.#abs(rel), flags, 0o666);
     } catch (err) {
       // Opening a directory read-write fails with EISDIR, which maps to PAGELOG_IO as promised.
       throw fromFsError(err, "open", rel);
+    }
+    let regular: boolean;
+    try {
+      regular = (await handle.stat()).isFile();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw fromFsError(err, "open", rel);
+    }
+    if (!regular) {
+      await handle.close().catch(() => undefined);
+      throw new PagelogError(`open ${JSON.stringify(rel)} failed: not a regular file (a directory, FIFO, socket or device)`, ErrorCode.IO, { path: rel });
     }
     if (this.#closing !== undefined) {
       // close() ran while the open was in flight: do not leak the handle.

@@ -132,3 +132,26 @@ describe("encode arguments", () => {
     expect(readBatchHeader(bytes).crc).toBe(0xdeadbeef);
   });
 });
+
+describe("header keys and offset deltas", () => {
+  test("a header key that is not UTF-8 is PAGELOG_CORRUPT, never U+FFFD", () => {
+    for (const bad of [[0xff], [0xc3], [0xed, 0xa0, 0x80]]) {
+      const good = encodeBatch([{ value: null, timestamp: 0, headers: [{ key: "k".repeat(bad.length), value: null }] }], { baseOffset: 0 });
+      const at = good.lastIndexOf(0x6b) - bad.length + 1; // the key's bytes
+      const bytes = good.slice();
+      bytes.set(bad, at);
+      new DataView(bytes.buffer).setUint32(17, crc32c(bytes.subarray(21)));
+      expectCode(() => decodeBatchSync(bytes), ErrorCode.CORRUPT);
+    }
+  });
+
+  test("offset deltas must increase within 0..lastOffsetDelta", () => {
+    // Two records with null key and value: length 6, attributes 0, timestampDelta 0, then the delta.
+    const record = (delta: number) => [0x0c, 0, 0, delta * 2, 1, 1, 0];
+    for (const [deltas, ok] of [[[0, 1], true], [[1, 0], false], [[0, 0], false], [[0, 2], false]] as const) {
+      const bytes = batchWith(new Uint8Array(deltas.flatMap(record)), 2);
+      if (ok) expect(decodeBatchSync(bytes).records.map((r) => r.offset)).toEqual([0, 1]);
+      else expectCode(() => decodeBatchSync(bytes), ErrorCode.CORRUPT);
+    }
+  });
+});

@@ -189,6 +189,33 @@ describe("CRC-valid batches with impossible fields", () => {
     await dir.close();
   });
 
+  it("a batch that skips an offset (deltas 0 and 2 of 0..2) is a hole records() reports", async () => {
+    const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: [{ offsetDelta: 0 }, { offsetDelta: 2 }] });
+    const sim = await logWithBatchAt6(hostile);
+    const dir = await openSim(sim);
+    const log = await dir.log(NAME);
+    const { offsets, error } = await iterate(log);
+    expect(offsets).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(isPagelogError(error, ErrorCode.CORRUPT), String(error)).toBe(true);
+    await dir.close();
+  });
+
+  it("a maxTimestamp that disagrees with the records is corrupt, never a wrong timestamp lookup", async () => {
+    const hostile = rawBatch({
+      baseOffset: 6,
+      lastOffsetDelta: 2,
+      baseTimestamp: 1_000_060,
+      maxTimestamp: 1_000_000, // the records' largest is 1_000_080
+      records: [0, 1, 2].map((d) => ({ offsetDelta: d, timestampDelta: d * 10 })),
+    });
+    const sim = await logWithBatchAt6(hostile);
+    const dir = await openSim(sim);
+    const log = await dir.log(NAME);
+    await expectCode(() => log.offsetForTimestamp(1_000_065), ErrorCode.CORRUPT);
+    await expectCode(() => log.read(6), ErrorCode.CORRUPT);
+    await dir.close();
+  });
+
   it("offset deltas that repeat or go backwards are corrupt", async () => {
     for (const deltas of [[0, 0, 2], [0, 2, 1], [-1, 1, 2]]) {
       const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: deltas.map((d) => ({ offsetDelta: d })) });
@@ -225,6 +252,24 @@ describe("CRC-valid batches with impossible fields", () => {
   });
 });
 
+describe("a missing first segment", () => {
+  for (const ending of ["clean", "crash"] as const) {
+    it(`is corrupt when the start checkpoint names an offset below the first segment (${ending})`, async () => {
+      const { sim, dir, log } = await freshLog({ segmentBytes: 300 });
+      const model = await appendBatches(log, 12, 2);
+      await log.flush();
+      const bases = log.segmentBaseOffsets;
+      expect(bases.length).toBeGreaterThan(2);
+      await dir.close();
+      for (const suffix of [".log", ".index", ".timeindex"] as const) await sim.remove(segPath(0, suffix));
+      await sim.syncDir(NAME);
+      const storage = ending === "clean" ? sim : (await openSim(sim), sim.crash(keepEverything));
+      await expectRejectedUnchanged(storage);
+      expect(model.length).toBe(24);
+    });
+  }
+});
+
 describe("checkpoint entries", () => {
   it("entries for partitions whose directories are gone are not written back", async () => {
     const { sim } = await closedLog();
@@ -234,5 +279,32 @@ describe("checkpoint entries", () => {
     await dir.log(NAME);
     await dir.close();
     expect(new TextDecoder().decode(await readFile(sim, RECOVERY_POINT_CHECKPOINT))).toBe("0\n1\norders 0 18\n");
+  });
+});
+
+describe("special files where pagelog's files belong (FsStorage)", () => {
+  it("a FIFO as a checkpoint or a segment file is PAGELOG_IO, never a hang", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtemp, rm, rename } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { LogDir } = await import("../../../src/log/log-dir.js");
+    const root = await mkdtemp(join(tmpdir(), "pagelog-fifo-"));
+    try {
+      const dir = await LogDir.open(root);
+      await appendBatches(await dir.log(NAME), 3);
+      await dir.close();
+      for (const file of [RECOVERY_POINT_CHECKPOINT, segPath(0, ".timeindex"), segPath(0, ".log")]) {
+        await rename(join(root, file), join(root, `${file}.real`));
+        execFileSync("mkfifo", [join(root, file)]);
+        let opened: Awaited<ReturnType<typeof LogDir.open>> | undefined;
+        await expectCode(async () => (opened = await LogDir.open(root)).log(NAME), ErrorCode.IO);
+        await opened?.close();
+        await rm(join(root, file));
+        await rename(join(root, `${file}.real`), join(root, file));
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
