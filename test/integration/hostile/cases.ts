@@ -332,6 +332,48 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     gz(bomb(), label, "a bomb: 200 MiB of zeros inside");
   }
 
+  // ---- index entries: each field of each entry set to a plausible wrong value ------------------------------
+  // An index is not trusted: whatever its entries say, every record reads back and every lookup
+  // agrees with a linear scan (rebuilt at open, or checked where a lookup lands).
+  for (const seg of segments) {
+    for (const [path, entrySize, fields] of [
+      [seg.index, 8, [["relative offset", 0, 4], ["position", 4, 4]]],
+      [seg.timeindex, 12, [["timestamp", 0, 8], ["relative offset", 8, 4]]],
+    ] as const) {
+      const old = file(p.tree, path);
+      const entries = old.length / entrySize;
+      const read = (e: number, at: number, width: number) => {
+        let v = 0n;
+        for (let k = 0; k < width; k++) v = (v << 8n) | BigInt(old[e * entrySize + at + k]!);
+        return BigInt.asIntN(width * 8, v);
+      };
+      for (let e = 0; e < entries; e++) {
+        for (const [name, at, width] of fields) {
+          const v = read(e, at, width);
+          const values = new Set<bigint>([v - 1n, v + 1n, 0n, -1n, v + 1000n]);
+          if (e > 0) values.add(read(e - 1, at, width));
+          if (e + 1 < entries) values.add(read(e + 1, at, width));
+          values.delete(v);
+          for (const value of values) {
+            const bytes = old.slice();
+            let u = BigInt.asUintN(width * 8, value);
+            for (let k = width - 1; k >= 0; k--) {
+              bytes[e * entrySize + at + k] = Number(u & 0xffn);
+              u >>= 8n;
+            }
+            add({
+              id: `${path} entry ${e} of ${entries}: ${name} ${v} -> ${value}`,
+              group: `index entries: ${path.endsWith(".timeindex") ? ".timeindex" : ".index"}`,
+              variants: VARIANTS,
+              expect: { kind: "intact" },
+              mutate: (t) => void t.set(path, bytes.slice()),
+            });
+          }
+        }
+      }
+    }
+  }
+
   // ---- checkpoints ---------------------------------------------------------------------------------
   const otherEntry = [OTHER, 2] as const;
   const ckptCases: Array<[string, string | Uint8Array, Expect | "byFile"]> = [];
