@@ -6,8 +6,9 @@
  * names) the cases are generated: sizes, every batch header field, every record field (varints
  * out of range, non-canonical and over-long), framing, checkpoint texts, names; each batch
  * mutation once with its CRC-32C fixed (so it passes the CRC) and once stale; then seeded random
- * damage. Each case runs after a clean shutdown, after a crash with the checkpoints, and after a
- * crash before any recovery-point checkpoint (where it applies).
+ * damage. Each case runs after a clean shutdown, after a crash with the checkpoints, after a crash
+ * before any recovery-point checkpoint, and (damage to segments) after a crash with the recovery
+ * point in the middle of the log, where it applies.
  *
  * What each file kind may lead to is `Expect` in hostile/cases.ts. In every case: only
  * `PagelogError`s with a documented code; every record served is the one appended at its offset;

@@ -23,8 +23,16 @@ import {
 } from "./batch-bytes.js";
 import { LOCK, MARKER, OTHER, PARTITION, RECOVERY_CHECKPOINT, START_CHECKPOINT, type Tree } from "./tree.js";
 
-export type Variant = "clean" | "unclean" | "unclean, no checkpoint";
+/**
+ * How the directory was left before the damage: shut down cleanly (the marker is there); crashed
+ * with the checkpoints (the recovery point names the end: every record flushed); crashed before
+ * any recovery-point checkpoint (nothing known flushed); crashed with the recovery point in the
+ * middle of the log (records below it flushed, above it not: damage above may be cut, below not).
+ */
+export type Variant = "clean" | "unclean" | "unclean, no checkpoint" | "unclean, recovery point mid-log";
 export const VARIANTS: readonly Variant[] = ["clean", "unclean", "unclean, no checkpoint"];
+/** For damage to the segments themselves, where the recovery point decides what may be cut. */
+const DATA_VARIANTS: readonly Variant[] = [...VARIANTS, "unclean, recovery point mid-log"];
 const CLEAN_AND_UNCLEAN: readonly Variant[] = ["clean", "unclean"];
 
 /**
@@ -79,6 +87,8 @@ export interface Pristine {
   readonly tree: Tree;
   readonly end: number;
   readonly segments: readonly Segment[];
+  /** The recovery point of the "mid-log" variant: the start of the second batch of the second segment. */
+  readonly midRecoveryPoint: number;
 }
 
 export function describePristine(tree: Tree): Pristine {
@@ -90,7 +100,7 @@ export function describePristine(tree: Tree): Pristine {
     const last = batches[batches.length - 1]!;
     return { base, next: last.first + last.lastOffsetDelta + 1, log, index: log.replace(/\.log$/, ".index"), timeindex: log.replace(/\.log$/, ".timeindex"), bytes, batches };
   });
-  return { tree, end: segments[segments.length - 1]!.next, segments };
+  return { tree, end: segments[segments.length - 1]!.next, segments, midRecoveryPoint: segments[1]!.batches[1]!.first };
 }
 
 const enc = new TextEncoder();
@@ -128,7 +138,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
   for (const path of sizeTargets) {
     const size = file(p.tree, path).length;
     const seg = segments.find((s) => s.log === path);
-    const variants = path === RECOVERY_CHECKPOINT ? CLEAN_AND_UNCLEAN : path === MARKER ? (["clean"] as const) : VARIANTS;
+    const variants = path === RECOVERY_CHECKPOINT ? CLEAN_AND_UNCLEAN : path === MARKER ? (["clean"] as const) : seg !== undefined ? DATA_VARIANTS : VARIANTS;
     const sizes = new Map<string, (b: Uint8Array) => Uint8Array>([
       ["0", () => new Uint8Array(0)],
       ["1", (b) => b.slice(0, 1)],
@@ -195,7 +205,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
           add({
             id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${field} ${old(field)} -> ${value}${covered || field === "length" ? `, CRC ${crc}` : ""}`,
             group: `batch header: ${field}`,
-            variants: VARIANTS,
+            variants: DATA_VARIANTS,
             expect,
             mutate: (t) => void t.set(seg.log, bytes.slice()),
           });
@@ -215,7 +225,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       if (seen.has(key) || key === Buffer.from(original).toString("hex")) return;
       seen.add(key);
       const bytes = splice(seg.bytes, batch.position, batch.position + batch.size, newBatch);
-      add({ id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${what}`, group, variants: VARIANTS, expect: expectFor(timestamps), mutate: (t) => void t.set(seg.log, bytes.slice()) });
+      add({ id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${what}`, group, variants: DATA_VARIANTS, expect: expectFor(timestamps), mutate: (t) => void t.set(seg.log, bytes.slice()) });
     };
     const split0 = splitBatch(original);
     const recordIndexes = [...new Set([0, split0.records.length - 1])];
@@ -316,7 +326,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       add({
         id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): gzip: ${group}, CRC fixed`,
         group: "batch framing: gzip",
-        variants: VARIANTS,
+        variants: DATA_VARIANTS,
         expect: expectIntact ? { kind: "intact" } : expectFor(),
         mutate: (t) => void t.set(seg.log, bytes.slice()),
       });
@@ -510,7 +520,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       add({
         id: `stray ${offsetName(batch.first)}.log: a copy of batch ${k} of ${seg.log} (offsets ${batch.first}..${batch.first + batch.count - 1})`,
         group: "names: stray overlapping segments",
-        variants: VARIANTS,
+        variants: DATA_VARIANTS,
         // With no recovery-point checkpoint nothing is known flushed, and a segment overlapping
         // the previous one is what an interrupted truncateTo leaves: a prefix is allowed there.
         expect: { kind: "damaged", at: batch.first },
@@ -551,7 +561,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       add({
         id: `${path} missing`,
         group: "names: missing files",
-        variants: VARIANTS,
+        variants: DATA_VARIANTS,
         expect: suffix === ".log" ? { kind: "damaged", at: seg.base } : { kind: "intact" },
         mutate: (t) => void t.delete(path),
       });
@@ -561,7 +571,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
         add({
           id: `${seg.log} and its indexes renamed to base ${seg.base + delta}`,
           group: "names: renamed segments",
-          variants: VARIANTS,
+          variants: DATA_VARIANTS,
           // Renamed down, it overlaps the previous segment: with no checkpoint, recovery may take
           // that for an interrupted truncateTo and cut the batch holding the new base.
           expect: { kind: "damaged", at: delta > 0 ? seg.base : segments[segments.indexOf(seg) - 1]!.batches.find((x) => x.first + x.lastOffsetDelta >= seg.base + delta)!.first },
@@ -577,7 +587,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       }
     }
   }
-  add({ id: `${first.log} also under the name of the last segment's base (its copy replaces it)`, group: "names: renamed segments", variants: VARIANTS, expect: { kind: "damaged", at: last.base }, mutate: (t) => void t.set(last.log, first.bytes.slice()) });
+  add({ id: `${first.log} also under the name of the last segment's base (its copy replaces it)`, group: "names: renamed segments", variants: DATA_VARIANTS, expect: { kind: "damaged", at: last.base }, mutate: (t) => void t.set(last.log, first.bytes.slice()) });
   add({
     id: `${PARTITION} is a file`,
     group: "names: partition directories",
@@ -661,7 +671,7 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     add({
       id: `random #${n} (seed ${caseSeed}): ${seg.log} ${what}`,
       group: "random: segments",
-      variants: VARIANTS,
+      variants: DATA_VARIANTS,
       expect: { kind: "damaged", at: batch.first, batch: [batch.first, batch.first + batch.count], timestamps: false },
       mutate: (t) => void t.set(seg.log, bytes.slice()),
     });

@@ -41,6 +41,12 @@ export function prepare(pristine: Pristine, c: Case, variant: Variant): Tree {
   const tree = cloneTree(pristine.tree);
   if (variant !== "clean") tree.delete(MARKER);
   if (variant === "unclean, no checkpoint") tree.delete(RECOVERY_CHECKPOINT);
+  if (variant === "unclean, recovery point mid-log") {
+    const text = new TextDecoder().decode(tree.get(RECOVERY_CHECKPOINT) as Uint8Array);
+    const mid = text.replace(/^hostile 0 \d+$/m, `hostile 0 ${pristine.midRecoveryPoint}`);
+    if (mid === text) throw new Error(`no hostile-0 entry in ${JSON.stringify(text)}`);
+    tree.set(RECOVERY_CHECKPOINT, new TextEncoder().encode(mid));
+  }
   c.mutate(tree);
   return tree;
 }
@@ -68,7 +74,7 @@ export async function runCase(pristine: Pristine, originals: readonly Plain[], c
     backing = await FsStorage.open(fsDir);
   }
   try {
-    return await runOn(backing, tree, originals, c, variant);
+    return await runOn(backing, tree, originals, c, variant, pristine.midRecoveryPoint);
   } finally {
     if (fsDir !== undefined) await backing.close();
   }
@@ -83,7 +89,7 @@ function writeTreeToDisk(tree: Tree, dir: string): void {
   }
 }
 
-async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant): Promise<CaseResult> {
+async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant, midRecoveryPoint: number): Promise<CaseResult> {
   const overReads: OverRead[] = [];
   const storage: Storage = guardReads(backing, overReads);
   const violations: string[] = [];
@@ -173,7 +179,7 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
   if (readError === undefined && startOffset + records.length !== endOffset) {
     violations.push(`records() ended after ${records.length} records from ${startOffset}, without an error, but endOffset is ${endOffset}`);
   }
-  checkExpectation(c.expect, variant, { loud: readError !== undefined, startOffset, endOffset, count: records.length, end: originals.length }, violations);
+  checkExpectation(c.expect, variant, { loud: readError !== undefined, startOffset, endOffset, count: records.length, end: originals.length, midRecoveryPoint }, violations);
 
   if (readError === undefined && violations.length === 0) {
     await checkLookups(log, records, violations, judge, c.expect.kind === "intact");
@@ -236,6 +242,7 @@ interface Seen {
   endOffset: number;
   count: number;
   end: number;
+  midRecoveryPoint: number;
 }
 
 /** The per-file-kind rules of `Expect` (documented there). Records served were checked already. */
@@ -255,13 +262,16 @@ function checkExpectation(expect: Expect, variant: Variant, seen: Seen, violatio
     case "loud":
       if (!seen.loud) violations.push(`expected a PagelogError, ${got}`);
       return;
-    case "damaged":
+    case "damaged": {
       if (seen.loud) return;
-      if (variant !== "unclean, no checkpoint") everything(0);
+      // Records below this are known flushed: damage among them must be loud, damage above may be cut.
+      const flushed = variant === "unclean, no checkpoint" ? 0 : variant === "unclean, recovery point mid-log" ? seen.midRecoveryPoint : seen.end;
+      if (expect.at < flushed) everything(0);
       else if (seen.startOffset !== 0 || seen.count < expect.at) {
-        violations.push(`damage at offset ${expect.at}: recovery may cut there, but ${got}: records before the damage lost`);
+        violations.push(`damage at offset ${expect.at}${flushed > 0 ? ` (recovery point ${flushed})` : ""}: recovery may cut there, but ${got}: records before the damage lost`);
       }
       return;
+    }
     case "startPastEnd":
       if (seen.loud) return;
       if (variant === "clean") violations.push(`log start ${expect.start} is past the end ${seen.end} after a clean shutdown, which cannot be: expected PAGELOG_CORRUPT, ${got}`);
