@@ -500,11 +500,15 @@ export class Segment {
     await this.#loadIndexes();
     if (offset >= this.#nextOffset) return null;
     const target = Math.max(offset, this.baseOffset);
+    return this.#fromIndex(this.offsetIndex.lookup(target), (start) => this.#readFrom(start, target, maxBytes));
+  }
+
+  async #readFrom(start: OffsetPosition, target: number, maxBytes: number): Promise<SegmentRead | null> {
     const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + this.#options.indexIntervalBytes));
     // Batches before the target are only stepped over (their offsets are still checked): a
     // damaged batch there must not make an intact later one unreadable. Every batch returned
     // has its CRC checked below.
-    const scanner = this.#scanFrom(this.offsetIndex.lookup(target), { chunkBytes, verifyCrc: false });
+    const scanner = this.#scanFrom(start, { chunkBytes, verifyCrc: false });
     const parts: Uint8Array[] = [];
     let total = 0;
     let first: { position: number; offset: number } | undefined;
@@ -555,7 +559,12 @@ export class Segment {
     await this.#loadIndexes();
     if (this.#maxTimestamp < timestamp) return null;
     const before = this.timeIndex.lookupBefore(timestamp);
-    const scanner = this.#scanFrom(before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset), {});
+    const start = before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset);
+    return this.#fromIndex(start, (from) => this.#offsetForTimestampFrom(from, timestamp));
+  }
+
+  async #offsetForTimestampFrom(start: OffsetPosition, timestamp: number): Promise<number | null> {
+    const scanner = this.#scanFrom(start, {});
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       // Every batch passed over is decoded too, not skipped on its header's say-so: the decoder
       // refuses a maxTimestamp that disagrees with the records (a few batches: the time index
@@ -572,12 +581,29 @@ export class Segment {
   /** The batch holding `offset` and its position, or undefined past the end. */
   async #findBatch(offset: number): Promise<{ position: number; header: BatchHeader } | undefined> {
     await this.#loadIndexes();
-    const scanner = this.#scanFrom(this.offsetIndex.lookup(offset), { verifyCrc: false });
-    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
-      if (batch.header.lastOffset >= offset) return { position: batch.position, header: batch.header };
+    return this.#fromIndex(this.offsetIndex.lookup(offset), async (start) => {
+      const scanner = this.#scanFrom(start, { verifyCrc: false });
+      for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+        if (batch.header.lastOffset >= offset) return { position: batch.position, header: batch.header };
+      }
+      if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+      return undefined;
+    });
+  }
+
+  /**
+   * Runs a walk from an index lookup's answer and, if it meets damage, once more from the
+   * segment's start. After a clean shutdown an index is checked for its structure, not entry by
+   * entry: an entry naming the wrong batch must cost a longer walk, never a readable record.
+   * (Damage in the log itself fails both walks and is reported.)
+   */
+  async #fromIndex<T>(start: OffsetPosition, run: (start: OffsetPosition) => Promise<T>): Promise<T> {
+    try {
+      return await run(start);
+    } catch (err) {
+      if (start.position === 0 || !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT)) throw err;
+      return run({ offset: this.baseOffset, position: 0 });
     }
-    if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
-    return undefined;
   }
 
   /**

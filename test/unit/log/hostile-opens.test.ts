@@ -308,3 +308,22 @@ describe("special files where pagelog's files belong (FsStorage)", () => {
     }
   });
 });
+
+describe("indexes that pass the sanity check but lie", () => {
+  it("an offset-index entry pointing inside a batch costs a longer walk, never a record that cannot be read", async () => {
+    const { sim, dir, log } = await freshLog({ indexIntervalBytes: 0 });
+    const model = await appendBatches(log, 8, 2);
+    await dir.close();
+    const index = await readFile(sim, segPath(0, ".index"));
+    expect(index.length).toBeGreaterThanOrEqual(24);
+    const view = new DataView(index.buffer, index.byteOffset);
+    view.setInt32(8 + 4, view.getInt32(8 + 4) + 3); // entry 1: 3 bytes into its batch, still increasing
+    await writeFile(sim, segPath(0, ".index"), 0, index, { sync: true });
+    const again = await openSim(sim);
+    const reopened = await again.log(NAME);
+    for (const m of model) expect((await reopened.read(m.offset, { maxRecords: 1 }))[0]?.offset).toBe(m.offset);
+    expect(await readAll(reopened)).toEqual(model);
+    for (const m of model) expect(await reopened.offsetForTimestamp(m.timestamp)).toBe(m.offset);
+    await again.close();
+  });
+});
