@@ -3,11 +3,13 @@
  * change between opens of the same log directory and no flushed record is lost.
  *
  * fast-check draws a sequence of steps on one SimStorage directory: appends of varying sizes
- * that fit the options of the moment, flushes, page write-backs, clock ticks (flushMs), and
- * reopens — after a clean close, after a power cut with random page fates, or with a second power
- * cut inside the reopen's own recovery — each with other `maxBatchBytes` (also smaller than
- * batches already on disk), `segmentBytes`, `indexIntervalBytes`, `maxIndexBytes` (also smaller
- * than index files already written), `flushMessages`, `flushMs` and checkpoint interval.
+ * that fit the options of the moment, flushes, page write-backs, clock ticks (flushMs,
+ * segmentMs), and reopens — after a clean close, after a power cut with random page fates
+ * (between calls, or some storage operations into an append, a flush or a close), or with a
+ * second power cut inside the reopen's own recovery — each with other `maxBatchBytes` (also
+ * smaller than batches already on disk), `segmentBytes`, `segmentMs`, `indexIntervalBytes`,
+ * `maxIndexBytes` (also smaller than index files already written), `flushMessages`, `flushMs`
+ * and checkpoint interval.
  *
  * After every reopen: the records are exactly a prefix of what was appended (same offsets, keys,
  * values, headers, timestamps), at least everything the log had reported durable (its
@@ -29,6 +31,7 @@ const NAME = "options-0";
 interface Options {
   readonly maxBatchBytes: number;
   readonly segmentBytes: number;
+  readonly segmentMs: number;
   readonly indexIntervalBytes: number;
   readonly maxIndexBytes: number;
   readonly flushMessages: number;
@@ -50,6 +53,7 @@ type Step =
 const optionsArb: fc.Arbitrary<Options> = fc.record({
   maxBatchBytes: fc.constantFrom(120, 1000, 4096, 70_000, 1_048_588, 4 << 20),
   segmentBytes: fc.constantFrom(200, 700, 4096, 100_000, 1 << 30),
+  segmentMs: fc.constantFrom(1, 100, 7 * 24 * 60 * 60 * 1000),
   indexIntervalBytes: fc.constantFrom(0, 1, 100, 4096),
   maxIndexBytes: fc.constantFrom(12, 24, 100, 10 << 20),
   flushMessages: fc.constantFrom(-1, -1, 1, 3),
@@ -100,6 +104,7 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
   const logOptions = (o: Options): LogOptions => ({
     maxBatchBytes: o.maxBatchBytes,
     segmentBytes: o.segmentBytes,
+    segmentMs: o.segmentMs,
     indexIntervalBytes: o.indexIntervalBytes,
     maxIndexBytes: o.maxIndexBytes,
     flushMessages: o.flushMessages,
@@ -270,7 +275,7 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
   // Progress and a last clean close with the defaults: everything there.
   await dir.close();
   durable = model.length;
-  await open({ maxBatchBytes: 1_048_588, segmentBytes: 1 << 30, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: 60_000 });
+  await open({ maxBatchBytes: 1_048_588, segmentBytes: 1 << 30, segmentMs: 7 * 24 * 60 * 60 * 1000, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: 60_000 });
   await check("final clean close, reopen with the defaults", true);
   await dir.close();
   return { reopens, crashes, records: model.length };
@@ -278,7 +283,7 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
 
 describe("property: options may change between opens (guarantee 11)", () => {
   it("the issue's case: a 2 MiB record under maxBatchBytes 4 MiB, flushed, power cut, reopened with the defaults", async () => {
-    const big: Options = { maxBatchBytes: 4 << 20, segmentBytes: 1 << 30, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: -1 };
+    const big: Options = { maxBatchBytes: 4 << 20, segmentBytes: 1 << 30, segmentMs: 7 * 24 * 60 * 60 * 1000, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: -1 };
     const defaults: Options = { ...big, maxBatchBytes: 1_048_588 };
     await runSteps(1, big, [
       { kind: "append", values: [10], tsJitter: 0 },
