@@ -100,6 +100,14 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
       }
     });
   }
+
+  // A backstop for "no allocation larger than the file": reads are checked one by one (guardReads),
+  // and this process (SimStorage holds a few KiB of files per case) must stay small throughout.
+  it("stayed within 512 MiB of memory", () => {
+    const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+    console.log(`hostile-files sweep: this process peaked at ${peakMiB} MiB`);
+    expect(peakMiB).toBeLessThan(512);
+  });
 });
 
 // The count, and what the cases led to (outcome per group and variant); PAGELOG_HOSTILE_REPORT=<file>
