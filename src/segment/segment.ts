@@ -243,6 +243,7 @@ export class Segment {
         await this.#scanTail();
         this.offsetIndex.sanityCheck(this.#size, this.#nextOffset);
         this.timeIndex.sanityCheck(this.#size, this.#nextOffset);
+        await this.#checkLastTimeEntry();
       } catch (err) {
         if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT && err.path !== this.log.path)) throw err;
         rebuild = true;
@@ -254,6 +255,26 @@ export class Segment {
     }
     this.#pendingCommit ??= "indexes";
     return { indexesRebuilt: rebuild };
+  }
+
+  /**
+   * The time index's last entry must be a real one: the largest timestamp so far and the last
+   * offset of the batch that holds it. The segment's largest timestamp is taken from it, and the
+   * structural checks cannot tell a real entry from zeros that a crash left in a rebuilt index
+   * (the file's new size survived, its page did not). One batch read.
+   */
+  async #checkLastTimeEntry(): Promise<void> {
+    const last = this.timeIndex.lastEntry;
+    // (An entry of NO_TIMESTAMP, for records whose timestamps are all negative, names the base.)
+    if (last === undefined || last.timestamp <= NO_TIMESTAMP) return;
+    const found = await this.#findBatch(last.offset);
+    if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) {
+      throw new PagelogError(
+        `index ${this.timeIndex.file.path} is corrupt: its last entry (timestamp ${last.timestamp}, offset ${last.offset}) is not the largest timestamp of the batch ending there`,
+        ErrorCode.CORRUPT,
+        { path: this.timeIndex.file.path },
+      );
+    }
   }
 
   /**

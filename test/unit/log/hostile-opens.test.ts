@@ -326,4 +326,17 @@ describe("indexes that pass the sanity check but lie", () => {
     for (const m of model) expect(await reopened.offsetForTimestamp(m.timestamp)).toBe(m.offset);
     await again.close();
   });
+
+  it("a time index that a crash left as zeros is rebuilt, not trusted for the segment's largest timestamp", async () => {
+    const { sim, dir, log } = await freshLog({ segmentBytes: 400 });
+    const model = await appendBatches(log, 10, 2);
+    expect(log.segmentCount).toBeGreaterThan(1);
+    await dir.close();
+    await writeFile(sim, segPath(0, ".timeindex"), 0, new Uint8Array(12), { truncate: 0, sync: true });
+    const again = await openSim(sim);
+    const reopened = await again.log(NAME);
+    expect(reopened.recovery.indexesRebuilt).toBe(1);
+    for (const m of model) expect(await reopened.offsetForTimestamp(m.timestamp)).toBe(m.offset);
+    await again.close();
+  });
 });
