@@ -17,7 +17,7 @@ import { BatchScanner, type ScanOptions, type ScanStop } from "./batch-scanner.j
 import { MAX_INT32, OffsetIndex, type OffsetPosition } from "./offset-index.js";
 import { createdOnWrite } from "./created-on-write.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
-import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
+import { NO_TIMESTAMP, TimeIndex, type TimestampOffset } from "./time-index.js";
 
 export interface SegmentOptions {
   /** Bytes between sparse index entries (Kafka's `index.interval.bytes`). */
@@ -268,13 +268,7 @@ export class Segment {
     // (An entry of NO_TIMESTAMP, for records whose timestamps are all negative, names the base.)
     if (last === undefined || last.timestamp <= NO_TIMESTAMP) return;
     const found = await this.#findBatch(last.offset);
-    if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) {
-      throw new PagelogError(
-        `index ${this.timeIndex.file.path} is corrupt: its last entry (timestamp ${last.timestamp}, offset ${last.offset}) is not the largest timestamp of the batch ending there`,
-        ErrorCode.CORRUPT,
-        { path: this.timeIndex.file.path },
-      );
-    }
+    if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) throw this.#timeEntryLies(last);
   }
 
   /**
@@ -580,23 +574,54 @@ export class Segment {
     await this.#loadIndexes();
     if (this.#maxTimestamp < timestamp) return null;
     const before = this.timeIndex.lookupBefore(timestamp);
-    const start = before === undefined ? { offset: this.baseOffset, position: 0 } : this.offsetIndex.lookup(before.offset);
-    return this.#fromIndex(start, (from) => this.#offsetForTimestampFrom(from, timestamp));
+    if (before !== undefined) {
+      try {
+        // (An entry of NO_TIMESTAMP names the base offset, not a batch: nothing to check.)
+        const entry = before.timestamp > NO_TIMESTAMP ? before : undefined;
+        return await this.#fromIndex(this.offsetIndex.lookup(before.offset), (from) => this.#offsetForTimestampFrom(from, timestamp, entry));
+      } catch (err) {
+        // The time index's entry is not what the log holds there (or the walk met damage, which
+        // the walk from the start below meets again and reports).
+        if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT)) throw err;
+      }
+    }
+    return this.#offsetForTimestampFrom({ offset: this.baseOffset, position: 0 }, timestamp, undefined);
   }
 
-  async #offsetForTimestampFrom(start: OffsetPosition, timestamp: number): Promise<number | null> {
+  /**
+   * The walk of `offsetForTimestamp`. With `entry` (the time-index entry it starts from), it also
+   * checks that entry against the log: a real one names the last offset of a batch whose
+   * maxTimestamp it holds, and no record up to it reaches the timestamp asked for. A lying entry
+   * would start the walk past the answer: `PAGELOG_CORRUPT`, and the caller walks from the start.
+   */
+  async #offsetForTimestampFrom(start: OffsetPosition, timestamp: number, entry: TimestampOffset | undefined): Promise<number | null> {
     const scanner = this.#scanFrom(start, {});
+    let unchecked = entry;
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+      if (unchecked !== undefined && batch.header.lastOffset >= unchecked.offset) {
+        if (batch.header.lastOffset !== unchecked.offset || batch.header.maxTimestamp !== unchecked.timestamp) throw this.#timeEntryLies(unchecked);
+        unchecked = undefined;
+      }
       // Every batch passed over is decoded too, not skipped on its header's say-so: the decoder
       // refuses a maxTimestamp that disagrees with the records (a few batches: the time index
       // brought the walk close).
       const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
       if (batch.header.maxTimestamp < timestamp) continue;
+      if (entry !== undefined && batch.header.lastOffset <= entry.offset) throw this.#timeEntryLies(entry);
       const record = decoded.records.find((r) => r.timestamp >= timestamp);
       if (record !== undefined) return record.offset;
     }
     if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
+    if (unchecked !== undefined) throw this.#timeEntryLies(unchecked);
     return null;
+  }
+
+  #timeEntryLies(entry: TimestampOffset): PagelogError {
+    return new PagelogError(
+      `index ${this.timeIndex.file.path} is corrupt: its entry (timestamp ${entry.timestamp}, offset ${entry.offset}) is not what the log holds`,
+      ErrorCode.CORRUPT,
+      { path: this.timeIndex.file.path },
+    );
   }
 
   /** The batch holding `offset` and its position, or undefined past the end. */

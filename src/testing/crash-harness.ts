@@ -185,6 +185,9 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     dir = await LogDir.open(sim, dirOptions);
     log = await dir.log(PARTITION);
     state = await checkContents(log, state, pending, trace, when);
+    // Index truth after every recovery, not only the last: a recovery that leaves a lookup wrong
+    // is caught where it happens, before later work can heal or hide it.
+    await checkIndexTruth(log, trace);
   };
   try {
     for (const [i, command] of schedule.commands.entries()) {
@@ -306,6 +309,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
       log = await dir.log(PARTITION);
       const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
       if (cut === undefined) break;
+      await checkIndexTruth(log, trace);
       // Recovery finished before the cut, and made what it found durable: that is the state a
       // further cut (now) must keep exactly.
       state = found;

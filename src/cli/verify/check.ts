@@ -130,6 +130,15 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
       });
     }
     const so = startOffsets.get(dir.name);
+    // As the loader: the start is checkpointed before segments below it are deleted, so a first
+    // segment past it means the segments holding the records between are gone.
+    if (so !== undefined && report.startOffset !== null && report.endOffset !== null && so.offset < report.startOffset && so.offset <= report.endOffset) {
+      problems.push({
+        path: LOG_START_CHECKPOINT,
+        byte: so.byte,
+        problem: `log start offset of ${dir.name} is ${so.offset}, but its first segment starts at ${report.startOffset}: the records between are missing`,
+      });
+    }
     if (so !== undefined && report.endOffset !== null && so.offset > report.endOffset) {
       if (cleanShutdown === true) {
         problems.push({

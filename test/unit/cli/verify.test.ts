@@ -35,6 +35,14 @@ describe("pagelog verify", () => {
     dir = await writeLogDir();
   });
 
+  it("verify: a first segment deleted below the checkpointed start offset is damage, as the loader says", async () => {
+    const { rmSync } = await import("node:fs");
+    for (const suffix of [".log", ".index", ".timeindex"]) rmSync(join(dir, `${SEG0}${suffix}`));
+    const run = await cli(["verify", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/log start offset of orders-0 is 0, but its first segment starts at \d+: the records between are missing/);
+  });
+
   it("verify: a cleanly closed directory is clean, exit 0", async () => {
     const run = await cli(["verify", dir]);
     expect(run.stderr).toBe("");

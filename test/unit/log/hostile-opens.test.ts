@@ -340,3 +340,32 @@ describe("indexes that pass the sanity check but lie", () => {
     await again.close();
   });
 });
+
+describe("time-index entries that lie", () => {
+  // Entries are 12 bytes: int64 timestamp, int32 relative offset. Each edit keeps the index
+  // increasing, so it passes the sanity check.
+  for (const [what, edit] of [
+    ["the first two timestamps lowered to 0 and 1", (v: DataView) => (v.setBigInt64(0, 0n), v.setBigInt64(12, 1n))],
+    ["the second entry's offset moved by one", (v: DataView) => v.setInt32(12 + 8, v.getInt32(12 + 8) + 1)],
+    ["the second entry naming the first batch's offset", (v: DataView) => v.setInt32(12 + 8, v.getInt32(8) + 1)],
+  ] as const) {
+    it(`${what}: timestamp lookups still equal a linear scan`, async () => {
+      const { sim, dir, log } = await freshLog({ indexIntervalBytes: 0 });
+      const model = await appendBatches(log, 8, 2);
+      await dir.close();
+      const index = await readFile(sim, segPath(0, ".timeindex"));
+      expect(index.length).toBeGreaterThanOrEqual(36);
+      edit(new DataView(index.buffer, index.byteOffset));
+      await writeFile(sim, segPath(0, ".timeindex"), 0, index, { sync: true });
+      const again = await openSim(sim);
+      const reopened = await again.log(NAME);
+      for (const m of model) {
+        for (const ts of [m.timestamp - 1, m.timestamp, m.timestamp + 1]) {
+          const want = model.find((r) => r.timestamp >= ts)?.offset ?? null;
+          expect(await reopened.offsetForTimestamp(ts), `timestamp ${ts}`).toBe(want);
+        }
+      }
+      await again.close();
+    });
+  }
+});
