@@ -16,7 +16,7 @@ export const FUZZ_HELP = `pagelog fuzz [options]
 Runs random crash schedules against pagelog's Log on the page-cache simulator: appends (one by
 one and concurrent), flushes, truncations, start-offset moves, clean reopens, crashes, clock
 jumps, OS write-back and injected I/O faults, with the power cut at a random storage operation
-and again inside recovery. After every reboot it checks DESIGN.md §6: the log is a valid prefix
+and again inside recovery. After every reboot it checks the guarantees (docs/guarantees.md): the log is a valid prefix
 of what was appended, keeps every flushed record, never brings a lost one back, its indexes
 agree with a scan, and appends and clean closes work after recovery.
 

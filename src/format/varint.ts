@@ -160,7 +160,7 @@ function writeHalves(bytes: Uint8Array, position: number, zhi: number, zlo: numb
 }
 
 /**
- * The course's exercise shape (DESIGN §7, chapter 1): the zigzag varint of `value` as an array of
+ * The course's exercise shape (chapter 1 of the course): the zigzag varint of `value` as an array of
  * byte values. For an int32 these are exactly the bytes of a Kafka varint; for larger safe
  * integers, the bytes of a Kafka varlong (the two agree wherever both are defined), so one
  * function serves lengths, offset deltas and timestamp deltas.

@@ -1,7 +1,7 @@
 /**
  * The crash harness: run a workload against a Log on SimStorage, cut the power at a chosen
  * storage operation (and again while the reopen recovers, several levels deep), reboot, reopen,
- * and check every guarantee of DESIGN.md §6 against a model of what was appended and what the
+ * and check every guarantee of docs/guarantees.md against a model of what was appended and what the
  * log claimed durable.
  *
  * The model keeps the log's contents after each resolved call (`current`), what the call in

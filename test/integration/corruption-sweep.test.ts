@@ -30,7 +30,7 @@ const NAME = "sweep-0";
 const MARKER = ".kafka_cleanshutdown";
 const RECOVERY_CHECKPOINT = "recovery-point-offset-checkpoint";
 const LAST_BATCHES = 3;
-// Batch layout (DESIGN.md §4): baseOffset int64, length int32, partitionLeaderEpoch int32, …
+// Batch layout (docs/format.md): baseOffset int64, length int32, partitionLeaderEpoch int32, …
 const BATCH_LENGTH_AT = 8;
 const EPOCH_AT = 12;
 const RECORDS_COUNT_AT = 57;

@@ -1,5 +1,5 @@
 /**
- * The crash-recovery proof (DESIGN.md §6): random workloads on SimStorage, the power cut at a
+ * The crash-recovery proof (docs/guarantees.md): random workloads on SimStorage, the power cut at a
  * random storage operation, again inside recovery, injected I/O faults, every guarantee checked
  * against a model after every reboot. fast-check draws the schedule seeds; each schedule is
  * generated from its seed alone, so a failure prints the fast-check seed and path and one

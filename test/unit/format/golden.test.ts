@@ -1,5 +1,5 @@
 /**
- * Batches whose bytes were derived by hand from the format table (DESIGN §4, batch-layout.ts),
+ * Batches whose bytes were derived by hand from the format table (docs/format.md, batch-layout.ts),
  * field by field. Only the CRC is computed, by the CRC-32C function, which is itself checked
  * against the standard check value first.
  */

@@ -4,9 +4,9 @@ import { expect } from "vitest";
 import { isPagelogError } from "../../../src/errors.js";
 import type { ErrorCode } from "../../../src/errors.js";
 
-/** Reads a file of /work/shared/vectors (beside the repository, never shipped in the package). */
+/** Reads a Kafka-written fixture of test/fixtures/kafka (see its README; never shipped in the package). */
 export function readVector(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(fileURLToPath(new URL(`../../../../shared/vectors/${name}`, import.meta.url))));
+  return new Uint8Array(readFileSync(fileURLToPath(new URL(`../../fixtures/kafka/${name}`, import.meta.url))));
 }
 
 /** Bytes from a hex string that may contain spaces, newlines and `#` comments. */

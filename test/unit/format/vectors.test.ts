@@ -1,4 +1,4 @@
-/** The bytes a real Kafka broker wrote (/work/shared/vectors, see its README) must read exactly. */
+/** The bytes a real Kafka broker wrote (test/fixtures/kafka, see its README) must read exactly. */
 import { describe, expect, test } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { crc32c, decodeBatch, decodeBatchSync, encodeBatch, readBatchHeader, validateBatch } from "../../../src/format/index.js";

@@ -1,5 +1,5 @@
 /**
- * Bytes a real Kafka broker wrote (/work/shared/vectors) as a segment: opened with no index
+ * Bytes a real Kafka broker wrote (test/fixtures/kafka) as a segment: opened with no index
  * files, they must rebuild the indexes and read back exactly the README's records. Run on
  * SimStorage and on FsStorage in a temp directory.
  */
