@@ -1,5 +1,5 @@
 /**
- * The hostile-files sweep (guarantees 9 and 10 of docs/recovery.md): a pristine log
+ * The hostile-files sweep (guarantees 9 and 10 of docs/guarantees.md): a pristine log
  * directory, closed cleanly, mutated in every way a file can be wrong but a power cut never
  * makes it, then opened and read. For every file kind (segment `.log`, `.index`, `.timeindex`, both checkpoints, the
  * clean-shutdown marker, the `.lock`, temp/swap/deleted/cleaned leftovers, segment and partition

@@ -1,5 +1,5 @@
 /**
- * Property (guarantee 11 of docs/recovery.md, with 1, 2, 4, 6 and 7 checked at every reopen):
+ * Property (guarantee 11 of docs/guarantees.md, with 1, 2, 4, 6 and 7 checked at every reopen):
  * the options may change between opens of the same log directory and no flushed record is lost.
  *
  * fast-check draws a sequence of steps on one SimStorage directory: appends of varying sizes
