@@ -453,12 +453,12 @@ export async function readCheckpointFile(storage: Storage, file: string): Promis
   const handle = await storage.open(file, { readOnly: true });
   let bytes: Uint8Array;
   try {
-    // One byte more than the limit: a file that grew since the stat is still caught.
-    bytes = await handle.read(0, limit + 1);
+    // One byte more than its size: a file that grew since the stat is still caught (up to the limit).
+    bytes = await handle.read(0, Math.min(stat.size, limit) + 1);
   } finally {
     await handle.close();
   }
-  if (bytes.length > limit) return { state: "malformed", reason: `more than ${limit} bytes` };
+  if (bytes.length > Math.min(stat.size, limit)) return { state: "malformed", reason: "it grew while it was read" };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
