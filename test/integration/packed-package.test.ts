@@ -42,7 +42,8 @@ describe("the packed package", () => {
     expect(shipped).not.toContain("test");
     expect(shipped).not.toContain("src");
     const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
-    expect(dist).toEqual(expect.arrayContaining(["index.js", "index.cjs", "index.d.ts", "index.d.cts", "testing.js", "testing.cjs", "testing.d.ts", "testing.d.cts", "cli.js"]));
+    const entries = ["index", "node", "format", "fs", "testing"].flatMap((e) => [`${e}.js`, `${e}.cjs`, `${e}.d.ts`, `${e}.d.cts`]);
+    expect(dist).toEqual(expect.arrayContaining([...entries, "cli.js"]));
   });
 
   it("loads as ESM and works on the simulator and the real file system", () => {
@@ -92,6 +93,84 @@ describe("the packed package", () => {
       `,
     ]);
     expect(JSON.parse(out)).toEqual([true, true]);
+  });
+
+  it("in Node, the root is the node entry for ESM and CJS: FsStorage and LogDir.open(path); pagelog/format and pagelog/fs resolve too", () => {
+    const dir = join(project, "node-condition-data");
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { createRequire } from "node:module";
+      import { LogDir, FsStorage } from "pagelog";
+      import { encodeBatch, Segment } from "pagelog/format";
+      import { FsStorage as FsFromSubpath } from "pagelog/fs";
+      const require = createRequire(import.meta.url);
+      const cjs = require("pagelog");
+      let dir = await LogDir.open(${JSON.stringify(dir)});
+      await (await dir.log("t-0")).append([{ value: "esm" }]);
+      await dir.close();
+      dir = await cjs.LogDir.open(${JSON.stringify(dir)});
+      const read = await (await dir.log("t-0")).read(0);
+      await dir.close();
+      console.log(JSON.stringify([
+        import.meta.resolve("pagelog").endsWith("dist/node.js"), require.resolve("pagelog").endsWith("dist/node.cjs"),
+        FsFromSubpath === FsStorage, typeof cjs.FsStorage, typeof require("pagelog/fs").FsStorage,
+        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length,
+      ]));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual([true, true, true, "function", "function", "function", "function", "function", 1]);
+  });
+
+  it("a browser bundle of the packed root takes the browser-clean build; a Node bundle keeps LogDir.open(path)", async () => {
+    const { build } = await import("esbuild");
+    const common = { absWorkingDir: project, bundle: true, format: "esm", logLevel: "silent" } as const;
+    const stdin = (contents: string) => ({ contents, resolveDir: project });
+    const browser = await build({ ...common, stdin: stdin('export { LogDir, SimStorage } from "pagelog";'), platform: "browser", write: false, metafile: true });
+    const inputs = Object.keys(browser.metafile.inputs);
+    expect(inputs).toContain("node_modules/pagelog/dist/index.js");
+    expect(inputs.filter((i) => i.startsWith("node:") || /dist\/(node|fs)\./.test(i))).toEqual([]);
+    // package.json marks dist/node.js as having side effects, so a bundle for Node keeps its opener.
+    const source = `import { LogDir } from "pagelog";
+      const dir = await LogDir.open(process.argv[2]);
+      await (await dir.log("b-0")).append([{ value: "bundled" }]);
+      await dir.close();
+      console.log("opened a path");`;
+    await build({ ...common, stdin: stdin(source), platform: "node", minify: true, outfile: join(project, "node-bundle.mjs") });
+    expect(node(["node-bundle.mjs", join(project, "bundled-data")])).toBe("opened a path\n");
+  });
+
+  it("types resolve for ESM and CJS consumers under node16 resolution, and under bundler resolution", () => {
+    writeFileSync(
+      join(project, "types-esm.mts"),
+      `import { LogDir, FsStorage, SimStorage, randomChooser, type ErrorCode } from "pagelog";
+      import { encodeBatch, Segment, type RecordInput } from "pagelog/format";
+      import { FsStorage as Fs } from "pagelog/fs";
+      const code: ErrorCode = "PAGELOG_IO";
+      const records: RecordInput[] = [{ value: "x" }];
+      export const used = [LogDir.open, FsStorage.open, Fs.open, new SimStorage().crash(randomChooser(7)), encodeBatch, Segment, code, records];
+      `,
+    );
+    writeFileSync(
+      join(project, "types-cjs.cts"),
+      `import pagelog = require("pagelog");
+      import format = require("pagelog/format");
+      export const used = [pagelog.LogDir.open, pagelog.FsStorage.open, format.decodeBatch];
+      `,
+    );
+    // Bundler resolution applies no "node" condition: the root's types are the browser-clean ones.
+    writeFileSync(
+      join(project, "types-bundler.ts"),
+      `import { LogDir, SimStorage } from "pagelog";
+      import { FsStorage } from "pagelog/fs";
+      export const used = [LogDir.open(new SimStorage()), FsStorage.open];
+      `,
+    );
+    const tsc = join(repo, "node_modules/typescript/bin/tsc");
+    const flags = ["--noEmit", "--strict", "--target", "es2022", "--skipLibCheck", "false", "--types", "node", "--typeRoots", join(repo, "node_modules/@types")];
+    node([tsc, ...flags, "--module", "node16", "--moduleResolution", "node16", "types-esm.mts", "types-cjs.cts"]);
+    node([tsc, ...flags, "--module", "esnext", "--moduleResolution", "bundler", "types-bundler.ts"]);
   });
 
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {
