@@ -50,7 +50,7 @@ const SECTIONS = [
 export function storageContract(name: string, factory: StorageFactory, runner: TestRunner): void {
   if (typeof runner?.describe !== "function" || typeof runner.it !== "function") {
     throw new TypeError(
-      'storageContract(name, factory, runner): runner must be the test runner\'s { describe, it }, e.g. import { describe, it } from "node:test"',
+      "storageContract(name, factory, runner): runner must be the { describe, it } of the test runner in use",
     );
   }
   const sections = section(runner, factory);

@@ -19,7 +19,11 @@ export class ContractAssertionError extends Error {
   readonly expected: unknown;
   readonly showDiff: boolean;
 
-  constructor(message: string, values: { actual: unknown; expected: unknown; showDiff: boolean }, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    values: { actual: unknown; expected: unknown; showDiff: boolean },
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.actual = values.actual;
     this.expected = values.expected;
@@ -57,22 +61,23 @@ export function show(value: unknown): string {
 export function firstDifference(actual: unknown, expected: unknown, at = ""): string | undefined {
   if (Object.is(actual, expected)) return undefined;
   const here = (why: string): string => `${at === "" ? "" : `at ${at}: `}${why}`;
+  const values = (): string => `expected ${show(expected)}, got ${show(actual)}`;
   if (expected instanceof Uint8Array || actual instanceof Uint8Array) {
-    if (!(expected instanceof Uint8Array && actual instanceof Uint8Array)) return here(`expected ${show(expected)}, got ${show(actual)}`);
+    if (!(expected instanceof Uint8Array && actual instanceof Uint8Array)) return here(values());
     const common = Math.min(expected.length, actual.length);
     for (let i = 0; i < common; i++) {
       if (expected[i] !== actual[i]) return here(`byte [${i}] expected ${expected[i]}, got ${actual[i]}`);
     }
-    return expected.length === actual.length ? undefined : here(`length expected ${expected.length}, got ${actual.length}`);
+    return expected.length === actual.length ? undefined : here(lengths(expected, actual));
   }
   if (Array.isArray(expected) || Array.isArray(actual)) {
-    if (!(Array.isArray(expected) && Array.isArray(actual))) return here(`expected ${show(expected)}, got ${show(actual)}`);
+    if (!(Array.isArray(expected) && Array.isArray(actual))) return here(values());
     const common = Math.min(expected.length, actual.length);
     for (let i = 0; i < common; i++) {
       const diff = firstDifference(actual[i], expected[i], `${at}[${i}]`);
       if (diff !== undefined) return diff;
     }
-    return expected.length === actual.length ? undefined : here(`length expected ${expected.length}, got ${actual.length}`);
+    return expected.length === actual.length ? undefined : here(lengths(expected, actual));
   }
   if (isPlainObject(expected) && isPlainObject(actual)) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
@@ -82,7 +87,11 @@ export function firstDifference(actual: unknown, expected: unknown, at = ""): st
     }
     return undefined;
   }
-  return here(`expected ${show(expected)}, got ${show(actual)}`);
+  return here(values());
+}
+
+function lengths(expected: { length: number }, actual: { length: number }): string {
+  return `length expected ${expected.length}, got ${actual.length}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -118,7 +127,8 @@ function describeError(error: unknown): string {
 }
 
 function matches(error: unknown, expected: ErrorCode | ErrorClass): boolean {
-  return typeof expected === "string" ? error instanceof PagelogError && error.code === expected : error instanceof expected;
+  if (typeof expected === "string") return error instanceof PagelogError && error.code === expected;
+  return error instanceof expected;
 }
 
 async function settle(promise: unknown): Promise<{ rejected: boolean; error: unknown }> {
@@ -136,13 +146,18 @@ async function settle(promise: unknown): Promise<{ rejected: boolean; error: unk
  * assertion: every Storage method returns a promise, and a caller's `.catch()` would miss it.
  * `what` names the call, for the message.
  */
-export async function assertRejects(action: () => Promise<unknown>, expected: ErrorCode | ErrorClass, what: string): Promise<void> {
+export async function assertRejects(
+  action: () => Promise<unknown>,
+  expected: ErrorCode | ErrorClass,
+  what: string,
+): Promise<void> {
   let promise: Promise<unknown>;
   try {
     promise = action();
   } catch (error) {
+    const threw = `but the call threw synchronously: ${describeError(error)}`;
     throw new ContractAssertionError(
-      `${what}: expected a rejection with ${describeExpected(expected)}, but the call threw synchronously: ${describeError(error)}`,
+      `${what}: expected a rejection with ${describeExpected(expected)}, ${threw}`,
       { actual: error, expected, showDiff: false },
       { cause: error },
     );
@@ -171,11 +186,8 @@ async function checkFailure(
   kind: string,
 ): Promise<void> {
   if (!outcome.rejected) {
-    throw new ContractAssertionError(`${what}: expected ${kind} with ${describeExpected(expected)}, but the call resolved`, {
-      actual: undefined,
-      expected,
-      showDiff: false,
-    });
+    const message = `${what}: expected ${kind} with ${describeExpected(expected)}, but the call resolved`;
+    throw new ContractAssertionError(message, { actual: undefined, expected, showDiff: false });
   }
   if (!matches(outcome.error, expected)) {
     throw new ContractAssertionError(

@@ -1,4 +1,7 @@
-/** The Storage contract, sync and syncDir: what a power-on test can check of them (that they resolve, and where they reject). */
+/**
+ * The Storage contract, sync and syncDir: what a test with the power on can check of them (that
+ * they resolve, and where they reject).
+ */
 import { ErrorCode } from "../../errors.js";
 import { assertEqual, assertRejects } from "./assert.js";
 import { bytes, createFile, readAll, type Section } from "./suite.js";

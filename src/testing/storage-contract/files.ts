@@ -11,7 +11,8 @@ export function filesSection({ describe, test }: Section): void {
     });
 
     test("open: create in a missing directory is NOT_FOUND", async (s) => {
-      await assertRejects(() => s.open("nodir/f", { create: true }), ErrorCode.NOT_FOUND, 'open("nodir/f", { create: true })');
+      const what = 'open("nodir/f", { create: true })';
+      await assertRejects(() => s.open("nodir/f", { create: true }), ErrorCode.NOT_FOUND, what);
     });
 
     test("open: create makes an empty file that stat and list see", async (s) => {
@@ -62,8 +63,10 @@ export function filesSection({ describe, test }: Section): void {
     });
 
     test("open readOnly: a missing file is NOT_FOUND; readOnly with create is a TypeError", async (s) => {
-      await assertRejects(() => s.open("missing", { readOnly: true }), ErrorCode.NOT_FOUND, 'open("missing", { readOnly: true })');
-      await assertRejects(() => s.open("x", { readOnly: true, create: true }), TypeError, 'open("x", { readOnly: true, create: true })');
+      const missing = 'open("missing", { readOnly: true })';
+      await assertRejects(() => s.open("missing", { readOnly: true }), ErrorCode.NOT_FOUND, missing);
+      const both = 'open("x", { readOnly: true, create: true })';
+      await assertRejects(() => s.open("x", { readOnly: true, create: true }), TypeError, both);
     });
   });
 

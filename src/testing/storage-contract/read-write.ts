@@ -134,8 +134,8 @@ export function readWriteSection({ describe, test }: Section): void {
       await assertFails(() => f.write(-1, bytes("x")), RangeError, 'f.write(-1, bytes("x"))');
       await assertFails(() => f.write(Number.NaN, bytes("x")), RangeError, 'f.write(Number.NaN, bytes("x"))');
       await assertFails(() => f.truncate(-1), RangeError, "f.truncate(-1)");
-      await assertFails(() => f.write(0, "text" as unknown as Uint8Array), TypeError, 'f.write(0, "text" as unknown as Uint8Array)');
-      await assertFails(() => f.write(0, [1, 2] as unknown as Uint8Array), TypeError, "f.write(0, [1, 2] as unknown as Uint8Array)");
+      await assertFails(() => f.write(0, "text" as unknown as Uint8Array), TypeError, 'f.write(0, "text")');
+      await assertFails(() => f.write(0, [1, 2] as unknown as Uint8Array), TypeError, "f.write(0, [1, 2])");
       assertEqual(await f.size(), 0, "f.size()");
       await f.close();
     });

@@ -108,7 +108,8 @@ describe("storageContract", () => {
     const err = failed.get(name);
     expect(err).toBeInstanceOf(ContractAssertionError);
     expect((err as Error).message).toBe(
-      'list(""): expected ["10", "9", "B", "_x", "a", "c", "dir", "~z"], got ["b", "a"] (at [0]: expected "10", got "b")',
+      'list(""): expected ["10", "9", "B", "_x", "a", "c", "dir", "~z"], got ["b", "a"] ' +
+        '(at [0]: expected "10", got "b")',
     );
   });
 
@@ -127,7 +128,7 @@ describe("storageContract", () => {
     );
   });
 
-  it("closes the storage and cleans up after a failing test, and reports the test's error, not teardown's", async () => {
+  it("closes the storage and cleans up after a failing test, and reports its error, not teardown's", async () => {
     const events: string[] = [];
     const { tests } = collect(() => ({
       storage: simWith({
@@ -184,7 +185,13 @@ describe("the contract's assertions", () => {
     );
     expect(fail(null, { kind: "dir", size: 0 }).message).toBe('what: expected { kind: "dir", size: 0 }, got null');
     const err = fail([1], [2]);
-    expect([err.name, err.code, err.actual, err.expected, err.showDiff]).toEqual(["AssertionError", "ERR_ASSERTION", [1], [2], true]);
+    expect([err.name, err.code, err.actual, err.expected, err.showDiff]).toEqual([
+      "AssertionError",
+      "ERR_ASSERTION",
+      [1],
+      [2],
+      true,
+    ]);
   });
 
   it("assertRejects: a code or a class; resolving, the wrong error and a synchronous throw all fail", async () => {
@@ -215,7 +222,8 @@ describe("the contract's assertions", () => {
     await assertFails(() => {
       throw new RangeError("negative");
     }, RangeError, "read(-1, 1)");
-    expect(((await caught(() => assertFails(() => Promise.resolve(), RangeError, "read(-1, 1)"))) as Error).message).toBe(
+    const resolved = await caught(() => assertFails(() => Promise.resolve(), RangeError, "read(-1, 1)"));
+    expect((resolved as Error).message).toBe(
       "read(-1, 1): expected a failure with a RangeError, but the call resolved",
     );
   });
