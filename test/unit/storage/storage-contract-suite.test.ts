@@ -14,7 +14,22 @@ import {
   assertRejects,
   ContractAssertionError,
 } from "../../../src/testing/storage-contract/assert.js";
-import type { StorageFactory } from "../../../src/testing/storage-contract/suite.js";
+import type { StorageFactory, TestRunner } from "../../../src/testing/storage-contract/suite.js";
+
+// Type checks only (tsc): node:test's, vitest's and jest's `{ describe, it }` fit TestRunner.
+type NodeTest = typeof import("node:test");
+export const fromNodeTest = (t: NodeTest): TestRunner => ({ describe: t.describe, it: t.it });
+export const fromVitest = (): TestRunner => ({ describe, it });
+/** The shape of jest's globals (`@jest/globals`), which this repo does not install. */
+interface JestLike {
+  describe(blockName: string | number | (() => unknown), blockFn: () => void): void;
+  it(
+    testName: string,
+    fn?: ((done: (reason?: string | Error) => void) => void | undefined) | (() => PromiseLike<unknown>),
+    timeout?: number,
+  ): void;
+}
+export const fromJest = (j: JestLike): TestRunner => ({ describe: j.describe, it: j.it });
 
 /** The number of checks the contract registers per storage. It may grow; it must never drop. */
 const CONTRACT_TESTS = 75;
