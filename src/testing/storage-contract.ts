@@ -53,8 +53,8 @@ export function storageContract(name: string, factory: StorageFactory, runner: T
       "storageContract(name, factory, runner): runner must be the { describe, it } of the test runner in use",
     );
   }
-  const sections = section(runner, factory);
+  const registrar = section(runner, factory);
   runner.describe(`Storage contract: ${name}`, () => {
-    for (const register of SECTIONS) register(sections);
+    for (const register of SECTIONS) register(registrar);
   });
 }
