@@ -2,12 +2,15 @@
  * The package as users get it: `npm pack`, unpacked into a bare project, loaded through its
  * `exports` map as ESM and as CJS, and its `pagelog` binary run. Tests of the sources alone miss
  * a broken exports map, a missing file in `files`, or an ESM import of `crc-32` without `.js`.
+ * The project holds pagelog and its runtime dependency only, no test tools: `pagelog/testing`
+ * must run there under `node --test`.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storageContract } from "../../src/testing/storage-contract.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 let project: string;
@@ -26,8 +29,8 @@ beforeAll(() => {
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
   execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
-  // The runtime dependency and the test tools pagelog/testing expects, from this checkout.
-  for (const dep of ["crc-32", "vitest", "fast-check"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  // The runtime dependency, from this checkout; nothing else (pagelog/testing needs no test tools).
+  for (const dep of ["crc-32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
 }, 120_000);
 
@@ -82,17 +85,111 @@ describe("the packed package", () => {
     expect(JSON.parse(out)).toEqual([false, true, true, "function"]);
   });
 
-  it("exposes pagelog/testing through the exports map for both conditions", () => {
+  it("holds pagelog and crc-32 only: no test runner can be found from the project", () => {
+    expect(readdirSync(join(project, "node_modules")).sort()).toEqual(["crc-32", "pagelog"]);
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      const codes = [];
+      for (const tool of ["vitest", "fast-check", "jest", "@jest/globals"]) {
+        codes.push(await import(tool).then(() => "found", (e) => e.code));
+      }
+      console.log(JSON.stringify(codes));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual(Array(4).fill("ERR_MODULE_NOT_FOUND"));
+  });
+
+  it("exposes pagelog/testing through the exports map for both conditions, and loads it without a test runner", () => {
     const out = node([
       "--input-type=module",
       "-e",
       `
       import { createRequire } from "node:module";
       const require = createRequire(import.meta.url);
-      console.log(JSON.stringify([import.meta.resolve("pagelog/testing").endsWith("dist/testing.js"), require.resolve("pagelog/testing").endsWith("dist/testing.cjs")]));
+      const esm = await import("pagelog/testing");
+      const cjs = require("pagelog/testing");
+      const api = (m) => [m.storageContract, m.crashTest, m.pagelogAdapter, m.CrashTestError].map((f) => typeof f);
+      const esmFile = import.meta.resolve("pagelog/testing").endsWith("dist/testing.js");
+      const cjsFile = require.resolve("pagelog/testing").endsWith("dist/testing.cjs");
+      console.log(JSON.stringify([esmFile, cjsFile, api(esm), api(cjs)]));
       `,
     ]);
-    expect(JSON.parse(out)).toEqual([true, true]);
+    const functions = ["function", "function", "function", "function"];
+    expect(JSON.parse(out)).toEqual([true, true, functions, functions]);
+  });
+
+  it("pagelog/testing's built files name no test runner and no dev dependency", () => {
+    const dist = join(project, "node_modules/pagelog/dist");
+    const manifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { devDependencies: object };
+    const devDependencies = Object.keys(manifest.devDependencies);
+    // testing.js, testing.cjs and every chunk testing.js imports, transitively.
+    const files = ["testing.cjs"];
+    for (const pending = ["testing.js"]; pending.length > 0; ) {
+      const file = pending.pop()!;
+      if (files.includes(file)) continue;
+      files.push(file);
+      const code = readFileSync(join(dist, file), "utf8");
+      for (const [, chunk] of code.matchAll(/from\s*"\.\/([^"]+)"/g)) pending.push(chunk!);
+    }
+    for (const file of files) {
+      const code = readFileSync(join(dist, file), "utf8");
+      expect(code, file).not.toMatch(/vitest|fast-check/);
+      for (const tool of [...devDependencies, "node:test", "jest", "@jest/globals"]) {
+        const quoted = tool.replace(/[/.-]/g, "\\$&");
+        const specifier = new RegExp(`(from\\s*|import\\s*\\(\\s*|require\\s*\\(\\s*)["']${quoted}(/[^"']*)?["']`);
+        expect(code, `${file} imports ${tool}`).not.toMatch(specifier);
+      }
+    }
+  });
+
+  it("runs storageContract and crashTest under node --test, with only pagelog installed", () => {
+    // As many tests as the contract registers, counted with a runner that only counts.
+    let contractTests = 0;
+    storageContract("counted", () => ({ storage: undefined as never }), {
+      describe: (_name, fn) => fn(),
+      it: () => void contractTests++,
+    });
+    expect(contractTests).toBeGreaterThanOrEqual(75);
+    writeFileSync(
+      join(project, "contract.test.mjs"),
+      `
+      import assert from "node:assert/strict";
+      import { describe, it } from "node:test";
+      import { SimStorage } from "pagelog";
+      import { crashTest, pagelogAdapter, storageContract } from "pagelog/testing";
+
+      storageContract("sim", () => new SimStorage({ seed: 1 }), { describe, it });
+
+      describe("crashTest", () => {
+        it("pagelog's own Log keeps every promise through 20 schedules of power cuts", async () => {
+          const summary = await crashTest(pagelogAdapter(), { seed: 1, schedules: 20 });
+          assert.equal(summary.schedules, 20);
+          assert.ok(summary.powerCuts >= 20);
+          assert.deepEqual(summary.violations, []);
+        });
+      });
+      `,
+    );
+    const { NODE_PATH: _, ...env } = process.env;
+    const run = spawnSync(process.execPath, ["--test", "--test-reporter=tap", "contract.test.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+      env,
+    });
+    // The TAP summary: "# tests 76", "# pass 76", "# fail 0", …
+    const counts = run.stdout.matchAll(/^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm);
+    const summary = Object.fromEntries([...counts].map((m) => [m[1], Number(m[2])]));
+    expect({ status: run.status, ...summary }, run.stdout.slice(-4000) + run.stderr).toMatchObject({
+      status: 0,
+      tests: contractTests + 1,
+      pass: contractTests + 1,
+      fail: 0,
+      cancelled: 0,
+      skipped: 0,
+      todo: 0,
+    });
   });
 
   it("in Node, the root is the node entry for ESM and CJS: FsStorage and LogDir.open(path); pagelog/format and pagelog/fs resolve too", () => {
