@@ -12,7 +12,7 @@ export default defineConfig([
     dts: true,
     sourcemap: true,
     target: "node20",
-    // vitest and fast-check are peer tools of pagelog/testing, never bundled into it.
+    // pagelog/testing imports neither (a test proves it); kept external so a slip never bundles one.
     external: ["vitest", "fast-check"],
   },
   {
