@@ -2,14 +2,17 @@ import { defineConfig } from "tsup";
 
 // `npm run build` empties dist/ first (not tsup's `clean`, which would race between the two
 // configs). Two builds: the library (ESM + CJS + .d.ts for both) and the CLI (ESM only, with a shebang).
+// The library's entries (docs/entry-points.md): `index` the browser-clean root, `node` the root
+// in Node (adds FsStorage and LogDir.open(path)), `format` and `fs` and `testing` the subpaths.
+// The ESM entries share chunks, so one LogDir class serves them all in one process.
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", testing: "src/testing.ts" },
+    entry: { index: "src/index.ts", node: "src/node.ts", format: "src/format.ts", fs: "src/fs.ts", testing: "src/testing.ts" },
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,
     target: "node20",
-    // vitest and fast-check are peer tools of pagelog/testing, never bundled into it.
+    // pagelog/testing imports neither (a test proves it); kept external so a slip never bundles one.
     external: ["vitest", "fast-check"],
   },
   {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 const gib = Number(process.argv[2] ?? 2);
 const dir = join(tmpdir(), `pagelog-open-memory-${gib}g`);
-const dist = new URL("../dist/index.js", import.meta.url).href;
+const dist = new URL("../dist/node.js", import.meta.url).href;
 
 if (process.argv[3] === "--child") {
   const { LogDir } = await import(dist);

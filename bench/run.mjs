@@ -3,7 +3,8 @@
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FsStorage, LogDir, SimStorage, decodeBatchSync, encodeBatch } from "../dist/index.js";
+import { decodeBatchSync, encodeBatch } from "../dist/format.js";
+import { FsStorage, LogDir, SimStorage } from "../dist/node.js";
 
 const MiB = 1 << 20;
 

@@ -1,9 +1,10 @@
 /**
  * pagelog/testing: the suites and harnesses that prove a storage (and, later, a log) correct.
- * Imports vitest: use it from a vitest test file.
+ * Imports no test runner: `storageContract` registers its tests with the `{ describe, it }` it is
+ * given (node:test's, vitest's or jest's), and `crashTest` runs under any runner, or none.
  */
 export { storageContract } from "./testing/storage-contract.js";
-export type { StorageFactory } from "./testing/storage-contract.js";
+export type { StorageContractInstance, StorageFactory, TestRunner } from "./testing/storage-contract.js";
 export { crashTest, CrashTestError } from "./testing/crash-test.js";
 export type {
   AdapterLog,

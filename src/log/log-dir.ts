@@ -14,6 +14,7 @@ import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storag
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
+import { openPathStorage } from "./path-storage.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -176,8 +177,8 @@ export class LogDir {
   }
 
   /**
-   * Opens a log directory: a path (an `FsStorage` rooted there, created if missing) or any
-   * `Storage` (for example `new SimStorage({ seed: 1 })`).
+   * Opens a log directory: a path (an `FsStorage` rooted there, created if missing; in Node only,
+   * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
     if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError("LogDir.open options must be an object");
@@ -189,8 +190,8 @@ export class LogDir {
     const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
-    // Loaded only when asked for a path, so the log layer does not pull node:fs into a browser.
-    const raw = typeof where === "string" ? await (await import("../storage/fs-storage.js")).FsStorage.open(where) : where;
+    // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
+    const raw = typeof where === "string" ? await openPathStorage(where) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
     const storage = new HandlePool(raw, { maxOpenFiles });
     const lock = await storage.lock(LOCK_FILE);
@@ -453,12 +454,12 @@ export async function readCheckpointFile(storage: Storage, file: string): Promis
   const handle = await storage.open(file, { readOnly: true });
   let bytes: Uint8Array;
   try {
-    // One byte more than the limit: a file that grew since the stat is still caught.
-    bytes = await handle.read(0, limit + 1);
+    // One byte more than its size: a file that grew since the stat is still caught (up to the limit).
+    bytes = await handle.read(0, Math.min(stat.size, limit) + 1);
   } finally {
     await handle.close();
   }
-  if (bytes.length > limit) return { state: "malformed", reason: `more than ${limit} bytes` };
+  if (bytes.length > Math.min(stat.size, limit)) return { state: "malformed", reason: "it grew while it was read" };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -18,7 +18,7 @@ import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
 import { type ByteRange, SimInode } from "./sim/sim-inode.js";
 
-export type { CrashChooser, PageFate } from "./sim/crash-chooser.js";
+export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
 export type { ByteRange } from "./sim/sim-inode.js";
 

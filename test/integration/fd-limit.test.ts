@@ -29,7 +29,7 @@ beforeAll(() => {
   // suites at the same time.
   mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
   buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-fd-limit-"));
-  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/index.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
+  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -65,7 +65,7 @@ function runChild(scenario: "partitions" | "segments"): Promise<ChildReport> {
     execFile(
       "bash",
       ["-c", command, process.execPath, child, dir, scenario, String(COUNT)],
-      { env: { ...process.env, PAGELOG_MODULE: join(buildDir, "index.js") }, maxBuffer: 1 << 20 },
+      { env: { ...process.env, PAGELOG_MODULE: join(buildDir, "node.js") }, maxBuffer: 1 << 20 },
       (err, stdout, stderr) => {
         if (err !== null) {
           reject(new Error(`child (${scenario}) failed: ${err.message}\nstdout: ${stdout}\nstderr: ${stderr}`));

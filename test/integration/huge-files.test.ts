@@ -186,7 +186,7 @@ describe("huge files, in a child process: never an abort", () => {
     buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-huge-"));
     execFileSync(
       process.execPath,
-      [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/index.ts", "src/cli/main.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"],
+      [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "src/cli/main.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"],
       { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
     );
   }, 60_000);
@@ -213,7 +213,7 @@ describe("huge files, in a child process: never an abort", () => {
     const script = join(work, "open.mjs");
     writeFileSync(
       script,
-      `import { LogDir } from ${JSON.stringify(join(buildDir, "index.js"))};
+      `import { LogDir } from ${JSON.stringify(join(buildDir, "node.js"))};
 const dir = await LogDir.open(process.argv[2]);
 const log = await dir.log(${JSON.stringify(PARTITION)}, ${JSON.stringify(OPTIONS)});
 const values = [];
@@ -261,7 +261,7 @@ process.stdout.write(JSON.stringify(values));
     const script = join(work, "fill.mjs");
     writeFileSync(
       script,
-      `import { LogDir } from ${JSON.stringify(join(buildDir, "index.js"))};
+      `import { LogDir } from ${JSON.stringify(join(buildDir, "node.js"))};
 const dir = await LogDir.open(process.argv[2]);
 const log = await dir.log("pipe-0");
 for (let i = 0; i < 100; i++) await log.append(Array.from({ length: 50 }, (_, j) => ({ value: "v" + (i * 50 + j) })));

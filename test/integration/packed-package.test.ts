@@ -2,12 +2,15 @@
  * The package as users get it: `npm pack`, unpacked into a bare project, loaded through its
  * `exports` map as ESM and as CJS, and its `pagelog` binary run. Tests of the sources alone miss
  * a broken exports map, a missing file in `files`, or an ESM import of `crc-32` without `.js`.
+ * The project holds pagelog and its runtime dependency only, no test tools: `pagelog/testing`
+ * must run there under `node --test`.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storageContract } from "../../src/testing/storage-contract.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 let project: string;
@@ -26,8 +29,8 @@ beforeAll(() => {
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
   execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
-  // The runtime dependency and the test tools pagelog/testing expects, from this checkout.
-  for (const dep of ["crc-32", "vitest", "fast-check"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  // The runtime dependency, from this checkout; nothing else (pagelog/testing needs no test tools).
+  for (const dep of ["crc-32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
 }, 120_000);
 
@@ -42,7 +45,8 @@ describe("the packed package", () => {
     expect(shipped).not.toContain("test");
     expect(shipped).not.toContain("src");
     const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
-    expect(dist).toEqual(expect.arrayContaining(["index.js", "index.cjs", "index.d.ts", "index.d.cts", "testing.js", "testing.cjs", "testing.d.ts", "testing.d.cts", "cli.js"]));
+    const entries = ["index", "node", "format", "fs", "testing"].flatMap((e) => [`${e}.js`, `${e}.cjs`, `${e}.d.ts`, `${e}.d.cts`]);
+    expect(dist).toEqual(expect.arrayContaining([...entries, "cli.js"]));
   });
 
   it("loads as ESM and works on the simulator and the real file system", () => {
@@ -81,17 +85,189 @@ describe("the packed package", () => {
     expect(JSON.parse(out)).toEqual([false, true, true, "function"]);
   });
 
-  it("exposes pagelog/testing through the exports map for both conditions", () => {
+  it("holds pagelog and crc-32 only: no test runner can be found from the project", () => {
+    expect(readdirSync(join(project, "node_modules")).sort()).toEqual(["crc-32", "pagelog"]);
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      const codes = [];
+      for (const tool of ["vitest", "fast-check", "jest", "@jest/globals"]) {
+        codes.push(await import(tool).then(() => "found", (e) => e.code));
+      }
+      console.log(JSON.stringify(codes));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual(Array(4).fill("ERR_MODULE_NOT_FOUND"));
+  });
+
+  it("exposes pagelog/testing through the exports map for both conditions, and loads it without a test runner", () => {
     const out = node([
       "--input-type=module",
       "-e",
       `
       import { createRequire } from "node:module";
       const require = createRequire(import.meta.url);
-      console.log(JSON.stringify([import.meta.resolve("pagelog/testing").endsWith("dist/testing.js"), require.resolve("pagelog/testing").endsWith("dist/testing.cjs")]));
+      const esm = await import("pagelog/testing");
+      const cjs = require("pagelog/testing");
+      const api = (m) => [m.storageContract, m.crashTest, m.pagelogAdapter, m.CrashTestError].map((f) => typeof f);
+      const esmFile = import.meta.resolve("pagelog/testing").endsWith("dist/testing.js");
+      const cjsFile = require.resolve("pagelog/testing").endsWith("dist/testing.cjs");
+      console.log(JSON.stringify([esmFile, cjsFile, api(esm), api(cjs)]));
       `,
     ]);
-    expect(JSON.parse(out)).toEqual([true, true]);
+    const functions = ["function", "function", "function", "function"];
+    expect(JSON.parse(out)).toEqual([true, true, functions, functions]);
+  });
+
+  it("pagelog/testing's built files name no test runner and no dev dependency", () => {
+    const dist = join(project, "node_modules/pagelog/dist");
+    const manifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { devDependencies: object };
+    const devDependencies = Object.keys(manifest.devDependencies);
+    // testing.js, testing.cjs and every chunk testing.js imports, transitively.
+    const files = ["testing.cjs"];
+    for (const pending = ["testing.js"]; pending.length > 0; ) {
+      const file = pending.pop()!;
+      if (files.includes(file)) continue;
+      files.push(file);
+      const code = readFileSync(join(dist, file), "utf8");
+      for (const [, chunk] of code.matchAll(/from\s*"\.\/([^"]+)"/g)) pending.push(chunk!);
+    }
+    for (const file of files) {
+      const code = readFileSync(join(dist, file), "utf8");
+      expect(code, file).not.toMatch(/vitest|fast-check/);
+      for (const tool of [...devDependencies, "node:test", "jest", "@jest/globals"]) {
+        const quoted = tool.replace(/[/.-]/g, "\\$&");
+        const specifier = new RegExp(`(from\\s*|import\\s*\\(\\s*|require\\s*\\(\\s*)["']${quoted}(/[^"']*)?["']`);
+        expect(code, `${file} imports ${tool}`).not.toMatch(specifier);
+      }
+    }
+  });
+
+  it("runs storageContract and crashTest under node --test, with only pagelog installed", () => {
+    // As many tests as the contract registers, counted with a runner that only counts.
+    let contractTests = 0;
+    storageContract("counted", () => ({ storage: undefined as never }), {
+      describe: (_name, fn) => fn(),
+      it: () => void contractTests++,
+    });
+    expect(contractTests).toBeGreaterThanOrEqual(75);
+    writeFileSync(
+      join(project, "contract.test.mjs"),
+      `
+      import assert from "node:assert/strict";
+      import { describe, it } from "node:test";
+      import { SimStorage } from "pagelog";
+      import { crashTest, pagelogAdapter, storageContract } from "pagelog/testing";
+
+      storageContract("sim", () => new SimStorage({ seed: 1 }), { describe, it });
+
+      describe("crashTest", () => {
+        it("pagelog's own Log keeps every promise through 20 schedules of power cuts", async () => {
+          const summary = await crashTest(pagelogAdapter(), { seed: 1, schedules: 20 });
+          assert.equal(summary.schedules, 20);
+          assert.ok(summary.powerCuts >= 20);
+          assert.deepEqual(summary.violations, []);
+        });
+      });
+      `,
+    );
+    const { NODE_PATH: _, ...env } = process.env;
+    const run = spawnSync(process.execPath, ["--test", "--test-reporter=tap", "contract.test.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+      env,
+    });
+    // The TAP summary: "# tests 76", "# pass 76", "# fail 0", …
+    const counts = run.stdout.matchAll(/^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm);
+    const summary = Object.fromEntries([...counts].map((m) => [m[1], Number(m[2])]));
+    expect({ status: run.status, ...summary }, run.stdout.slice(-4000) + run.stderr).toMatchObject({
+      status: 0,
+      tests: contractTests + 1,
+      pass: contractTests + 1,
+      fail: 0,
+      cancelled: 0,
+      skipped: 0,
+      todo: 0,
+    });
+  });
+
+  it("in Node, the root is the node entry for ESM and CJS: FsStorage and LogDir.open(path); pagelog/format and pagelog/fs resolve too", () => {
+    const dir = join(project, "node-condition-data");
+    const out = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { createRequire } from "node:module";
+      import { LogDir, FsStorage } from "pagelog";
+      import { encodeBatch, Segment } from "pagelog/format";
+      import { FsStorage as FsFromSubpath } from "pagelog/fs";
+      const require = createRequire(import.meta.url);
+      const cjs = require("pagelog");
+      let dir = await LogDir.open(${JSON.stringify(dir)});
+      await (await dir.log("t-0")).append([{ value: "esm" }]);
+      await dir.close();
+      dir = await cjs.LogDir.open(${JSON.stringify(dir)});
+      const read = await (await dir.log("t-0")).read(0);
+      await dir.close();
+      console.log(JSON.stringify([
+        import.meta.resolve("pagelog").endsWith("dist/node.js"), require.resolve("pagelog").endsWith("dist/node.cjs"),
+        FsFromSubpath === FsStorage, typeof cjs.FsStorage, typeof require("pagelog/fs").FsStorage,
+        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length,
+      ]));
+      `,
+    ]);
+    expect(JSON.parse(out)).toEqual([true, true, true, "function", "function", "function", "function", "function", 1]);
+  });
+
+  it("a browser bundle of the packed root takes the browser-clean build; a Node bundle keeps LogDir.open(path)", async () => {
+    const { build } = await import("esbuild");
+    const common = { absWorkingDir: project, bundle: true, format: "esm", logLevel: "silent" } as const;
+    const stdin = (contents: string) => ({ contents, resolveDir: project });
+    const browser = await build({ ...common, stdin: stdin('export { LogDir, SimStorage } from "pagelog";'), platform: "browser", write: false, metafile: true });
+    const inputs = Object.keys(browser.metafile.inputs);
+    expect(inputs).toContain("node_modules/pagelog/dist/index.js");
+    expect(inputs.filter((i) => i.startsWith("node:") || /dist\/(node|fs)\./.test(i))).toEqual([]);
+    // package.json marks dist/node.js as having side effects, so a bundle for Node keeps its opener.
+    const source = `import { LogDir } from "pagelog";
+      const dir = await LogDir.open(process.argv[2]);
+      await (await dir.log("b-0")).append([{ value: "bundled" }]);
+      await dir.close();
+      console.log("opened a path");`;
+    await build({ ...common, stdin: stdin(source), platform: "node", minify: true, outfile: join(project, "node-bundle.mjs") });
+    expect(node(["node-bundle.mjs", join(project, "bundled-data")])).toBe("opened a path\n");
+  });
+
+  it("types resolve for ESM and CJS consumers under node16 resolution, and under bundler resolution", () => {
+    writeFileSync(
+      join(project, "types-esm.mts"),
+      `import { LogDir, FsStorage, SimStorage, randomChooser, type ErrorCode } from "pagelog";
+      import { encodeBatch, Segment, type RecordInput } from "pagelog/format";
+      import { FsStorage as Fs } from "pagelog/fs";
+      const code: ErrorCode = "PAGELOG_IO";
+      const records: RecordInput[] = [{ value: "x" }];
+      export const used = [LogDir.open, FsStorage.open, Fs.open, new SimStorage().crash(randomChooser(7)), encodeBatch, Segment, code, records];
+      `,
+    );
+    writeFileSync(
+      join(project, "types-cjs.cts"),
+      `import pagelog = require("pagelog");
+      import format = require("pagelog/format");
+      export const used = [pagelog.LogDir.open, pagelog.FsStorage.open, format.decodeBatch];
+      `,
+    );
+    // Bundler resolution applies no "node" condition: the root's types are the browser-clean ones.
+    writeFileSync(
+      join(project, "types-bundler.ts"),
+      `import { LogDir, SimStorage } from "pagelog";
+      import { FsStorage } from "pagelog/fs";
+      export const used = [LogDir.open(new SimStorage()), FsStorage.open];
+      `,
+    );
+    const tsc = join(repo, "node_modules/typescript/bin/tsc");
+    const flags = ["--noEmit", "--strict", "--target", "es2022", "--skipLibCheck", "false", "--types", "node", "--typeRoots", join(repo, "node_modules/@types")];
+    node([tsc, ...flags, "--module", "node16", "--moduleResolution", "node16", "types-esm.mts", "types-cjs.cts"]);
+    node([tsc, ...flags, "--module", "esnext", "--moduleResolution", "bundler", "types-bundler.ts"]);
   });
 
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {

@@ -66,7 +66,7 @@ beforeAll(() => {
   // so that the build resolves the package's own dependencies (crc-32) like dist/ does.
   mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
   buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-sigkill-"));
-  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/index.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
+  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -92,7 +92,7 @@ interface RoundResult {
 function runRound(round: number, seed: number, policy: LogOptions, inFlight: number, delayMs: number, early: boolean): Promise<RoundResult> {
   return new Promise((resolvePromise, reject) => {
     const proc = spawn(process.execPath, [child, dataDir, String(round), String(seed), JSON.stringify(policy), String(inFlight)], {
-      env: { ...process.env, PAGELOG_MODULE: join(buildDir, "index.js") },
+      env: { ...process.env, PAGELOG_MODULE: join(buildDir, "node.js") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const result: RoundResult = { ready: undefined, acked: [], maxSent: -1, signal: null, code: null, stderr: "", errors: [] };

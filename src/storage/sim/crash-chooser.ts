@@ -4,7 +4,15 @@
  * changes. The default draws from the seeded PRNG; a test that wants to enumerate crash states
  * (as CrashMonkey does) passes its own.
  */
-import type { Prng } from "./prng.js";
+import { Prng } from "./prng.js";
+
+/** A source of random draws (the simulator's seeded PRNG is one). */
+export interface RandomSource {
+  /** A uniform integer in [0, n). */
+  int(n: number): number;
+  /** True with probability p. */
+  chance(p: number): boolean;
+}
 
 /**
  * What a power cut did to one dirty page.
@@ -31,8 +39,16 @@ export interface CrashChooser {
   dirPrefix(dir: string, pending: number): number;
 }
 
-/** The default chooser: every outcome the model allows, each possible, drawn from the seed. */
-export function randomChooser(prng: Prng): CrashChooser {
+/**
+ * The default chooser: every outcome the model allows, each possible, drawn from `seed` (a
+ * number seeds pagelog's own PRNG, so the same seed gives the same fates) or from any
+ * {@link RandomSource}. `sim.crash(randomChooser(7))` replays the crash of seed 7.
+ */
+export function randomChooser(seed: number | RandomSource): CrashChooser {
+  const prng: RandomSource = typeof seed === "number" ? new Prng(seed) : seed;
+  if (typeof prng !== "object" || prng === null || typeof prng.int !== "function" || typeof prng.chance !== "function") {
+    throw new TypeError("randomChooser takes a seed (a safe integer) or a RandomSource ({ int(n), chance(p) })");
+  }
   return {
     pageFate(_path, _page, sectors) {
       const roll = prng.int(sectors > 1 ? 3 : 2);

@@ -20,7 +20,7 @@ storageContract("FsStorage", async () => {
     storage: await FsStorage.open(nodePath.join(dir, "root")),
     cleanup: () => fs.rm(dir, { recursive: true, force: true }),
   };
-});
+}, { describe, it });
 
 async function expectCode(action: () => Promise<unknown>, code: ErrorCode): Promise<PagelogError> {
   const err: unknown = await action().then(

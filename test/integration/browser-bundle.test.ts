@@ -1,0 +1,152 @@
+/**
+ * The root entry in a browser (issue 10, item 3): `import { LogDir, SimStorage } from "pagelog"`
+ * bundled by esbuild for the browser platform pulls in no `node:` module and no Node builtin,
+ * runs where there is no `process` and no `Buffer`, and stays within its size budget.
+ *
+ * The bundles are built from `src/index.ts`, the source of the root's non-`node` conditions
+ * (`dist/index.js`, `dist/index.cjs`); the packed-package test checks that a browser bundle of
+ * the packed package resolves "pagelog" to that build. Sizes are measured, never timed.
+ */
+import { builtinModules } from "node:module";
+import { resolve } from "node:path";
+import { createContext, runInContext } from "node:vm";
+import { gzipSync } from "node:zlib";
+import { type BuildOptions, build, type Metafile } from "esbuild";
+import { describe, expect, it } from "vitest";
+
+const repo = resolve(import.meta.dirname, "../..");
+/** LogDir + SimStorage, minified and gzipped (issue 10). */
+const BUDGET_BYTES = 30 * 1024;
+const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+
+async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
+  const options: BuildOptions = {
+    stdin: { contents, resolveDir: repo, loader: "ts", sourcefile: "entry.ts" },
+    bundle: true,
+    platform: "browser",
+    format,
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  };
+  const result = await build(options);
+  return { code: result.outputFiles![0]!.text, metafile: result.metafile! };
+}
+
+/** Every module the bundle was built from, and every import it left to the runtime. */
+function modulesOf(metafile: Metafile): { inputs: string[]; imports: string[] } {
+  const inputs = Object.keys(metafile.inputs);
+  const imports = Object.values(metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+  const external = Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+  return { inputs, imports: [...imports, ...external] };
+}
+
+/**
+ * A realm with the web platform's globals a log needs, and none of Node's. TextEncoder and
+ * TextDecoder are defined inside it, as a page's own are, so the bytes they return are that
+ * realm's Uint8Arrays (Node's would return this realm's).
+ */
+function browserLikeContext(): Record<string, unknown> {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const hostEncode = (text: string): number[] => [...encoder.encode(text)];
+  const hostDecode = (bytes: number[]): string => decoder.decode(new Uint8Array(bytes));
+  const context = createContext({ hostEncode, hostDecode, setTimeout, clearTimeout, queueMicrotask, console });
+  runInContext(
+    `{
+      const { hostEncode, hostDecode } = globalThis;
+      delete globalThis.hostEncode;
+      delete globalThis.hostDecode;
+      globalThis.TextEncoder = class TextEncoder { encode(text = "") { return new Uint8Array(hostEncode(String(text))); } };
+      globalThis.TextDecoder = class TextDecoder {
+        decode(bytes) { return bytes === undefined ? "" : hostDecode(Array.from(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))); }
+      };
+    }`,
+    context,
+  );
+  return context;
+}
+
+describe("the root entry bundled for a browser", () => {
+  it("imports no node: module and no Node builtin, and LogDir + SimStorage fit in 30 KB gzipped", async () => {
+    const { code, metafile } = await bundle('export { LogDir, SimStorage } from "./src/index.ts";', "esm");
+    const { inputs, imports } = modulesOf(metafile);
+    expect(inputs).toContain("src/log/log-dir.ts");
+    expect(inputs).toContain("node_modules/crc-32/crc32c.js"); // the one runtime dependency
+    expect(inputs.filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
+    expect(inputs.filter((path) => /fs-storage|fs-file|fs-errors/.test(path))).toEqual([]);
+    expect(imports.filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
+    expect(Object.values(metafile.outputs).flatMap((output) => output.imports)).toEqual([]); // nothing left external
+    expect(code).not.toMatch(/["'`]node:/);
+    const gzipped = gzipSync(code, { level: 9 }).length;
+    console.log(`LogDir + SimStorage for a browser: ${code.length} bytes minified, ${gzipped} gzipped (budget ${BUDGET_BYTES})`);
+    expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it("the whole root entry imports no Node builtin either", async () => {
+    const { metafile } = await bundle('export * from "./src/index.ts";', "esm");
+    const { inputs, imports } = modulesOf(metafile);
+    expect([...inputs, ...imports].filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
+  });
+
+  it("pagelog/format imports no Node builtin", async () => {
+    const { metafile } = await bundle('export * from "./src/format.ts";', "esm");
+    const { inputs, imports } = modulesOf(metafile);
+    expect([...inputs, ...imports].filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
+  });
+
+  it("runs with no process and no Buffer: open a SimStorage, append, read, close, crash, recover", async () => {
+    const { code } = await bundle(
+      `
+      import { LogDir, SimStorage } from "./src/index.ts";
+      globalThis.result = (async () => {
+        const globals = [typeof globalThis.process, typeof globalThis.Buffer, typeof globalThis.require, typeof globalThis.setImmediate];
+        const disk = new SimStorage({ seed: 7 });
+        let dir = await LogDir.open(disk);
+        let log = await dir.log("orders-0");
+        const first = await log.append([{ key: "k", value: "hello" }, { value: new Uint8Array([1, 2, 3]) }]);
+        await log.flush();
+        await log.append([{ value: "only in the page cache" }]);
+        const read = await log.read(0);
+        await dir.close();
+        dir = await LogDir.open(disk.crash());
+        log = await dir.log("orders-0");
+        const recovered = await log.read(0);
+        await dir.close();
+        const text = (v) => (typeof v === "string" ? v : new TextDecoder().decode(v));
+        const pathError = await LogDir.open("./data").then(() => undefined, (e) => [e.name, e.message]);
+        return JSON.stringify({
+          globals,
+          first,
+          read: read.map((r) => [r.offset, text(r.value)]),
+          recovered: recovered.slice(0, 2).map((r) => [r.offset, text(r.value)]),
+          pathError,
+        });
+      })();
+      `,
+      "iife",
+    );
+    const context = browserLikeContext();
+    runInContext(code, context);
+    const result = JSON.parse(await (context.result as Promise<string>)) as {
+      globals: string[];
+      first: { baseOffset: number; lastOffset: number };
+      read: [number, string][];
+      recovered: [number, string][];
+      pathError: [string, string];
+    };
+    expect(result.globals).toEqual(["undefined", "undefined", "undefined", "undefined"]);
+    expect(result.first).toEqual({ baseOffset: 0, lastOffset: 1 });
+    expect(result.read).toEqual([
+      [0, "hello"],
+      [1, "\u0001\u0002\u0003"],
+      [2, "only in the page cache"],
+    ]);
+    // A clean close made everything durable: the crash after it loses nothing.
+    expect(result.recovered).toEqual(result.read.slice(0, 2));
+    // A path needs the Node entry: a TypeError that says to pass a Storage.
+    expect(result.pathError[0]).toBe("TypeError");
+    expect(result.pathError[1]).toMatch(/pass a Storage/);
+  });
+});
