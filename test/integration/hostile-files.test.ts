@@ -36,7 +36,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ErrorCode, SimStorage } from "../../src/index.js";
+import { ErrorCode, SimStorage } from "../../src/node.js";
 import { type Case, describePristine, generateCases, type Variant } from "./hostile/cases.js";
 import { runCase } from "./hostile/run-case.js";
 import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, writePristine } from "./hostile/tree.js";
@@ -134,10 +134,10 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "pagelog-huge-"));
     await writePristine(pristineDir());
-    // The child runs plain node: bundle the source for it (esbuild comes with tsup).
+    // The child runs plain node: bundle the Node entry (FsStorage included) for it (esbuild comes with tsup).
     const { buildSync } = await import("esbuild");
     bundle = join(root, "pagelog.mjs");
-    buildSync({ entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))], bundle: true, format: "esm", platform: "node", outfile: bundle, logLevel: "silent" });
+    buildSync({ entryPoints: [fileURLToPath(new URL("../../src/node.ts", import.meta.url))], bundle: true, format: "esm", platform: "node", outfile: bundle, logLevel: "silent" });
   }, 60_000);
   afterAll(() => {
     if (root !== undefined) rmSync(root, { recursive: true, force: true });

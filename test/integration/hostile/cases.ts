@@ -5,7 +5,7 @@
  * checkpoint texts, the marker, the lock, leftovers and names; then seeded random damage.
  */
 import { gzipSync } from "node:zlib";
-import { offsetName } from "../../../src/index.js";
+import { offsetName } from "../../../src/format.js";
 import { seededBytes } from "../../support/seeded-bytes.js";
 import {
   FIELDS,

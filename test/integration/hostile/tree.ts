@@ -4,8 +4,8 @@
  * wrapper that catches reads asking for more bytes than the file holds.
  */
 import { createHash } from "node:crypto";
-import { LogDir, PagelogError, SimStorage } from "../../../src/index.js";
-import type { LogOptions, LogRecord, RecordInput, Storage, StorageFile } from "../../../src/index.js";
+import { LogDir, PagelogError, SimStorage } from "../../../src/node.js";
+import type { LogOptions, LogRecord, RecordInput, Storage, StorageFile } from "../../../src/node.js";
 
 /** Path → bytes, or "dir". Paths are relative to the log directory, with "/" separators. */
 export type Tree = Map<string, Uint8Array | "dir">;
