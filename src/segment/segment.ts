@@ -265,8 +265,7 @@ export class Segment {
    */
   async #checkLastTimeEntry(): Promise<void> {
     const last = this.timeIndex.lastEntry;
-    // (An entry of NO_TIMESTAMP, for records whose timestamps are all negative, names the base.)
-    if (last === undefined || last.timestamp <= NO_TIMESTAMP) return;
+    if (last === undefined || this.#namesBase(last)) return;
     const found = await this.#findBatch(last.offset);
     if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) throw this.#timeEntryLies(last);
   }
@@ -577,7 +576,7 @@ export class Segment {
     if (before !== undefined) {
       try {
         // (An entry of NO_TIMESTAMP names the base offset, not a batch: nothing to check.)
-        const entry = before.timestamp > NO_TIMESTAMP ? before : undefined;
+        const entry = this.#namesBase(before) ? undefined : before;
         return await this.#fromIndex(this.offsetIndex.lookup(before.offset), (from) => this.#offsetForTimestampFrom(from, timestamp, entry));
       } catch (err) {
         // The time index's entry is not what the log holds there (or the walk met damage, which
@@ -614,6 +613,15 @@ export class Segment {
     if (scanner.stop.reason !== undefined) throw this.#corruptAt(scanner.stop);
     if (unchecked !== undefined) throw this.#timeEntryLies(unchecked);
     return null;
+  }
+
+  /**
+   * The one time-index entry that names no batch: NO_TIMESTAMP at the base offset, written while
+   * every record's timestamp was negative. Any other entry is a batch's (largest timestamp so
+   * far, its last offset).
+   */
+  #namesBase(entry: TimestampOffset): boolean {
+    return entry.timestamp === NO_TIMESTAMP && entry.offset === this.baseOffset;
   }
 
   #timeEntryLies(entry: TimestampOffset): PagelogError {
