@@ -15,7 +15,6 @@ import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { Log, type LogRecovery } from "./log.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
-import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export const LOCK_FILE = ".lock";
@@ -63,8 +62,6 @@ export interface LogDirOptions {
    * @defaultValue 128
    */
   maxOpenFiles?: number;
-  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). Never set it. */
-  brokenVariant?: BrokenVariant;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -108,7 +105,6 @@ export class LogDir {
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
-  readonly #brokenVariant: BrokenVariant | undefined;
   readonly #clock: Clock;
   #lastCheckpointAt: number;
   #checkpointTimer: ReturnType<typeof setTimeout> | undefined;
@@ -128,7 +124,6 @@ export class LogDir {
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
-    brokenVariant: BrokenVariant | undefined;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -139,7 +134,6 @@ export class LogDir {
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
-    this.#brokenVariant = fields.brokenVariant;
     this.#clock = fields.defaults.clock ?? systemClock;
     this.#lastCheckpointAt = this.#clock.now();
     if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
@@ -217,7 +211,7 @@ export class LogDir {
       // must look like one, whatever this session does.
       if (clean) {
         await storage.remove(CLEAN_SHUTDOWN_FILE);
-        if (options.brokenVariant !== "marker-not-durably-removed") await storage.syncDir("");
+        await storage.syncDir("");
       }
       for (const name of ownTmpFiles) await storage.remove(name);
       if (ownTmpFiles.length > 0) await storage.syncDir("");
@@ -231,7 +225,6 @@ export class LogDir {
         recoveryPoints,
         startOffsets,
         checkpointIntervalMs,
-        brokenVariant: options.brokenVariant,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -294,7 +287,7 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush(), brokenVariant: this.#brokenVariant }, options, {
+    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
       clean: this.#clean,
       recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
       logStartOffset: fresh ? undefined : this.#startOffsets.get(name),

@@ -17,7 +17,6 @@ import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
 import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
-import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { describeValue, type RecordSnapshot, snapshotRecords } from "../format/record-codec.js";
@@ -56,8 +55,6 @@ export interface LogHost {
   checkpoint(): Promise<void>;
   /** Called after every successful flush: the directory checkpoints when its interval is up. */
   flushed?(): Promise<void>;
-  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). */
-  readonly brokenVariant?: BrokenVariant | undefined;
 }
 
 const DEFAULT_READ_BYTES = 1 << 20;
@@ -147,7 +144,6 @@ export class Log {
       maxIndexBytes: options.maxIndexBytes,
       maxBatchBytes: options.maxBatchBytes,
       ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-      ...(host.brokenVariant === undefined ? {} : { brokenVariant: host.brokenVariant }),
     };
     const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
     return new Log(name, host, options, segmentOptions, loaded);
@@ -312,22 +308,11 @@ export class Log {
 
   async #flush(): Promise<void> {
     const end = this.endOffset;
-    const broken = this.#host.brokenVariant;
-    if (broken === "checkpoint-before-fsync") {
-      this.#recoveryPoint = end;
-      await this.#host.checkpoint();
-    }
-    for (const segment of this.#dirtySegments) {
-      try {
-        await segment.flush();
-      } catch (err) {
-        if (broken !== "ignore-fsync-failure" || err instanceof PagelogError === false || (err as PagelogError).code === ErrorCode.POWER_CUT) throw err;
-      }
-    }
+    for (const segment of this.#dirtySegments) await segment.flush();
     this.#dirtySegments.clear();
     // A segment created since the last flush is durable only once its name is: sync the
     // directory before claiming anything in it is durable.
-    if (this.#dirDirty && broken !== "no-dir-fsync-after-roll") {
+    if (this.#dirDirty) {
       await this.#host.storage.syncDir(this.name);
       this.#dirDirty = false;
     }

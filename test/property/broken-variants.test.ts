@@ -1,10 +1,10 @@
 /**
- * Proof that the crash suite bites: each deliberately broken log (src/log/broken-variants.ts)
+ * Proof that the crash suite bites: each deliberately broken log (src/testing/broken/variants.ts: the real log over a storage that breaks one rule)
  * must be caught by the same schedules that pass on the real log. The run seed is fixed, so
  * each variant is caught at the same schedule every time; the test prints where.
  */
 import { describe, expect, it } from "vitest";
-import { BROKEN_VARIANTS } from "../../src/log/broken-variants.js";
+import { BROKEN_VARIANTS } from "../../src/testing/broken/variants.js";
 import { fuzz } from "../../src/testing/fuzz.js";
 
 const RUN_SEED = 1;
