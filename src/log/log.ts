@@ -179,11 +179,6 @@ export class Log {
     return this.#status;
   }
 
-  /** @internal For tests: each segment's base offset and whether its indexes are in memory. */
-  indexStateForTest(): Array<{ base: number; loaded: boolean }> {
-    return this.#segments.map((s) => ({ base: s.baseOffset, loaded: s.indexesLoaded }));
-  }
-
   /** Base offsets of the segments, oldest first. */
   get segmentBaseOffsets(): number[] {
     return this.#segments.map((s) => s.baseOffset);
