@@ -4,7 +4,7 @@
  * changes. The default draws from the seeded PRNG; a test that wants to enumerate crash states
  * (as CrashMonkey does) passes its own.
  */
-import type { Prng } from "./prng.js";
+import { Prng } from "./prng.js";
 
 /**
  * What a power cut did to one dirty page.
@@ -31,8 +31,14 @@ export interface CrashChooser {
   dirPrefix(dir: string, pending: number): number;
 }
 
-/** The default chooser: every outcome the model allows, each possible, drawn from the seed. */
-export function randomChooser(prng: Prng): CrashChooser {
+/** The default chooser: every outcome the model allows, each possible, drawn from `seed`. */
+export function randomChooser(seed: number): CrashChooser {
+  if (!Number.isSafeInteger(seed)) throw new TypeError(`randomChooser(seed): seed must be an integer, got ${String(seed)}`);
+  return chooserFrom(new Prng(seed));
+}
+
+/** @internal The default chooser drawing from a PRNG the simulator owns (not part of the API). */
+export function chooserFrom(prng: Prng): CrashChooser {
   return {
     pageFate(_path, _page, sectors) {
       const roll = prng.int(sectors > 1 ? 3 : 2);
