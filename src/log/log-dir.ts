@@ -13,7 +13,7 @@ import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../for
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
-import { Log, type LogRecovery } from "./log.js";
+import { type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 
@@ -257,7 +257,7 @@ export class LogDir {
       // Closed by log.close() (or asyncDispose): open it again rather than hand back a closed Log.
       // Not after a failure: a failed fsync's pages may read back fine from the page cache while
       // the disk lacks them, so only a restart can tell what survived.
-      if (previous.everFailed) {
+      if (logEverFailed(previous)) {
         return Promise.reject(new PagelogError(`log ${name} failed and was closed; reopen the directory after a restart`, ErrorCode.FAILED, { path: name }));
       }
       // Its close flushed everything: its own values are the newest, and durable.
@@ -287,7 +287,7 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
+    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
       clean: this.#clean,
       recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
       logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
@@ -384,7 +384,7 @@ export class LogDir {
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
       await this.checkpoint();
       const everyLogRecovered = this.#clean || [...this.#initialPartitions].every((name) => this.#opened.has(name));
-      const anyFailed = [...this.#opened.values()].some((l) => l.everFailed);
+      const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
       if (failure === undefined && !anyFailed && everyLogRecovered) {
         await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
         await this.storage.syncDir("");

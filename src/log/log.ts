@@ -68,6 +68,11 @@ interface PendingAppend {
   readonly reject: (err: unknown) => void;
 }
 
+type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+/** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
+let construct: (name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) => Log;
+let failureOf: (log: Log) => unknown;
+
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
@@ -100,7 +105,12 @@ export class Log {
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   #openGroup: PendingAppend[] | undefined;
 
-  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
+  static {
+    construct = (name, host, options, segmentOptions, loaded) => new Log(name, host, options, segmentOptions, loaded);
+    failureOf = (log) => log.#failure;
+  }
+
+  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) {
     this.name = name;
     this.#host = host;
     this.options = options;
@@ -130,23 +140,6 @@ export class Log {
     }, Math.min(MAX_TIMER_MS, Math.max(1, due)));
     this.#flushTimer = timer;
     (timer as { unref?: () => void }).unref?.();
-  }
-
-  /** @internal Used by LogDir. */
-  static async open(
-    name: string,
-    host: LogHost,
-    options: ResolvedLogOptions,
-    state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
-  ): Promise<Log> {
-    const segmentOptions: SegmentOptions = {
-      indexIntervalBytes: options.indexIntervalBytes,
-      maxIndexBytes: options.maxIndexBytes,
-      maxBatchBytes: options.maxBatchBytes,
-      ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-    };
-    const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
-    return new Log(name, host, options, segmentOptions, loaded);
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -664,7 +657,7 @@ export class Log {
   /**
    * Flushes everything, adds each active segment's final time-index entry, and closes the files.
    * A crash anywhere in here still recovers correctly: nothing is removed or rewritten.
-   * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
+   * `LogDir.close()` calls it for every open log, then writes the checkpoints and the clean-shutdown marker.
    */
   close(): Promise<void> {
     // Every call gets the first call's promise (LogDir.close() calls it too).
@@ -690,10 +683,6 @@ export class Log {
     return this.#closing;
   }
 
-  /** @internal True if the log ever failed (LogDir then writes no clean-shutdown marker). */
-  get everFailed(): boolean {
-    return this.#failure !== undefined;
-  }
 
   #stopTimer(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
@@ -765,4 +754,29 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 
 function outOfRange(offset: number, start: number, end: number): PagelogError {
   return new PagelogError(`offset ${offset} is out of range [${start}, ${end}]`, ErrorCode.OFFSET_OUT_OF_RANGE);
+}
+
+/**
+ * Opens (loading, and recovering as needed) one partition's log: what `LogDir.log()` does after
+ * taking care of the directory. Not part of the package's API.
+ */
+export async function openLog(
+  name: string,
+  host: LogHost,
+  options: ResolvedLogOptions,
+  state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
+): Promise<Log> {
+  const segmentOptions: SegmentOptions = {
+    indexIntervalBytes: options.indexIntervalBytes,
+    maxIndexBytes: options.maxIndexBytes,
+    maxBatchBytes: options.maxBatchBytes,
+    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+  };
+  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+  return construct(name, host, options, segmentOptions, loaded);
+}
+
+/** True if the log ever failed (its LogDir then writes no clean-shutdown marker). */
+export function logEverFailed(log: Log): boolean {
+  return failureOf(log) !== undefined;
 }
