@@ -16,11 +16,12 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 import { type CrashChooser, chooserFrom } from "./sim/crash-chooser.js";
 import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
-import { type ByteRange, SimInode } from "./sim/sim-inode.js";
+import { SimInode } from "./sim/sim-inode.js";
+import type { ByteRange } from "./sim/crash-chooser.js";
 
 export type { CrashChooser, PageFate } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
-export type { ByteRange } from "./sim/sim-inode.js";
+export type { ByteRange } from "./sim/crash-chooser.js";
 
 /** Every operation the simulator counts, traces and can fail. */
 export type SimOp =

@@ -6,6 +6,12 @@
  */
 import { Prng } from "./prng.js";
 
+/** A byte range [start, end). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * What a power cut did to one dirty page.
  * - `written`: the whole page reached the disk.
