@@ -13,6 +13,8 @@ export interface StorageOp {
   readonly path: string;
   /** `open` only: whether it may create the file. */
   readonly create?: boolean;
+  /** `rename` only: the new name (normalized). */
+  readonly to?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ export class HookedStorage implements Storage {
   }
 
   rename(from: string, to: string): Promise<void> {
-    return this.#call({ kind: "rename", path: norm(from) }, () => this.#inner.rename(from, to));
+    return this.#call({ kind: "rename", path: norm(from), to: norm(to) }, () => this.#inner.rename(from, to));
   }
 
   syncDir(dir: string): Promise<void> {
