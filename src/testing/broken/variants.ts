@@ -110,7 +110,10 @@ function broken(variant: BrokenVariant, newSession: () => Session, dirOptions: (
  * while the data below it is still only in the page cache. Exact for flushes. A sync held back
  * is run before any other storage call (the checkpoint's own calls aside) and when the log call
  * resolves, so syncs outside a flush (truncation, recovery, an eviction) are only delayed, never
- * lost, and keep their order against every write.
+ * lost, and keep their order against every write. Approximate: the broken flush checkpointed on
+ * every flush whatever the interval, and again when the interval was due; checked against the
+ * old in-product switch, 187 of the first 200 schedules of run seed 1 had the same outcome (12
+ * caught by both; each catches some the other does not).
  */
 function checkpointBeforeFsync(): Session {
   const held: Array<() => Promise<unknown>> = [];
@@ -136,21 +139,22 @@ function checkpointBeforeFsync(): Session {
 
 /**
  * no-dir-fsync-after-roll. Once the directory and its log are open (`opened()`), an fsync of a
- * partition directory is dropped unless it covers a removal or a rename there: what it would
- * make durable is the log's new segment files, which is what the broken flush's skipped
- * directory fsync left in the cache. Near exact: the opening's own fsyncs (the loader's, after a
- * crash) run; the truncation's (after its rename) and retention's (after its removals) run, as
- * in the broken flush; a flush whose directory fsync would cover a removal too runs it.
+ * partition directory is dropped unless the call just before it removed or renamed a file
+ * there: the fsyncs the log makes right after its own removals (retention) and its rename (a
+ * truncation inside a batch) run, and what is dropped is the flush's, which makes a roll's new
+ * segment files (and any removal the flush covers) durable. The opening's own fsyncs (the
+ * loader's) run. Approximate: a flush whose directory fsync comes right after a removal keeps
+ * it; checked against the old in-product switch, 299 of the first 300 schedules of run seed 1
+ * had the same outcome (117 caught by both).
  */
 function noDirFsyncAfterRoll(): Session {
   let opening = true;
-  const removedIn = new Set<string>();
+  /** The partition the previous call removed or renamed a file in. */
+  let justChanged: string | undefined;
   const hook: StorageHook = async (op, run) => {
-    if ((op.kind === "remove" || op.kind === "rename") && op.path.includes("/")) removedIn.add(op.path.slice(0, op.path.indexOf("/")));
-    if (op.kind === "syncDir" && isPartitionDir(op.path)) {
-      if (!opening && !removedIn.has(op.path)) return undefined;
-      removedIn.delete(op.path);
-    }
+    const previous = justChanged;
+    justChanged = (op.kind === "remove" || op.kind === "rename") && op.path.includes("/") ? op.path.slice(0, op.path.indexOf("/")) : undefined;
+    if (op.kind === "syncDir" && isPartitionDir(op.path) && !opening && previous !== op.path) return undefined;
     return run();
   };
   return { hook, opened: () => (opening = false) };
