@@ -46,7 +46,7 @@ describe("the broken variants live outside the product", () => {
   });
 
   it("skip-crc-in-recovery's CRC function writes the real CRC, and then accepts a batch whose body was damaged", () => {
-    const records = [{ key: "k", value: "a value long enough to damage" }];
+    const records = [{ key: "k", value: "a value long enough to damage", timestamp: 1_700_000_000_000 }];
     const real = encodeBatch(records, { baseOffset: 7 });
     const written = encodeBatch(records, { baseOffset: 7, crc32c: storedCrcMatches });
     expect(written).toEqual(real); // what the broken log writes is still valid Kafka
