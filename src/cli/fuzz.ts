@@ -5,7 +5,7 @@
  * one (its report and replay command printed), 2 on bad arguments.
  */
 import { parseArgs } from "node:util";
-import { BROKEN_VARIANTS, isBrokenVariant } from "../log/broken-variants.js";
+import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
 import { CrashViolation } from "../testing/crash-harness.js";
 import { type FuzzProgress, fuzz, replay } from "../testing/fuzz.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";

@@ -13,10 +13,9 @@ import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../for
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
-import { Log, type LogRecovery } from "./log.js";
+import { type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
-import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export const LOCK_FILE = ".lock";
@@ -64,8 +63,6 @@ export interface LogDirOptions {
    * @defaultValue 128
    */
   maxOpenFiles?: number;
-  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). Never set it. */
-  brokenVariant?: BrokenVariant;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -109,7 +106,6 @@ export class LogDir {
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
-  readonly #brokenVariant: BrokenVariant | undefined;
   readonly #clock: Clock;
   #lastCheckpointAt: number;
   #checkpointTimer: ReturnType<typeof setTimeout> | undefined;
@@ -129,7 +125,6 @@ export class LogDir {
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
-    brokenVariant: BrokenVariant | undefined;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -140,7 +135,6 @@ export class LogDir {
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
-    this.#brokenVariant = fields.brokenVariant;
     this.#clock = fields.defaults.clock ?? systemClock;
     this.#lastCheckpointAt = this.#clock.now();
     if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
@@ -218,7 +212,7 @@ export class LogDir {
       // must look like one, whatever this session does.
       if (clean) {
         await storage.remove(CLEAN_SHUTDOWN_FILE);
-        if (options.brokenVariant !== "marker-not-durably-removed") await storage.syncDir("");
+        await storage.syncDir("");
       }
       for (const name of ownTmpFiles) await storage.remove(name);
       if (ownTmpFiles.length > 0) await storage.syncDir("");
@@ -232,7 +226,6 @@ export class LogDir {
         recoveryPoints,
         startOffsets,
         checkpointIntervalMs,
-        brokenVariant: options.brokenVariant,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -265,7 +258,7 @@ export class LogDir {
       // Closed by log.close() (or asyncDispose): open it again rather than hand back a closed Log.
       // Not after a failure: a failed fsync's pages may read back fine from the page cache while
       // the disk lacks them, so only a restart can tell what survived.
-      if (previous.everFailed) {
+      if (logEverFailed(previous)) {
         return Promise.reject(new PagelogError(`log ${name} failed and was closed; reopen the directory after a restart`, ErrorCode.FAILED, { path: name }));
       }
       // Its close flushed everything: its own values are the newest, and durable.
@@ -295,7 +288,7 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await Log.open(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush(), brokenVariant: this.#brokenVariant }, options, {
+    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
       clean: this.#clean,
       recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
       logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
@@ -392,7 +385,7 @@ export class LogDir {
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
       await this.checkpoint();
       const everyLogRecovered = this.#clean || [...this.#initialPartitions].every((name) => this.#opened.has(name));
-      const anyFailed = [...this.#opened.values()].some((l) => l.everFailed);
+      const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
       if (failure === undefined && !anyFailed && everyLogRecovered) {
         await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
         await this.storage.syncDir("");

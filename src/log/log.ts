@@ -17,7 +17,6 @@ import type { Storage } from "../storage/storage.js";
 import { deleteFrom, deleteSegmentFiles, loadLog, type LogRecovery } from "./log-loader.js";
 import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import { segmentsToDelete } from "./retention.js";
-import type { BrokenVariant } from "./broken-variants.js";
 import { SerialQueue } from "./serial-queue.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { describeValue, type RecordSnapshot, snapshotRecords } from "../format/record-codec.js";
@@ -56,8 +55,6 @@ export interface LogHost {
   checkpoint(): Promise<void>;
   /** Called after every successful flush: the directory checkpoints when its interval is up. */
   flushed?(): Promise<void>;
-  /** @internal Test-only: a deliberately broken log (see broken-variants.ts). */
-  readonly brokenVariant?: BrokenVariant | undefined;
 }
 
 const DEFAULT_READ_BYTES = 1 << 20;
@@ -70,6 +67,11 @@ interface PendingAppend {
   readonly resolve: (offsets: { baseOffset: number; lastOffset: number }) => void;
   readonly reject: (err: unknown) => void;
 }
+
+type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+/** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
+let construct: (name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) => Log;
+let failureOf: (log: Log) => unknown;
 
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
@@ -103,7 +105,12 @@ export class Log {
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   #openGroup: PendingAppend[] | undefined;
 
-  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
+  static {
+    construct = (name, host, options, segmentOptions, loaded) => new Log(name, host, options, segmentOptions, loaded);
+    failureOf = (log) => log.#failure;
+  }
+
+  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) {
     this.name = name;
     this.#host = host;
     this.options = options;
@@ -135,24 +142,6 @@ export class Log {
     (timer as { unref?: () => void }).unref?.();
   }
 
-  /** @internal Used by LogDir. */
-  static async open(
-    name: string,
-    host: LogHost,
-    options: ResolvedLogOptions,
-    state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
-  ): Promise<Log> {
-    const segmentOptions: SegmentOptions = {
-      indexIntervalBytes: options.indexIntervalBytes,
-      maxIndexBytes: options.maxIndexBytes,
-      maxBatchBytes: options.maxBatchBytes,
-      ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-      ...(host.brokenVariant === undefined ? {} : { brokenVariant: host.brokenVariant }),
-    };
-    const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
-    return new Log(name, host, options, segmentOptions, loaded);
-  }
-
   // ---- state ----------------------------------------------------------------------------
 
   /** The first offset that can be read (moves forward with deleteRecordsBefore and retention). */
@@ -181,11 +170,6 @@ export class Log {
 
   get status(): LogStatus {
     return this.#status;
-  }
-
-  /** @internal For tests: each segment's base offset and whether its indexes are in memory. */
-  indexStateForTest(): Array<{ base: number; loaded: boolean }> {
-    return this.#segments.map((s) => ({ base: s.baseOffset, loaded: s.indexesLoaded }));
   }
 
   /** Base offsets of the segments, oldest first. */
@@ -312,22 +296,11 @@ export class Log {
 
   async #flush(): Promise<void> {
     const end = this.endOffset;
-    const broken = this.#host.brokenVariant;
-    if (broken === "checkpoint-before-fsync") {
-      this.#recoveryPoint = end;
-      await this.#host.checkpoint();
-    }
-    for (const segment of this.#dirtySegments) {
-      try {
-        await segment.flush();
-      } catch (err) {
-        if (broken !== "ignore-fsync-failure" || err instanceof PagelogError === false || (err as PagelogError).code === ErrorCode.POWER_CUT) throw err;
-      }
-    }
+    for (const segment of this.#dirtySegments) await segment.flush();
     this.#dirtySegments.clear();
     // A segment created since the last flush is durable only once its name is: sync the
     // directory before claiming anything in it is durable.
-    if (this.#dirDirty && broken !== "no-dir-fsync-after-roll") {
+    if (this.#dirDirty) {
       await this.#host.storage.syncDir(this.name);
       this.#dirDirty = false;
     }
@@ -684,7 +657,7 @@ export class Log {
   /**
    * Flushes everything, adds each active segment's final time-index entry, and closes the files.
    * A crash anywhere in here still recovers correctly: nothing is removed or rewritten.
-   * @internal LogDir.close() calls it, then writes the checkpoints and the clean-shutdown marker.
+   * `LogDir.close()` calls it for every open log, then writes the checkpoints and the clean-shutdown marker.
    */
   close(): Promise<void> {
     // Every call gets the first call's promise (LogDir.close() calls it too).
@@ -710,10 +683,6 @@ export class Log {
     return this.#closing;
   }
 
-  /** @internal True if the log ever failed (LogDir then writes no clean-shutdown marker). */
-  get everFailed(): boolean {
-    return this.#failure !== undefined;
-  }
 
   #stopTimer(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
@@ -785,4 +754,29 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 
 function outOfRange(offset: number, start: number, end: number): PagelogError {
   return new PagelogError(`offset ${offset} is out of range [${start}, ${end}]`, ErrorCode.OFFSET_OUT_OF_RANGE);
+}
+
+/**
+ * Opens (loading, and recovering as needed) one partition's log: what `LogDir.log()` does after
+ * taking care of the directory. Not part of the package's API.
+ */
+export async function openLog(
+  name: string,
+  host: LogHost,
+  options: ResolvedLogOptions,
+  state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
+): Promise<Log> {
+  const segmentOptions: SegmentOptions = {
+    indexIntervalBytes: options.indexIntervalBytes,
+    maxIndexBytes: options.maxIndexBytes,
+    maxBatchBytes: options.maxBatchBytes,
+    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+  };
+  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+  return construct(name, host, options, segmentOptions, loaded);
+}
+
+/** True if the log ever failed (its LogDir then writes no clean-shutdown marker). */
+export function logEverFailed(log: Log): boolean {
+  return failureOf(log) !== undefined;
 }

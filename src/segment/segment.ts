@@ -28,8 +28,6 @@ export interface SegmentOptions {
   readonly maxBatchBytes: number;
   /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
   readonly crc32c?: Crc32c;
-  /** @internal Test-only: a deliberately broken recovery (see log/broken-variants.ts). */
-  readonly brokenVariant?: string;
 }
 
 export interface RecoverOptions {
@@ -293,7 +291,7 @@ export class Segment {
       await this.timeIndex.file.truncate(this.timeIndex.sizeInBytes);
     }
     if (mode === "recovery") {
-      if (this.#options.brokenVariant !== "recovery-truncation-not-durable") await this.flush({ force: true });
+      await this.flush({ force: true });
     } else {
       await Promise.all([this.offsetIndex.sync(), this.timeIndex.sync()]);
     }
@@ -312,12 +310,11 @@ export class Segment {
     this.#maxTimestamp = NO_TIMESTAMP;
     this.#offsetOfMaxTimestamp = this.baseOffset;
     this.#bytesSinceIndexEntry = 0;
-    const skipCrc = this.#options.brokenVariant === "skip-crc-in-recovery";
     const scanner = new BatchScanner(
       this.log,
       this.#size,
       0,
-      this.#scanOptions({ expectedOffset: this.baseOffset, ...(endOffset === undefined ? {} : { endOffset }), ...(skipCrc ? { verifyCrc: false } : {}) }),
+      this.#scanOptions({ expectedOffset: this.baseOffset, ...(endOffset === undefined ? {} : { endOffset }) }),
     );
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       await this.#indexBatch(batch.header, batch.position);

@@ -43,6 +43,22 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { normalizePath } from "./paths.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
 
+/** What a PooledFile may call on its pool (see HandlePool's slot methods). */
+interface PoolSide {
+  inner(): Storage;
+  closing(): boolean;
+  takeSlot(): Promise<void>;
+  freeSlot(): void;
+  idle(file: PooledFile): void;
+  busy(file: PooledFile): void;
+  pinned(file: PooledFile): void;
+  unpinned(): void;
+  reopened(): void;
+  forget(file: PooledFile): void;
+  evictionSyncing(): void;
+  evictionFailed(file: PooledFile, err: unknown): void;
+}
+
 /**
  * The default bound: half of the smallest soft `ulimit -n` in common use (256 on macOS), which
  * leaves the other half for Node itself, sockets and the application.
@@ -109,6 +125,21 @@ export class HandlePool implements Storage {
   /** Calls waiting for a slot, woken one at a time when a slot or an idle file turns up. */
   readonly #waiters: Array<() => void> = [];
   #closing: Promise<void> | undefined;
+  /** What a PooledFile may call on its pool: the slot bookkeeping, kept out of the public type. */
+  readonly #side: PoolSide = {
+    inner: () => this.inner,
+    closing: () => this.closing,
+    takeSlot: () => this.#takeSlot(),
+    freeSlot: () => this.#freeSlot(),
+    idle: (file) => this.#markIdle(file),
+    busy: (file) => this.#busy(file),
+    pinned: (file) => this.#markPinned(file),
+    unpinned: () => this.#unpinned(),
+    reopened: () => this.#reopened(),
+    forget: (file) => this.#forget(file),
+    evictionSyncing: () => this.#evictionSyncing(),
+    evictionFailed: (file, err) => this.#evictionFailed(file, err),
+  };
 
   constructor(inner: Storage, options: HandlePoolOptions = {}) {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
@@ -136,19 +167,19 @@ export class HandlePool implements Storage {
     const p = normalizePath(path);
     this.#checkOpen("open");
     if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
-    const file = new PooledFile(this, p, options.readOnly === true);
-    await this._takeSlot();
+    const file = new PooledFile(this.#side, p, options.readOnly === true);
+    await this.#takeSlot();
     let real: StorageFile;
     try {
       real = await this.inner.open(p, options);
     } catch (err) {
-      this._freeSlot();
+      this.#freeSlot();
       throw err;
     }
     this.#opens++;
     if (this.#closing !== undefined) {
       // close() ran while the open was in flight: do not leak the descriptor.
-      this._freeSlot();
+      this.#freeSlot();
       await real.close().catch(() => undefined);
       this.#checkOpen("open");
     }
@@ -219,13 +250,13 @@ export class HandlePool implements Storage {
     return this.#closing;
   }
 
-  // ---- slots (internal, used by PooledFile) ---------------------------------------------
+  // ---- slots (private; PooledFile reaches them through #side) ----------------------------
 
   /**
    * Takes one bounded slot: a free one, else the least recently used idle file's (evicting it,
    * which syncs it first if it has unsynced writes), else waits.
    */
-  async _takeSlot(): Promise<void> {
+  async #takeSlot(): Promise<void> {
     for (;;) {
       this.#checkOpen("open");
       if (this.#inUse < this.maxOpenFiles) {
@@ -246,45 +277,45 @@ export class HandlePool implements Storage {
   }
 
   /** Gives a slot back (a descriptor closed, a transient call done). */
-  _freeSlot(): void {
+  #freeSlot(): void {
     this.#inUse--;
     this.#wakeOne();
   }
 
   /** A file's descriptor is open and unused: it may be evicted, least recently used first. */
-  _idle(file: PooledFile): void {
+  #markIdle(file: PooledFile): void {
     this.#idle.delete(file);
     this.#idle.add(file);
     this.#wakeOne();
   }
 
   /** A file's descriptor is in use (or gone): not an eviction candidate. */
-  _busy(file: PooledFile): void {
+  #busy(file: PooledFile): void {
     this.#idle.delete(file);
   }
 
   /** A file's descriptor leaves the bound: its file was removed or renamed. */
-  _pinned(file: PooledFile): void {
+  #markPinned(file: PooledFile): void {
     this.#idle.delete(file);
     this.#pinned++;
-    this._freeSlot();
+    this.#freeSlot();
   }
 
   /** A pinned descriptor was closed. */
-  _unpinned(): void {
+  #unpinned(): void {
     this.#pinned--;
   }
 
-  _reopened(): void {
+  #reopened(): void {
     this.#opens++;
   }
 
-  _forget(file: PooledFile): void {
+  #forget(file: PooledFile): void {
     this.#files.delete(file);
     this.#idle.delete(file);
   }
 
-  _evictionSyncing(): void {
+  #evictionSyncing(): void {
     this.#evictionSyncs++;
   }
 
@@ -292,7 +323,7 @@ export class HandlePool implements Storage {
    * An eviction's sync (or close) failed: every open virtual handle of that file keeps the error
    * for its next sync, as every descriptor open at the time would have seen it from the kernel.
    */
-  _evictionFailed(file: PooledFile, err: unknown): void {
+  #evictionFailed(file: PooledFile, err: unknown): void {
     this.#evictionFailures++;
     const where = file._where;
     for (const f of this.#files) if (f === file || (where !== undefined && f._where === where)) f._fail(err);
@@ -308,11 +339,11 @@ export class HandlePool implements Storage {
   }
 
   async #transient<T>(task: () => Promise<T>): Promise<T> {
-    await this._takeSlot();
+    await this.#takeSlot();
     try {
       return await task();
     } finally {
-      this._freeSlot();
+      this.#freeSlot();
     }
   }
 
@@ -338,7 +369,7 @@ export class HandlePool implements Storage {
 /** One virtual file of a HandlePool. */
 class PooledFile implements StorageFile {
   readonly path: string;
-  readonly #pool: HandlePool;
+  readonly #pool: PoolSide;
   readonly #readOnly: boolean;
   /** Where to reopen it; undefined once pinned or lost (its name no longer leads to it). */
   #where: string | undefined;
@@ -359,7 +390,7 @@ class PooledFile implements StorageFile {
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor(pool: HandlePool, path: string, readOnly: boolean) {
+  constructor(pool: PoolSide, path: string, readOnly: boolean) {
     this.#pool = pool;
     this.path = path;
     this.#where = path;
@@ -374,7 +405,7 @@ class PooledFile implements StorageFile {
   /** @internal Its first descriptor, opened by the pool (which took its slot). */
   _attach(real: StorageFile): void {
     this.#real = real;
-    this.#pool._idle(this);
+    this.#pool.idle(this);
   }
 
   // ---- StorageFile ----------------------------------------------------------------------
@@ -408,7 +439,7 @@ class PooledFile implements StorageFile {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
-      this.#pool._forget(this);
+      this.#pool.forget(this);
       // Let an eviction or a reopen in flight finish first: they own the descriptor meanwhile.
       while (this.#evicting !== undefined || this.#opening !== undefined) {
         await (this.#evicting ?? this.#opening)!.catch(() => undefined);
@@ -416,8 +447,8 @@ class PooledFile implements StorageFile {
       const real = this.#real;
       if (real === undefined) return;
       this.#real = undefined;
-      if (this.#pinned) this.#pool._unpinned();
-      else this.#pool._freeSlot();
+      if (this.#pinned) this.#pool.unpinned();
+      else this.#pool.freeSlot();
       await real.close();
     })();
     return this.#closing;
@@ -434,19 +465,19 @@ class PooledFile implements StorageFile {
       const dirty = this.#writeGen !== this.#syncedGen;
       if (dirty) {
         const covers = this.#writeGen;
-        this.#pool._evictionSyncing();
+        this.#pool.evictionSyncing();
         try {
           await real.sync();
           if (covers > this.#syncedGen) this.#syncedGen = covers;
         } catch (err) {
-          this.#pool._evictionFailed(this, err);
+          this.#pool.evictionFailed(this, err);
         }
       }
       try {
         await real.close();
       } catch (err) {
         // A close can report a writeback error too (NFS does): keep it if writes were behind it.
-        if (dirty) this.#pool._evictionFailed(this, err);
+        if (dirty) this.#pool.evictionFailed(this, err);
       }
     } finally {
       this.#real = undefined;
@@ -474,7 +505,7 @@ class PooledFile implements StorageFile {
       if (!this.#pinned && !this.#closed && this.#real === real) {
         this.#pinned = true;
         this.#where = undefined;
-        this.#pool._pinned(this);
+        this.#pool.pinned(this);
       }
     } finally {
       this.#release();
@@ -487,7 +518,7 @@ class PooledFile implements StorageFile {
     if (this.#real !== undefined && this.#evicting === undefined) {
       this.#pinned = true;
       this.#where = undefined;
-      this.#pool._pinned(this);
+      this.#pool.pinned(this);
       return;
     }
     this.#lose(undefined);
@@ -537,7 +568,7 @@ class PooledFile implements StorageFile {
       }
       if (this.#real !== undefined) {
         this.#busy++;
-        this.#pool._busy(this);
+        this.#pool.busy(this);
         return this.#real;
       }
       if (this.#lost !== undefined) throw this.#lost;
@@ -557,20 +588,20 @@ class PooledFile implements StorageFile {
   }
 
   async #reopen(): Promise<StorageFile> {
-    await this.#pool._takeSlot();
+    await this.#pool.takeSlot();
     let real: StorageFile;
     try {
       this.#checkOpen("open");
       if (this.#lost !== undefined) throw this.#lost;
       // Never `create`: a file that vanished must not come back empty under its old name.
-      real = await this.#pool.inner.open(this.#where!, this.#readOnly ? { readOnly: true } : {});
+      real = await this.#pool.inner().open(this.#where!, this.#readOnly ? { readOnly: true } : {});
     } catch (err) {
-      this.#pool._freeSlot();
+      this.#pool.freeSlot();
       throw err;
     }
-    this.#pool._reopened();
+    this.#pool.reopened();
     if (this.#closed) {
-      this.#pool._freeSlot();
+      this.#pool.freeSlot();
       await real.close().catch(() => undefined);
       this.#checkOpen("open");
     }
@@ -582,11 +613,11 @@ class PooledFile implements StorageFile {
 
   #release(): void {
     this.#busy--;
-    if (this.#busy === 0 && this.#real !== undefined && !this.#pinned && !this.#closed) this.#pool._idle(this);
+    if (this.#busy === 0 && this.#real !== undefined && !this.#pinned && !this.#closed) this.#pool.idle(this);
   }
 
   #checkOpen(op: string): void {
-    if (this.#closed || this.#pool.closing) {
+    if (this.#closed || this.#pool.closing()) {
       throw new PagelogError(`${op} ${JSON.stringify(this.path)}: the file handle is closed`, ErrorCode.CLOSED, { path: this.path });
     }
   }

@@ -13,14 +13,15 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
-import { type CrashChooser, randomChooser } from "./sim/crash-chooser.js";
+import { type CrashChooser, chooserFrom } from "./sim/crash-chooser.js";
 import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
-import { type ByteRange, SimInode } from "./sim/sim-inode.js";
+import { SimInode } from "./sim/sim-inode.js";
+import type { ByteRange } from "./sim/crash-chooser.js";
 
 export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
-export type { ByteRange } from "./sim/sim-inode.js";
+export type { ByteRange } from "./sim/crash-chooser.js";
 
 /** Every operation the simulator counts, traces and can fail. */
 export type SimOp =
@@ -120,7 +121,6 @@ export interface PendingState {
 }
 
 const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
-const REBOOT = Symbol("reboot");
 
 interface ResolvedOptions {
   seed: number;
@@ -165,11 +165,10 @@ export class SimStorage implements Storage {
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
 
-  constructor(options: SimStorageOptions = {}, reboot?: { [REBOOT]: SimDir }) {
+  constructor(options: SimStorageOptions = {}) {
     this.options = Object.freeze(resolveOptions(options));
     this.#prng = new Prng(this.options.seed);
-    this.#root = reboot?.[REBOOT] ?? new SimDir();
-    if (reboot !== undefined) this.#collectInodes(this.#root);
+    this.#root = new SimDir();
   }
 
   // ---- power ----------------------------------------------------------------------------
@@ -207,7 +206,7 @@ export class SimStorage implements Storage {
   crash(chooser?: CrashChooser): SimStorage {
     if (this.#power === "crashed") throw new Error("SimStorage.crash(): this storage already crashed; use the one crash() returned");
     this.#power = "crashed";
-    const choose = chooser ?? randomChooser(this.#prng);
+    const choose = chooser ?? chooserFrom(this.#prng);
     const inodes = new Map<SimInode, SimInode>();
     const rebuild = (dir: SimDir, path: string): SimDir => {
       const after = new SimDir();
@@ -225,7 +224,10 @@ export class SimStorage implements Storage {
       return after;
     };
     const root = rebuild(this.#root, ROOT);
-    return new SimStorage({ ...this.options, seed: this.#prng.nextU32() }, { [REBOOT]: root });
+    const rebooted = new SimStorage({ ...this.options, seed: this.#prng.nextU32() });
+    rebooted.#root = root;
+    rebooted.#collectInodes(root);
+    return rebooted;
   }
 
   /**
@@ -326,7 +328,9 @@ export class SimStorage implements Storage {
       this.#inodes.add(node);
       dir.set(baseName(p), node);
     }
-    return new SimFile(this, p, node, options.readOnly === true);
+    const inode = node;
+    const file: SimFile = new SimFile(this, p, node, options.readOnly === true, (op, detail) => this.#begin(op, p, detail, { closed: file.closed, inode }));
+    return file;
   }
 
   async stat(path: string): Promise<StorageStat | null> {
@@ -451,10 +455,6 @@ export class SimStorage implements Storage {
     }
   }
 
-  _beginFile(op: SimOp, file: SimFile, inode: SimInode, detail?: string): void {
-    this.#begin(op, file.path, detail, { closed: file.closed, inode });
-  }
-
   #record(event: TraceEvent): void {
     if (this.options.traceLimit === 0) return;
     this.#trace.push(event);
@@ -514,12 +514,15 @@ class SimFile implements StorageFile {
   readonly #storage: SimStorage;
   readonly #inode: SimInode;
   readonly #readOnly: boolean;
+  /** The storage's gate for this file's calls. */
+  readonly #begin: (op: SimOp, detail?: string) => void;
 
-  constructor(storage: SimStorage, path: string, inode: SimInode, readOnly: boolean) {
+  constructor(storage: SimStorage, path: string, inode: SimInode, readOnly: boolean, begin: (op: SimOp, detail?: string) => void) {
     this.#storage = storage;
     this.path = path;
     this.#inode = inode;
     this.#readOnly = readOnly;
+    this.#begin = begin;
   }
 
   /** What the OS says to a write on a read-only descriptor. */
@@ -529,34 +532,34 @@ class SimFile implements StorageFile {
   }
 
   async size(): Promise<number> {
-    this.#storage._beginFile("size", this, this.#inode);
+    this.#begin("size");
     return this.#inode.size;
   }
 
   async read(position: number, length: number): Promise<Uint8Array> {
     checkNonNegativeInteger(position, "position");
     checkNonNegativeInteger(length, "length");
-    this.#storage._beginFile("read", this, this.#inode, `${position}+${length}`);
+    this.#begin("read", `${position}+${length}`);
     return this.#inode.read(position, length);
   }
 
   async write(position: number, bytes: Uint8Array): Promise<void> {
     checkNonNegativeInteger(position, "position");
     if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
-    this.#storage._beginFile("write", this, this.#inode, `${position}+${bytes.length}`);
+    this.#begin("write", `${position}+${bytes.length}`);
     this.#checkWritable("write");
     this.#inode.write(position, bytes);
   }
 
   async truncate(length: number): Promise<void> {
     checkNonNegativeInteger(length, "length");
-    this.#storage._beginFile("truncate", this, this.#inode, String(length));
+    this.#begin("truncate", String(length));
     this.#checkWritable("truncate");
     this.#inode.truncate(length);
   }
 
   async sync(): Promise<void> {
-    this.#storage._beginFile("sync", this, this.#inode);
+    this.#begin("sync");
     this.#inode.sync();
   }
 
@@ -567,7 +570,7 @@ class SimFile implements StorageFile {
       this.closed = true;
       return;
     }
-    this.#storage._beginFile("close", this, this.#inode);
+    this.#begin("close");
     this.closed = true;
   }
 }

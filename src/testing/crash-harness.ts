@@ -13,11 +13,11 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { DecodedRecord, RecordInput } from "../format/index.js";
-import type { BrokenVariant } from "../log/broken-variants.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
 import type { LogOptions } from "../log/log-options.js";
 import { type CrashChooser, type PendingState, SimStorage, type TraceEvent } from "../storage/sim-storage.js";
+import { type BrokenSession, type BrokenVariant, brokenLog } from "./broken/variants.js";
 
 /** One step of a workload. */
 /** The shape of one generated record: the harness fills in a unique id as its value. */
@@ -52,7 +52,10 @@ export interface Schedule {
   readonly options: LogOptions;
   /** The directory's checkpoint interval (on the harness's clock); -1: only explicit and at close. */
   readonly checkpointIntervalMs?: number;
-  /** A deliberately broken log, to prove the suite catches it (see broken-variants.ts). */
+  /**
+   * A deliberately broken log, to prove the suite catches it: the real log over a storage that
+   * breaks one rule (see `broken/variants.ts`).
+   */
   readonly brokenVariant?: BrokenVariant;
   /**
    * The directory's descriptor bound (`LogDirOptions.maxOpenFiles`): small values make the pool
@@ -152,19 +155,34 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
   const trace: string[] = [];
   const clock = new TestClock();
   const options: LogOptions = { ...schedule.options, clock };
-  const dirOptions: LogDirOptions = {
+  const broken = schedule.brokenVariant === undefined ? undefined : brokenLog(schedule.brokenVariant);
+  const plainOptions: LogDirOptions = {
     log: options,
     checkpointIntervalMs: schedule.checkpointIntervalMs ?? -1,
-    ...(schedule.brokenVariant === undefined ? {} : { brokenVariant: schedule.brokenVariant }),
     ...(schedule.maxOpenFiles === undefined ? {} : { maxOpenFiles: schedule.maxOpenFiles }),
   };
+  const dirOptions = broken === undefined ? plainOptions : broken.dirOptions(plainOptions);
   let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 60 });
   let seq = 0;
   let state: LogState = { records: [], start: 0, durable: 0 };
   let inFlight: LogState | undefined;
 
-  let dir = await LogDir.open(sim, dirOptions);
-  let log = await dir.log(PARTITION);
+  let session: BrokenSession | undefined;
+  /** Opens the directory and the log on the current disk (through the broken storage, if any). */
+  const open = async (): Promise<{ dir: LogDir; log: Log }> => {
+    session = broken?.session(sim);
+    const opened = await LogDir.open(session?.storage ?? sim, dirOptions);
+    const openedLog = await opened.log(PARTITION);
+    await session?.opened();
+    return { dir: opened, log: openedLog };
+  };
+  /** Waits for a call on the log, and for what a broken log did before returning from it. */
+  const call = async <T>(promise: Promise<T>): Promise<T> => {
+    const result = await promise;
+    await session?.settle();
+    return result;
+  };
+  let { dir, log } = await open();
   // The cut counts operations across the reboots of "crash" commands: ops done on earlier disks.
   let opsBefore = 0;
   let opsAtStart = sim.opCount;
@@ -182,8 +200,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     opsAtStart = sim.opCount;
     sim.scheduleCrash({ afterOps: Math.max(0, cutAfter - opsBefore) });
     powerCutsInWorkload++;
-    dir = await LogDir.open(sim, dirOptions);
-    log = await dir.log(PARTITION);
+    ({ dir, log } = await open());
     state = await checkContents(log, state, pending, trace, when);
     // Index truth after every recovery, not only the last: a recovery that leaves a lookup wrong
     // is caught where it happens, before later work can heal or hide it.
@@ -215,7 +232,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
           });
           const base = log.endOffset;
           inFlight = { ...state, records: [...state.records.slice(0, base), ...batches.flatMap((b) => b.modeled)] };
-          const results = await Promise.all(batches.map((b) => log.append(b.inputs)));
+          const results = await call(Promise.all(batches.map((b) => log.append(b.inputs))));
           for (const [i, result] of results.entries()) {
             const want = batches[i]!.modeled;
             if (result.baseOffset !== want[0]!.offset || result.lastOffset !== want[want.length - 1]!.offset) {
@@ -226,7 +243,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
           break;
         }
         case "flush":
-          await log.flush();
+          await call(log.flush());
           if (log.recoveryPoint !== log.endOffset) throw new CrashViolation(`flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
           state = { ...state, durable: log.recoveryPoint };
           break;
@@ -235,7 +252,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
           // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on
           // (later segments go first): any prefix of the old records at least `to` long.
           inFlight = { records: state.records, start: state.start, durable: Math.min(state.durable, to) };
-          await log.truncateTo(to);
+          await call(log.truncateTo(to));
           state = { records: state.records.slice(0, to), start: state.start, durable: log.recoveryPoint };
           if (log.endOffset !== to) throw new CrashViolation(`truncateTo(${to}) left end ${log.endOffset}`, trace);
           break;
@@ -243,17 +260,16 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
         case "deleteBefore": {
           const to = Math.min(log.endOffset, state.start + command.forward);
           inFlight = { ...state, start: Math.max(state.start, to) };
-          await log.deleteRecordsBefore(to);
+          await call(log.deleteRecordsBefore(to));
           state = { ...inFlight, durable: log.recoveryPoint };
           break;
         }
         case "checkpoint":
-          await dir.checkpoint();
+          await call(dir.checkpoint());
           break;
         case "reopen":
-          await dir.close();
-          dir = await LogDir.open(sim, dirOptions);
-          log = await dir.log(PARTITION);
+          await call(dir.close());
+          ({ dir, log } = await open());
           if (!log.recovery.clean || log.recovery.bytesTruncated !== 0) throw new CrashViolation(`reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`, trace);
           await checkContents(log, state, undefined, trace, "after clean reopen");
           state = { ...state, durable: log.recoveryPoint };
@@ -305,8 +321,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     sim = sim.crash(level === 0 ? schedule.firstCrash?.(sim.pendingState()) : undefined);
     if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
     try {
-      dir = await LogDir.open(sim, dirOptions);
-      log = await dir.log(PARTITION);
+      ({ dir, log } = await open());
       const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
       if (cut === undefined) break;
       await checkIndexTruth(log, trace);
@@ -340,8 +355,7 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     durable: 0,
   };
   await dir.close();
-  dir = await LogDir.open(sim, dirOptions);
-  log = await dir.log(PARTITION);
+  ({ dir, log } = await open());
   if (!log.recovery.clean || log.recovery.bytesTruncated !== 0 || log.recovery.segmentsScanned !== 0) {
     throw new CrashViolation(`reopen after a clean close was not clean: ${JSON.stringify(log.recovery)}`, trace);
   }

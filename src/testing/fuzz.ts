@@ -3,7 +3,7 @@
  * from one run seed, run each through the crash harness, count, and collect violations with the
  * one command that replays each.
  */
-import type { BrokenVariant } from "../log/broken-variants.js";
+import type { BrokenVariant } from "./broken/variants.js";
 import { CrashViolation, runSchedule } from "./crash-harness.js";
 import { generateSchedule, scheduleSeed } from "./crash-workload.js";
 

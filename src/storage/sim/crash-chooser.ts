@@ -14,6 +14,12 @@ export interface RandomSource {
   chance(p: number): boolean;
 }
 
+/** A byte range [start, end). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * What a power cut did to one dirty page.
  * - `written`: the whole page reached the disk.
@@ -45,10 +51,18 @@ export interface CrashChooser {
  * {@link RandomSource}. `sim.crash(randomChooser(7))` replays the crash of seed 7.
  */
 export function randomChooser(seed: number | RandomSource): CrashChooser {
-  const prng: RandomSource = typeof seed === "number" ? new Prng(seed) : seed;
-  if (typeof prng !== "object" || prng === null || typeof prng.int !== "function" || typeof prng.chance !== "function") {
+  if (typeof seed === "number") {
+    if (!Number.isSafeInteger(seed)) throw new TypeError(`randomChooser(seed): seed must be a safe integer, got ${String(seed)}`);
+    return chooserFrom(new Prng(seed));
+  }
+  if (typeof seed !== "object" || seed === null || typeof seed.int !== "function" || typeof seed.chance !== "function") {
     throw new TypeError("randomChooser takes a seed (a safe integer) or a RandomSource ({ int(n), chance(p) })");
   }
+  return chooserFrom(seed);
+}
+
+/** @internal The default chooser drawing from a source the simulator owns (not part of the API). */
+export function chooserFrom(prng: RandomSource): CrashChooser {
   return {
     pageFate(_path, _page, sectors) {
       const roll = prng.int(sectors > 1 ? 3 : 2);

@@ -10,13 +10,9 @@
  * - a page that is not dirty holds the same bytes in cache and on disk, except after a failed
  *   sync (fsyncgate: the kernel marked the pages clean without writing them) — by design.
  */
-import type { CrashChooser, PageFate } from "./crash-chooser.js";
+import type { ByteRange, CrashChooser, PageFate } from "./crash-chooser.js";
 
-/** A byte range [start, end). */
-export interface ByteRange {
-  readonly start: number;
-  readonly end: number;
-}
+export type { ByteRange } from "./crash-chooser.js";
 
 type Page = Uint8Array | undefined;
 

@@ -298,6 +298,7 @@ describe("memory: only the active segment's indexes stay loaded", () => {
   it("memory: old segments' indexes are released after open and roll, loaded on a read, and let go again", async () => {
     const { SimStorage } = await import("../../../src/storage/sim-storage.js");
     const { LogDir } = await import("../../../src/log/log-dir.js");
+    const { HookedStorage } = await import("../../../src/testing/hooked-storage.js");
     const sim = new SimStorage({ seed: 9 });
     let dir = await LogDir.open(sim);
     let log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
@@ -305,14 +306,30 @@ describe("memory: only the active segment's indexes stay loaded", () => {
     expect(log.segmentCount).toBeGreaterThan(6);
     await dir.close();
 
-    dir = await LogDir.open(sim);
+    // An index in memory is never read again: which `.index` files a read reads says which
+    // segments' indexes were not in memory before it.
+    const indexReads: string[] = [];
+    const observed = new HookedStorage(sim, (op, run) => {
+      if (op.kind === "read" && op.path.endsWith(".index")) indexReads.push(op.path);
+      return run();
+    });
+    dir = await LogDir.open(observed);
     log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
-    const state = () => log.indexStateForTest();
-    expect(state().filter((s) => s.loaded).map((s) => s.base)).toEqual([log.segmentBaseOffsets.at(-1)]);
+    const bases = log.segmentBaseOffsets;
+    /** Whether reading the first record of the segment at `base` had to load its index. */
+    const loads = async (base: number): Promise<boolean> => {
+      indexReads.length = 0;
+      expect((await log.read(base, { maxRecords: 1 }))[0]?.offset).toBe(base);
+      return indexReads.some((path) => path.endsWith(`${String(base).padStart(20, "0")}.index`));
+    };
+    // After open only the active segment's indexes are in memory.
+    expect(await loads(bases.at(-1)!)).toBe(false);
     // Reading old segments loads their indexes; at most two old ones stay loaded.
-    for (const base of log.segmentBaseOffsets.slice(0, 4)) expect((await log.read(base, { maxRecords: 1 }))[0]?.offset).toBe(base);
-    const loadedOld = state().filter((s) => s.loaded && s.base !== log.segmentBaseOffsets.at(-1)).map((s) => s.base);
-    expect(loadedOld).toEqual(log.segmentBaseOffsets.slice(2, 4));
+    for (const base of bases.slice(0, 4)) expect(await loads(base)).toBe(true);
+    expect(await loads(bases[1]!)).toBe(true); // let go: only the last two read (2 and 3) stayed
+    expect(await loads(bases[3]!)).toBe(false);
+    expect(await loads(bases[1]!)).toBe(false);
+    expect(await loads(bases.at(-1)!)).toBe(false); // the active segment's indexes are never let go
     // Lookups still agree with a scan after indexes were released and read back.
     for (let offset = 0; offset < 40; offset++) expect((await log.read(offset, { maxRecords: 1 }))[0]?.offset).toBe(offset);
     await dir.close();

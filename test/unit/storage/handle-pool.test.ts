@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { LogDir } from "../../../src/log/log-dir.js";
+import { logEverFailed } from "../../../src/log/log.js";
 import { DEFAULT_MAX_OPEN_FILES, HandlePool } from "../../../src/storage/handle-pool.js";
 import { keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../../../src/storage/storage.js";
@@ -136,7 +137,7 @@ describe("HandlePool", () => {
     await dir.log("u-0"); // evicts t-0's .log: the sync fails
     expect(dir.storage.stats.evictionFailures).toBe(1);
     await expectCode(() => dir.close(), ErrorCode.IO);
-    expect(t.everFailed).toBe(true);
+    expect(logEverFailed(t)).toBe(true);
     expect(await sim.stat(".kafka_cleanshutdown")).toBeNull();
     const reopened = await LogDir.open(sim);
     expect(reopened.clean).toBe(false);

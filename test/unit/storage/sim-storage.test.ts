@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
-import { type CrashChooser, keepEverything, keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
+import { type CrashChooser, keepEverything, keepNothing, randomChooser, SimStorage } from "../../../src/storage/sim-storage.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const fill = (n: number, byte: number) => new Uint8Array(n).fill(byte);
@@ -357,5 +357,22 @@ describe("SimStorage: faults, write-back and inspection", () => {
     expect(() => new SimStorage({ pageSize: 1000, sectorSize: 512 })).toThrow(/pageSize/);
     expect(() => new SimStorage({ writeback: 2 })).toThrow(/writeback/);
     expect(() => new SimStorage({ seed: 1.5 })).toThrow(/seed/);
+  });
+});
+
+describe("SimStorage: randomChooser", () => {
+  it("randomChooser(seed): callable with a plain seed, and the same seed gives the same disk", async () => {
+    const disk = async (seed: number): Promise<number[]> => {
+      const sim = new SimStorage({ pageSize: 64, sectorSize: 16 });
+      const f = await sim.open("f", { create: true });
+      await f.write(0, new Uint8Array(64 * 8).fill(7));
+      await sim.syncDir("");
+      const after = sim.crash(randomChooser(seed));
+      return [...(await (await after.open("f")).read(0, 64 * 8))];
+    };
+    expect(await disk(5)).toEqual(await disk(5));
+    const seeds = await Promise.all([1, 2, 3, 4, 5, 6].map(disk));
+    expect(new Set(seeds.map((d) => d.join())).size).toBeGreaterThan(1);
+    expect(() => randomChooser(1.5)).toThrow(TypeError);
   });
 });
