@@ -5,6 +5,7 @@
  */
 import type { BrokenVariant } from "./broken/variants.js";
 import { CrashViolation, runSchedule } from "./crash-harness.js";
+import { type CrashTestAdapter, crashTest } from "./crash-test.js";
 import { generateSchedule, scheduleSeed } from "./crash-workload.js";
 
 export interface FuzzOptions {
@@ -77,6 +78,58 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     } catch (err) {
       const message = err instanceof CrashViolation ? err.message : `unexpected error: ${(err as Error)?.stack ?? String(err)}`;
       violations.push({ scheduleSeed: seed, index, message, replay: replayCommand(seed, options.brokenVariant) });
+    }
+    schedules++;
+    options.onProgress?.(progress());
+    if (violations.length > 0 && stopOnViolation) break;
+  }
+  return { ...progress(), seed: options.seed, violationList: violations };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any log: `pagelog fuzz --adapter ./my-log.mjs` drives crashTest's engine schedule by schedule.
+
+export interface AdapterFuzzOptions {
+  /** Seeds the whole run: schedule i has seed `scheduleSeed(seed, i)`, which `crashTest` replays alone. */
+  readonly seed: number;
+  /** Stop after this many schedules. @defaultValue unlimited (then `minutes` must be set) */
+  readonly runs?: number;
+  /** Stop after this many minutes. */
+  readonly minutes?: number;
+  /** At most this many steps per workload (crashTest's `maxOps`). @defaultValue 30 */
+  readonly maxOps?: number;
+  /** Stop at the first violation. @defaultValue true */
+  readonly stopOnViolation?: boolean;
+  /** The command that replays one schedule. @defaultValue the `crashTest(...)` call */
+  readonly replayCommand?: (scheduleSeed: number) => string;
+  /** Called after every schedule. */
+  readonly onProgress?: (progress: FuzzProgress) => void;
+}
+
+/**
+ * Fuzzes any `CrashTestAdapter` with crashTest's engine: one `crashTest(adapter, { seed, schedules:
+ * 1 })` per schedule seed, so every violation is replayed by its own seed alone.
+ */
+export async function fuzzAdapter(adapter: CrashTestAdapter, options: AdapterFuzzOptions): Promise<FuzzReport> {
+  if (options.runs === undefined && options.minutes === undefined) throw new TypeError("fuzzAdapter needs runs or minutes");
+  const started = Date.now();
+  const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
+  const runs = options.runs ?? Infinity;
+  const stopOnViolation = options.stopOnViolation ?? true;
+  const maxOps = options.maxOps ?? 30;
+  const violations: FuzzViolation[] = [];
+  let schedules = 0;
+  let powerCuts = 0;
+  let recordsRecovered = 0;
+  const progress = (): FuzzProgress => ({ schedules, powerCuts, recordsRecovered, violations: violations.length, elapsedMs: Date.now() - started });
+
+  for (let index = 0; index < runs && Date.now() < deadline; index++) {
+    const seed = scheduleSeed(options.seed, index);
+    const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
+    powerCuts += summary.powerCuts;
+    recordsRecovered += summary.recordsRecovered;
+    for (const v of summary.violations) {
+      violations.push({ scheduleSeed: seed, index, message: v.message, replay: options.replayCommand?.(seed) ?? v.replay });
     }
     schedules++;
     options.onProgress?.(progress());
