@@ -8,8 +8,8 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
-import { CrashViolation } from "../testing/crash-harness.js";
 import { type CrashTestAdapter, crashTest } from "../testing/crash-test.js";
+import { violationMessage } from "../testing/violation.js";
 import { type FuzzProgress, type FuzzReport, fuzz, fuzzAdapter, replay } from "../testing/fuzz.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -89,7 +89,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`);
       return 0;
     } catch (err) {
-      io.stdout.write(`schedule ${seed}: VIOLATION\n${err instanceof CrashViolation ? err.message : String((err as Error)?.stack ?? err)}\n`);
+      io.stdout.write(`schedule ${seed}: VIOLATION\n${violationMessage(err)}\n`);
       return 1;
     }
   }
@@ -99,10 +99,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   const report = await fuzz({
     seed,
-    ...(runs === undefined ? {} : { runs }),
+    ...(runs === undefined ? {} : { schedules: runs }),
     ...(minutes === undefined ? {} : { minutes }),
     ...(broken === undefined ? {} : { brokenVariant: broken }),
-    stopOnViolation: values["keep-going"] !== true,
+    failFast: values["keep-going"] !== true,
     onProgress: progressDrawer(io),
   });
   printReport(report, io);
@@ -112,7 +112,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(`the broken variant '${broken}' was NOT caught: the suite does not bite (try more --runs)\n`);
       return 1;
     }
-    io.stdout.write(`the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.scheduleSeed})\n`);
+    io.stdout.write(`the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`);
     return 0;
   }
   return report.violations === 0 ? 0 : 1;
@@ -152,7 +152,7 @@ function printReport(report: FuzzReport, io: CliIo): void {
   const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
   io.stdout.write(`summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`);
   for (const v of report.violationList) {
-    io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.scheduleSeed}):\n${v.message}\nreplay: ${v.replay}\n`);
+    io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);
   }
 }
 
@@ -197,10 +197,10 @@ async function runAdapter(path: string, values: Values, io: CliIo): Promise<numb
   io.stdout.write(`pagelog fuzz · adapter ${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}\n`);
   const report = await fuzzAdapter(adapter, {
     seed,
-    ...(runs === undefined ? {} : { runs }),
+    ...(runs === undefined ? {} : { schedules: runs }),
     ...(minutes === undefined ? {} : { minutes }),
     maxOps,
-    stopOnViolation: values["keep-going"] !== true,
+    failFast: values["keep-going"] !== true,
     replayCommand,
     onProgress: progressDrawer(io),
   });

@@ -18,6 +18,7 @@ import type { Log } from "../log/log.js";
 import type { LogOptions } from "../log/log-options.js";
 import { type CrashChooser, type PendingState, SimStorage, type TraceEvent } from "../storage/sim-storage.js";
 import { type BrokenSession, type BrokenVariant, brokenLog } from "./broken/variants.js";
+import { CrashViolation } from "./violation.js";
 
 /** One step of a workload. */
 /** The shape of one generated record: the harness fills in a unique id as its value. */
@@ -93,15 +94,7 @@ export interface ScheduleOutcome {
   readonly trace: readonly string[];
 }
 
-/** A broken guarantee, with everything needed to understand and replay it. */
-export class CrashViolation extends Error {
-  override readonly name = "CrashViolation";
-  readonly trace: readonly string[];
-  constructor(message: string, trace: readonly string[]) {
-    super(`${message}\n--- trace (last 40 steps) ---\n${trace.slice(-40).join("\n")}`);
-    this.trace = trace;
-  }
-}
+export { CrashViolation } from "./violation.js";
 
 const PARTITION = "crash-0";
 const dec = new TextDecoder();

@@ -26,6 +26,9 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { SimStorage } from "../storage/sim-storage.js";
 import { Prng } from "../storage/sim/prng.js";
 import type { Storage } from "../storage/storage.js";
+import { type CrashTestViolation, CrashViolation, violationMessage } from "./violation.js";
+
+export type { CrashTestViolation } from "./violation.js";
 
 /** A log under test, as the adapter opened it over one `Storage`. */
 export interface AdapterLog {
@@ -90,15 +93,6 @@ export interface CrashTestOptions {
   failFast?: boolean;
   /** Called after each schedule. */
   onProgress?: (progress: CrashTestProgress) => void;
-}
-
-export interface CrashTestViolation {
-  /** The schedule's seed: `crashTest(adapter, { seed, schedules: 1 })` replays it. */
-  readonly seed: number;
-  /** What broke, then the last steps of the schedule. */
-  readonly message: string;
-  /** The call that replays it. */
-  readonly replay: string;
 }
 
 export interface CrashTestSummary {
@@ -168,7 +162,7 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
     } catch (err) {
-      const message = err instanceof Violation ? err.message : `the harness failed: ${(err as Error)?.stack ?? String(err)}`;
+      const message = violationMessage(err);
       violations.push({ seed, message, replay: `crashTest(${name}, { seed: ${seed}, schedules: 1, maxOps: ${o.maxOps} })` });
     }
     run++;
@@ -201,10 +195,10 @@ interface Workload {
   readonly nestedCuts: readonly number[];
 }
 
-/** A broken guarantee (as opposed to a bug in the harness). */
-class Violation extends Error {
+/** crashTest's reports show the last 25 steps. */
+class Violation extends CrashViolation {
   constructor(message: string, trace: readonly string[]) {
-    super(`${message}\n--- last steps ---\n${trace.slice(-25).join("\n")}`);
+    super(message, trace, 25);
   }
 }
 
@@ -312,7 +306,7 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
         trace.push(`level ${level}: recovery finished before its cut at op ${cut}; cutting now`);
         continue;
       } catch (err) {
-        if (err instanceof Violation) throw err;
+        if (err instanceof CrashViolation) throw err;
         if (!isPowerCut(err, sim)) throw new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace);
         trace.push(`level ${level}: POWER CUT inside recovery after ${cut} op(s)`);
       }
@@ -388,7 +382,7 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     }
     inFlight = undefined;
   } catch (err) {
-    if (err instanceof Violation) throw err;
+    if (err instanceof CrashViolation) throw err;
     if (!isPowerCut(err, sim)) throw new Violation(`unexpected error from the log: ${(err as Error)?.stack ?? String(err)}`, trace);
     cutInWorkload = true;
     trace.push(`POWER CUT at storage op ${opsBefore + sim.opCount - opsAtStart}${inFlight === undefined ? "" : " (an append was in flight)"}`);
@@ -414,7 +408,7 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     }
     await log.close();
   } catch (err) {
-    if (err instanceof Violation) throw err;
+    if (err instanceof CrashViolation) throw err;
     throw new Violation(`progress: the log failed after recovery: ${(err as Error)?.stack ?? String(err)}`, trace);
   }
   return { powerCuts, recordsRecovered: recovered, workloadOps };
