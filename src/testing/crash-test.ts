@@ -26,6 +26,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { SimStorage } from "../storage/sim-storage.js";
 import { Prng } from "../storage/sim/prng.js";
 import type { Storage } from "../storage/storage.js";
+import { cutWhereSeeded, recoverThroughNestedCuts } from "./cuts.js";
 import { type CrashTestViolation, CrashViolation, violationMessage } from "./violation.js";
 
 export type { CrashTestViolation } from "./violation.js";
@@ -246,9 +247,7 @@ async function runSchedule(adapter: CrashTestAdapter, seed: number, maxOps: numb
   const workload = generate(seed, maxOps);
   // A dry run with the cut at the very end counts the workload's storage operations (and is a
   // schedule in its own right); then the same seed again, cut where `cutAt` says.
-  const atEnd = await runCut(adapter, seed, workload, Number.MAX_SAFE_INTEGER);
-  const cut = await runCut(adapter, seed, workload, Math.floor(workload.cutAt * atEnd.workloadOps));
-  return { powerCuts: atEnd.powerCuts + cut.powerCuts, recordsRecovered: cut.recordsRecovered, workloadOps: cut.workloadOps };
+  return cutWhereSeeded(workload.cutAt, (cutAfter) => runCut(adapter, seed, workload, cutAfter));
 }
 
 const hex = (b: Uint8Array): string => Array.from(b.subarray(0, 24), (x) => x.toString(16).padStart(2, "0")).join("") + (b.length > 24 ? `…(${b.length} bytes)` : "");
@@ -293,25 +292,26 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
 
   const reopen = async (when: string, cutInRecovery: readonly number[]): Promise<AdapterLog> => {
     // Reboot; cut again inside the reopen's recovery, one level per entry; then reopen for good.
-    for (const [level, cut] of [...cutInRecovery, undefined].entries()) {
-      sim = sim.crash();
-      powerCuts++;
-      if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
-      let log: AdapterLog;
-      try {
-        log = await adapter.open(sim);
-        const found = await log.readAll();
-        check(found, when + (cut === undefined ? "" : ` (recovery level ${level}, its cut at op ${cut} not reached)`));
-        if (cut === undefined) return log;
-        trace.push(`level ${level}: recovery finished before its cut at op ${cut}; cutting now`);
-        continue;
-      } catch (err) {
-        if (err instanceof CrashViolation) throw err;
-        if (!isPowerCut(err, sim)) throw new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace);
-        trace.push(`level ${level}: POWER CUT inside recovery after ${cut} op(s)`);
-      }
-    }
-    throw new Error("unreachable");
+    const done = await recoverThroughNestedCuts<AdapterLog>(
+      {
+        cuts: cutInRecovery,
+        trace,
+        reboot: (_level, cut) => {
+          sim = sim.crash();
+          if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
+        },
+        openAndCheck: async (moment) => {
+          const log = await adapter.open(sim);
+          check(await log.readAll(), moment);
+          return log;
+        },
+        isPowerCut: (err) => isPowerCut(err, sim),
+        reopenFailed: (err) => new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace),
+      },
+      when,
+    );
+    powerCuts += done.powerCuts;
+    return done.log;
   };
 
   /** Checks what a reopen read back, and makes it the model's state. */
