@@ -4,14 +4,18 @@
  * checked against a model of what was appended and flushed. Exit 0 with no violation, 1 with
  * one (its report and replay command printed), 2 on bad arguments.
  */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
-import { CrashViolation } from "../testing/crash-harness.js";
-import { type FuzzProgress, fuzz, replay } from "../testing/fuzz.js";
+import { type CrashTestAdapter, crashTest } from "../testing/crash-test.js";
+import { violationMessage } from "../testing/violation.js";
+import { type FuzzProgress, type FuzzReport, fuzz, fuzzAdapter, replay } from "../testing/fuzz.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
+pagelog fuzz --adapter ./my-log.mjs [options]
 
 Runs random crash schedules against pagelog's Log on the page-cache simulator: appends (one by
 one and concurrent), flushes, truncations, start-offset moves, clean reopens, crashes, clock
@@ -20,7 +24,14 @@ and again inside recovery. After every reboot it checks the guarantees (docs/gua
 of what was appended, keeps every flushed record, never brings a lost one back, its indexes
 agree with a scan, and appends and clean closes work after recovery.
 
+With --adapter it fuzzes any log instead: the module (ES or CommonJS) exports a crashTest
+adapter, { name, open(storage) }, as its default export or as \`adapter\`, and crashTest's engine
+(docs/testing.md) runs on it: appends, flushes, clean reopens, write-back and crashes, with the
+power cut at a random storage operation and again inside recovery.
+
 Options:
+  --adapter PATH    fuzz the crashTest adapter that the module at PATH exports
+  --max-ops N       with --adapter: at most N steps per workload (default 30)
   --runs N          schedules to run (default 2000 unless --minutes is given)
   --minutes M       run for M minutes instead
   --seed S          seed of the run (default: random, printed)
@@ -44,6 +55,8 @@ const OPTIONS = {
   seed: { type: "string" },
   replay: { type: "string" },
   broken: { type: "string" },
+  adapter: { type: "string" },
+  "max-ops": { type: "string" },
   "keep-going": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -63,6 +76,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const broken = values.broken;
   if (broken !== undefined && !isBrokenVariant(broken)) throw new UsageError(`--broken must be one of ${BROKEN_VARIANTS.join(", ")}, got '${broken}'`);
 
+  if (values.adapter !== undefined) {
+    if (broken !== undefined) throw new UsageError("give --adapter or --broken, not both");
+    return runAdapter(values.adapter, values, io);
+  }
+  if (values["max-ops"] !== undefined) throw new UsageError("--max-ops goes with --adapter");
+
   if (values.replay !== undefined) {
     const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
     try {
@@ -70,53 +89,121 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`);
       return 0;
     } catch (err) {
-      io.stdout.write(`schedule ${seed}: VIOLATION\n${err instanceof CrashViolation ? err.message : String((err as Error)?.stack ?? err)}\n`);
+      io.stdout.write(`schedule ${seed}: VIOLATION\n${violationMessage(err)}\n`);
       return 1;
     }
   }
 
-  if (values.runs !== undefined && values.minutes !== undefined) throw new UsageError("give --runs or --minutes, not both");
-  const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
-  if (minutes !== undefined && !(minutes > 0 && Number.isFinite(minutes))) throw new UsageError(`--minutes must be a positive number, got '${values.minutes}'`);
-  const runs = values.runs === undefined ? (minutes === undefined ? 2000 : undefined) : intOption(values.runs, "runs", 2000, 1, Number.MAX_SAFE_INTEGER);
-  const seed = intOption(values.seed, "seed", Math.floor(Math.random() * 2 ** 31), 0, 2 ** 31 - 1);
-  const tty = io.stdout.isTTY === true;
+  const { runs, minutes, seed } = runLength(values);
   io.stdout.write(`pagelog fuzz · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`);
 
-  let lastDraw = 0;
   const report = await fuzz({
     seed,
-    ...(runs === undefined ? {} : { runs }),
+    ...(runs === undefined ? {} : { schedules: runs }),
     ...(minutes === undefined ? {} : { minutes }),
     ...(broken === undefined ? {} : { brokenVariant: broken }),
-    stopOnViolation: values["keep-going"] !== true,
-    onProgress: (p) => {
-      // A live line on a terminal; a line every 10 s in a log file or a pipe.
-      const now = p.elapsedMs;
-      if (tty && now - lastDraw >= 200) {
-        io.stdout.write(`\r${progressLine(p)}`);
-        lastDraw = now;
-      } else if (!tty && now - lastDraw >= 10_000) {
-        io.stdout.write(`${progressLine(p)}\n`);
-        lastDraw = now;
-      }
-    },
+    failFast: values["keep-going"] !== true,
+    onProgress: progressDrawer(io),
   });
-  if (tty) io.stdout.write("\r");
-  io.stdout.write(`${progressLine(report)}\n`);
-  const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
-  io.stdout.write(`summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${seed}\n`);
-  for (const v of report.violationList) {
-    io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.scheduleSeed}):\n${v.message}\nreplay: ${v.replay}\n`);
-  }
+  printReport(report, io);
   if (broken !== undefined) {
     // Fuzzing a broken log, a violation is the suite doing its job.
     if (report.violations === 0) {
       io.stdout.write(`the broken variant '${broken}' was NOT caught: the suite does not bite (try more --runs)\n`);
       return 1;
     }
-    io.stdout.write(`the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.scheduleSeed})\n`);
+    io.stdout.write(`the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`);
     return 0;
   }
+  return report.violations === 0 ? 0 : 1;
+}
+
+type Values = { runs?: string; minutes?: string; seed?: string; replay?: string; "max-ops"?: string; "keep-going"?: boolean };
+
+/** `--runs` / `--minutes` / `--seed`, checked. */
+function runLength(values: Values): { runs: number | undefined; minutes: number | undefined; seed: number } {
+  if (values.runs !== undefined && values.minutes !== undefined) throw new UsageError("give --runs or --minutes, not both");
+  const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
+  if (minutes !== undefined && !(minutes > 0 && Number.isFinite(minutes))) throw new UsageError(`--minutes must be a positive number, got '${values.minutes}'`);
+  const runs = values.runs === undefined ? (minutes === undefined ? 2000 : undefined) : intOption(values.runs, "runs", 2000, 1, Number.MAX_SAFE_INTEGER);
+  const seed = intOption(values.seed, "seed", Math.floor(Math.random() * 2 ** 31), 0, 2 ** 31 - 1);
+  return { runs, minutes, seed };
+}
+
+/** A live line on a terminal; a line every 10 s in a log file or a pipe. */
+function progressDrawer(io: CliIo): (p: FuzzProgress) => void {
+  const tty = io.stdout.isTTY === true;
+  let lastDraw = 0;
+  return (p) => {
+    const now = p.elapsedMs;
+    if (tty && now - lastDraw >= 200) {
+      io.stdout.write(`\r${progressLine(p)}`);
+      lastDraw = now;
+    } else if (!tty && now - lastDraw >= 10_000) {
+      io.stdout.write(`${progressLine(p)}\n`);
+      lastDraw = now;
+    }
+  };
+}
+
+function printReport(report: FuzzReport, io: CliIo): void {
+  if (io.stdout.isTTY === true) io.stdout.write("\r");
+  io.stdout.write(`${progressLine(report)}\n`);
+  const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
+  io.stdout.write(`summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`);
+  for (const v of report.violationList) {
+    io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);
+  }
+}
+
+const isAdapter = (x: unknown): x is CrashTestAdapter => typeof x === "object" && x !== null && typeof (x as { open?: unknown }).open === "function";
+
+/** Loads the adapter a module exports: `adapter`, else the default export (or its `adapter`, for CommonJS). */
+export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(/* @vite-ignore */ pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`--adapter: cannot load '${path}': ${message.split("\n")[0]}`);
+  }
+  const fromDefault = mod.default as { adapter?: unknown } | undefined;
+  const found = [mod.adapter, mod.default, typeof fromDefault === "object" && fromDefault !== null ? fromDefault.adapter : undefined].find(isAdapter);
+  if (found === undefined) throw new UsageError(`--adapter: '${path}' exports no adapter (a default export or an export named 'adapter', shaped { name, open(storage) })`);
+  return found;
+}
+
+async function runAdapter(path: string, values: Values, io: CliIo): Promise<number> {
+  const adapter = await loadAdapter(path);
+  const name = String(adapter.name ?? path);
+  const maxOps = intOption(values["max-ops"], "max-ops", 30, 1, 100_000);
+  const maxOpsArg = values["max-ops"] === undefined ? "" : ` --max-ops ${maxOps}`;
+  const quoted = /^[\w./@:-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+  const replayCommand = (seed: number): string => `npx pagelog fuzz --adapter ${quoted} --replay ${seed}${maxOpsArg}`;
+
+  if (values.replay !== undefined) {
+    const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
+    const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
+    const v = summary.violations[0];
+    if (v === undefined) {
+      io.stdout.write(`${name}: schedule ${seed}: no violation (${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered)\n`);
+      return 0;
+    }
+    io.stdout.write(`${name}: schedule ${seed}: VIOLATION\n${v.message}\n`);
+    return 1;
+  }
+
+  const { runs, minutes, seed } = runLength(values);
+  io.stdout.write(`pagelog fuzz · adapter ${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}\n`);
+  const report = await fuzzAdapter(adapter, {
+    seed,
+    ...(runs === undefined ? {} : { schedules: runs }),
+    ...(minutes === undefined ? {} : { minutes }),
+    maxOps,
+    failFast: values["keep-going"] !== true,
+    replayCommand,
+    onProgress: progressDrawer(io),
+  });
+  printReport(report, io);
   return report.violations === 0 ? 0 : 1;
 }

@@ -18,6 +18,8 @@ import type { Log } from "../log/log.js";
 import type { LogOptions } from "../log/log-options.js";
 import { type CrashChooser, type PendingState, SimStorage, type TraceEvent } from "../storage/sim-storage.js";
 import { type BrokenSession, type BrokenVariant, brokenLog } from "./broken/variants.js";
+import { cutWhereSeeded, recoverThroughNestedCuts } from "./cuts.js";
+import { CrashViolation } from "./violation.js";
 
 /** One step of a workload. */
 /** The shape of one generated record: the harness fills in a unique id as its value. */
@@ -93,15 +95,7 @@ export interface ScheduleOutcome {
   readonly trace: readonly string[];
 }
 
-/** A broken guarantee, with everything needed to understand and replay it. */
-export class CrashViolation extends Error {
-  override readonly name = "CrashViolation";
-  readonly trace: readonly string[];
-  constructor(message: string, trace: readonly string[]) {
-    super(`${message}\n--- trace (last 40 steps) ---\n${trace.slice(-40).join("\n")}`);
-    this.trace = trace;
-  }
-}
+export { CrashViolation } from "./violation.js";
 
 const PARTITION = "crash-0";
 const dec = new TextDecoder();
@@ -142,9 +136,7 @@ function isPowerCut(err: unknown): boolean {
 export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> {
   // First the whole workload with the cut at its end (a schedule in its own right), which also
   // counts its storage operations; then the same seed again, cut where `cutAt` says.
-  const atEnd = await runCut(schedule, Number.MAX_SAFE_INTEGER);
-  const cut = await runCut(schedule, Math.floor(schedule.cutAt * atEnd.workloadOps));
-  return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts };
+  return cutWhereSeeded(schedule.cutAt, (cutAfter) => runCut(schedule, cutAfter));
 }
 
 /**
@@ -315,30 +307,35 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
   if (!cutInWorkload) trace.push(`workload done; POWER CUT at the end (op ${sim.opCount})`);
 
   // Reboot, with further cuts inside the reopen's recovery, then a final clean-power reopen.
-  let powerCuts = 1 + powerCutsInWorkload;
-  for (const [level, cut] of [...schedule.nestedCuts, undefined].entries()) {
-    lastTrace = sim.trace.slice(-40);
-    sim = sim.crash(level === 0 ? schedule.firstCrash?.(sim.pendingState()) : undefined);
-    if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
-    try {
-      ({ dir, log } = await open());
-      const found = await checkContents(log, state, inFlight, trace, cut === undefined ? "after recovery" : `after recovery (level ${level}, cut not reached)`);
-      if (cut === undefined) break;
-      await checkIndexTruth(log, trace);
-      // Recovery finished before the cut, and made what it found durable: that is the state a
-      // further cut (now) must keep exactly.
-      state = found;
-      inFlight = undefined;
-      trace.push(`level ${level}: recovery finished before cut ${cut}; cutting now`);
-    } catch (err) {
-      if (!isPowerCut(err)) {
-        if (err instanceof CrashViolation) throw err;
-        throw new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}\n${await describeDisk(sim)}`, trace);
-      }
-      trace.push(`level ${level}: POWER CUT inside recovery after ${cut} ops`);
-    }
-    powerCuts++;
-  }
+  let found: LogState | undefined;
+  const recovery = await recoverThroughNestedCuts(
+    {
+      cuts: schedule.nestedCuts,
+      trace,
+      reboot: (level, cut) => {
+        lastTrace = sim.trace.slice(-40);
+        sim = sim.crash(level === 0 ? schedule.firstCrash?.(sim.pendingState()) : undefined);
+        if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
+      },
+      openAndCheck: async (moment) => {
+        ({ dir, log } = await open());
+        found = await checkContents(log, state, inFlight, trace, moment);
+        return log;
+      },
+      recoveredBeforeCut: async (reopened) => {
+        await checkIndexTruth(reopened, trace);
+        // Recovery finished before the cut, and made what it found durable: that is the state a
+        // further cut (now) must keep exactly.
+        state = found!;
+        inFlight = undefined;
+      },
+      isPowerCut,
+      reopenFailed: async (err) => new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}\n${await describeDisk(sim)}`, trace),
+    },
+    "after recovery",
+  );
+  log = recovery.log;
+  const powerCuts = powerCutsInWorkload + recovery.powerCuts;
 
   const recovered = await checkContents(log, state, inFlight, trace, "final recovery");
   // The recovered log is the new truth: everything in it is durable now.

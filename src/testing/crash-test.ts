@@ -26,6 +26,10 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { SimStorage } from "../storage/sim-storage.js";
 import { Prng } from "../storage/sim/prng.js";
 import type { Storage } from "../storage/storage.js";
+import { cutWhereSeeded, recoverThroughNestedCuts } from "./cuts.js";
+import { type CrashTestViolation, CrashViolation, violationMessage } from "./violation.js";
+
+export type { CrashTestViolation } from "./violation.js";
 
 /** A log under test, as the adapter opened it over one `Storage`. */
 export interface AdapterLog {
@@ -90,15 +94,6 @@ export interface CrashTestOptions {
   failFast?: boolean;
   /** Called after each schedule. */
   onProgress?: (progress: CrashTestProgress) => void;
-}
-
-export interface CrashTestViolation {
-  /** The schedule's seed: `crashTest(adapter, { seed, schedules: 1 })` replays it. */
-  readonly seed: number;
-  /** What broke, then the last steps of the schedule. */
-  readonly message: string;
-  /** The call that replays it. */
-  readonly replay: string;
 }
 
 export interface CrashTestSummary {
@@ -168,7 +163,7 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
     } catch (err) {
-      const message = err instanceof Violation ? err.message : `the harness failed: ${(err as Error)?.stack ?? String(err)}`;
+      const message = violationMessage(err);
       violations.push({ seed, message, replay: `crashTest(${name}, { seed: ${seed}, schedules: 1, maxOps: ${o.maxOps} })` });
     }
     run++;
@@ -201,10 +196,10 @@ interface Workload {
   readonly nestedCuts: readonly number[];
 }
 
-/** A broken guarantee (as opposed to a bug in the harness). */
-class Violation extends Error {
+/** crashTest's reports show the last 25 steps. */
+class Violation extends CrashViolation {
   constructor(message: string, trace: readonly string[]) {
-    super(`${message}\n--- last steps ---\n${trace.slice(-25).join("\n")}`);
+    super(message, trace, 25);
   }
 }
 
@@ -252,9 +247,7 @@ async function runSchedule(adapter: CrashTestAdapter, seed: number, maxOps: numb
   const workload = generate(seed, maxOps);
   // A dry run with the cut at the very end counts the workload's storage operations (and is a
   // schedule in its own right); then the same seed again, cut where `cutAt` says.
-  const atEnd = await runCut(adapter, seed, workload, Number.MAX_SAFE_INTEGER);
-  const cut = await runCut(adapter, seed, workload, Math.floor(workload.cutAt * atEnd.workloadOps));
-  return { powerCuts: atEnd.powerCuts + cut.powerCuts, recordsRecovered: cut.recordsRecovered, workloadOps: cut.workloadOps };
+  return cutWhereSeeded(workload.cutAt, (cutAfter) => runCut(adapter, seed, workload, cutAfter));
 }
 
 const hex = (b: Uint8Array): string => Array.from(b.subarray(0, 24), (x) => x.toString(16).padStart(2, "0")).join("") + (b.length > 24 ? `…(${b.length} bytes)` : "");
@@ -299,25 +292,26 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
 
   const reopen = async (when: string, cutInRecovery: readonly number[]): Promise<AdapterLog> => {
     // Reboot; cut again inside the reopen's recovery, one level per entry; then reopen for good.
-    for (const [level, cut] of [...cutInRecovery, undefined].entries()) {
-      sim = sim.crash();
-      powerCuts++;
-      if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
-      let log: AdapterLog;
-      try {
-        log = await adapter.open(sim);
-        const found = await log.readAll();
-        check(found, when + (cut === undefined ? "" : ` (recovery level ${level}, its cut at op ${cut} not reached)`));
-        if (cut === undefined) return log;
-        trace.push(`level ${level}: recovery finished before its cut at op ${cut}; cutting now`);
-        continue;
-      } catch (err) {
-        if (err instanceof Violation) throw err;
-        if (!isPowerCut(err, sim)) throw new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace);
-        trace.push(`level ${level}: POWER CUT inside recovery after ${cut} op(s)`);
-      }
-    }
-    throw new Error("unreachable");
+    const done = await recoverThroughNestedCuts<AdapterLog>(
+      {
+        cuts: cutInRecovery,
+        trace,
+        reboot: (_level, cut) => {
+          sim = sim.crash();
+          if (cut !== undefined) sim.scheduleCrash({ afterOps: cut });
+        },
+        openAndCheck: async (moment) => {
+          const log = await adapter.open(sim);
+          check(await log.readAll(), moment);
+          return log;
+        },
+        isPowerCut: (err) => isPowerCut(err, sim),
+        reopenFailed: (err) => new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace),
+      },
+      when,
+    );
+    powerCuts += done.powerCuts;
+    return done.log;
   };
 
   /** Checks what a reopen read back, and makes it the model's state. */
@@ -388,7 +382,7 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     }
     inFlight = undefined;
   } catch (err) {
-    if (err instanceof Violation) throw err;
+    if (err instanceof CrashViolation) throw err;
     if (!isPowerCut(err, sim)) throw new Violation(`unexpected error from the log: ${(err as Error)?.stack ?? String(err)}`, trace);
     cutInWorkload = true;
     trace.push(`POWER CUT at storage op ${opsBefore + sim.opCount - opsAtStart}${inFlight === undefined ? "" : " (an append was in flight)"}`);
@@ -414,7 +408,7 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     }
     await log.close();
   } catch (err) {
-    if (err instanceof Violation) throw err;
+    if (err instanceof CrashViolation) throw err;
     throw new Violation(`progress: the log failed after recovery: ${(err as Error)?.stack ?? String(err)}`, trace);
   }
   return { powerCuts, recordsRecovered: recovered, workloadOps };

@@ -4,40 +4,35 @@
  * one command that replays each.
  */
 import type { BrokenVariant } from "./broken/variants.js";
-import { CrashViolation, runSchedule } from "./crash-harness.js";
+import { runSchedule } from "./crash-harness.js";
+import { type CrashTestAdapter, type CrashTestProgress, crashTest } from "./crash-test.js";
 import { generateSchedule, scheduleSeed } from "./crash-workload.js";
+import { type CrashTestViolation, violationMessage } from "./violation.js";
 
 export interface FuzzOptions {
   /** Seeds the whole run: schedule i has seed `scheduleSeed(seed, i)`. */
   readonly seed: number;
-  /** Stop after this many schedules. @defaultValue unlimited (then `minutes` must be set) */
-  readonly runs?: number;
+  /** Stop after this many schedules (crashTest's name for it). @defaultValue unlimited (then `minutes` must be set) */
+  readonly schedules?: number;
   /** Stop after this many minutes. */
   readonly minutes?: number;
   /** Run a deliberately broken log instead of the real one (the suite must catch it). */
   readonly brokenVariant?: BrokenVariant;
-  /** Stop at the first violation. @defaultValue true */
-  readonly stopOnViolation?: boolean;
+  /** Stop at the first violation (crashTest's option). @defaultValue true */
+  readonly failFast?: boolean;
   /** Called after every schedule (the CLI draws its progress line from it). */
   readonly onProgress?: (progress: FuzzProgress) => void;
 }
 
-export interface FuzzProgress {
-  readonly schedules: number;
-  readonly powerCuts: number;
-  readonly recordsRecovered: number;
-  readonly violations: number;
+/** crashTest's progress, with the time the run has taken. */
+export interface FuzzProgress extends CrashTestProgress {
   readonly elapsedMs: number;
 }
 
-export interface FuzzViolation {
-  /** The seed of the schedule that broke: `--replay` takes it. */
-  readonly scheduleSeed: number;
+/** A violation of a fuzz run: crashTest's, with the schedule's index in the run (`seed` is what `--replay` takes). */
+export interface FuzzViolation extends CrashTestViolation {
   /** Its index in the run. */
   readonly index: number;
-  readonly message: string;
-  /** One command that replays exactly this case. */
-  readonly replay: string;
 }
 
 export interface FuzzReport extends FuzzProgress {
@@ -57,11 +52,11 @@ export async function replay(seedOfSchedule: number, brokenVariant?: BrokenVaria
 }
 
 export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
-  if (options.runs === undefined && options.minutes === undefined) throw new TypeError("fuzz needs runs or minutes");
+  if (options.schedules === undefined && options.minutes === undefined) throw new TypeError("fuzz needs schedules or minutes");
   const started = Date.now();
   const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
-  const runs = options.runs ?? Infinity;
-  const stopOnViolation = options.stopOnViolation ?? true;
+  const runs = options.schedules ?? Infinity;
+  const failFast = options.failFast ?? true;
   const violations: FuzzViolation[] = [];
   let schedules = 0;
   let powerCuts = 0;
@@ -75,12 +70,63 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
     } catch (err) {
-      const message = err instanceof CrashViolation ? err.message : `unexpected error: ${(err as Error)?.stack ?? String(err)}`;
-      violations.push({ scheduleSeed: seed, index, message, replay: replayCommand(seed, options.brokenVariant) });
+      violations.push({ seed, index, message: violationMessage(err), replay: replayCommand(seed, options.brokenVariant) });
     }
     schedules++;
     options.onProgress?.(progress());
-    if (violations.length > 0 && stopOnViolation) break;
+    if (violations.length > 0 && failFast) break;
+  }
+  return { ...progress(), seed: options.seed, violationList: violations };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any log: `pagelog fuzz --adapter ./my-log.mjs` drives crashTest's engine schedule by schedule.
+
+export interface AdapterFuzzOptions {
+  /** Seeds the whole run: schedule i has seed `scheduleSeed(seed, i)`, which `crashTest` replays alone. */
+  readonly seed: number;
+  /** Stop after this many schedules (crashTest's name for it). @defaultValue unlimited (then `minutes` must be set) */
+  readonly schedules?: number;
+  /** Stop after this many minutes. */
+  readonly minutes?: number;
+  /** At most this many steps per workload (crashTest's `maxOps`). @defaultValue 30 */
+  readonly maxOps?: number;
+  /** Stop at the first violation (crashTest's option). @defaultValue true */
+  readonly failFast?: boolean;
+  /** The command that replays one schedule. @defaultValue the `crashTest(...)` call */
+  readonly replayCommand?: (scheduleSeed: number) => string;
+  /** Called after every schedule. */
+  readonly onProgress?: (progress: FuzzProgress) => void;
+}
+
+/**
+ * Fuzzes any `CrashTestAdapter` with crashTest's engine: one `crashTest(adapter, { seed, schedules:
+ * 1 })` per schedule seed, so every violation is replayed by its own seed alone.
+ */
+export async function fuzzAdapter(adapter: CrashTestAdapter, options: AdapterFuzzOptions): Promise<FuzzReport> {
+  if (options.schedules === undefined && options.minutes === undefined) throw new TypeError("fuzzAdapter needs schedules or minutes");
+  const started = Date.now();
+  const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
+  const runs = options.schedules ?? Infinity;
+  const failFast = options.failFast ?? true;
+  const maxOps = options.maxOps ?? 30;
+  const violations: FuzzViolation[] = [];
+  let schedules = 0;
+  let powerCuts = 0;
+  let recordsRecovered = 0;
+  const progress = (): FuzzProgress => ({ schedules, powerCuts, recordsRecovered, violations: violations.length, elapsedMs: Date.now() - started });
+
+  for (let index = 0; index < runs && Date.now() < deadline; index++) {
+    const seed = scheduleSeed(options.seed, index);
+    const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
+    powerCuts += summary.powerCuts;
+    recordsRecovered += summary.recordsRecovered;
+    for (const v of summary.violations) {
+      violations.push({ seed, index, message: v.message, replay: options.replayCommand?.(seed) ?? v.replay });
+    }
+    schedules++;
+    options.onProgress?.(progress());
+    if (violations.length > 0 && failFast) break;
   }
   return { ...progress(), seed: options.seed, violationList: violations };
 }

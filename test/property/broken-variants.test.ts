@@ -17,15 +17,15 @@ const BUDGET = 1500;
 describe("the crash suite catches every broken variant", () => {
   for (const variant of BROKEN_VARIANTS) {
     it(`catches '${variant}'`, async () => {
-      const report = await fuzz({ seed: RUN_SEED, runs: BUDGET, brokenVariant: variant });
+      const report = await fuzz({ seed: RUN_SEED, schedules: BUDGET, brokenVariant: variant });
       const found = report.violationList[0];
       expect(found, `'${variant}' survived ${BUDGET} schedules of run seed ${RUN_SEED}: the suite does not bite`).toBeDefined();
-      console.log(`'${variant}' caught at schedule ${found!.index} (schedule seed ${found!.scheduleSeed}): ${found!.replay}`);
+      console.log(`'${variant}' caught at schedule ${found!.index} (schedule seed ${found!.seed}): ${found!.replay}`);
     });
   }
 
   it("the same schedules pass on the real log", async () => {
-    const report = await fuzz({ seed: RUN_SEED, runs: 60 });
+    const report = await fuzz({ seed: RUN_SEED, schedules: 60 });
     expect(report.violationList.map((v) => v.message)).toEqual([]);
   });
 });

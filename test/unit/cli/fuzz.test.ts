@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
 import { cli } from "./helpers.js";
 
 describe("pagelog fuzz", () => {
@@ -26,6 +27,52 @@ describe("pagelog fuzz", () => {
 
   it("fuzz: bad arguments are one-line errors with exit 2", async () => {
     for (const argv of [["fuzz", "--runs", "x"], ["fuzz", "--broken", "nope"], ["fuzz", "--runs", "1", "--minutes", "1"], ["fuzz", "--bogus"]]) {
+      const run = await cli(argv);
+      expect(run.code, argv.join(" ")).toBe(2);
+      expect(run.stderr.trim().split("\n"), argv.join(" ")).toHaveLength(1);
+    }
+  });
+});
+
+describe("pagelog fuzz --adapter", () => {
+  const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/adapters/${name}`, import.meta.url));
+
+  it("fuzz --adapter: pagelog's own adapter module (default export, ES module) passes", async () => {
+    const run = await cli(["fuzz", "--adapter", fixture("pagelog.mjs"), "--runs", "20", "--seed", "5"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^pagelog fuzz · adapter pagelog\(\{\}\) · seed 5 · 20 schedules/);
+    expect(run.stdout).toMatch(/summary: 20 schedules, \d+ power cuts, \d+ records recovered, 0 violations/);
+  });
+
+  it("fuzz --adapter: a broken log (CommonJS, named export) is caught, exit 1, and its replay command reproduces it", async () => {
+    const path = fixture("no-fsync.cjs");
+    const run = await cli(["fuzz", "--adapter", path, "--runs", "200", "--seed", "1"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/VIOLATION in schedule \d+ \(seed \d+\)/);
+    expect(run.stdout).toMatch(/durability/);
+    const replay = /replay: npx pagelog fuzz (.*)$/m.exec(run.stdout)?.[1];
+    expect(replay).toMatch(/^--adapter \S+no-fsync\.cjs --replay \d+$/);
+    const again = await cli(["fuzz", ...replay!.split(" ")]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/schedule \d+: VIOLATION\n/);
+    const firstMessage = run.stdout.split("\n").find((l) => /durability|allowed state/.test(l));
+    expect(again.stdout).toContain(firstMessage);
+  });
+
+  it("fuzz --adapter --replay: a passing schedule says so", async () => {
+    const run = await cli(["fuzz", "--adapter", fixture("pagelog.mjs"), "--replay", "77"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/schedule 77: no violation/);
+  });
+
+  it("fuzz --adapter: a missing module, a module without an adapter, or --broken with it are one-line errors with exit 2", async () => {
+    for (const argv of [
+      ["fuzz", "--adapter", fixture("nope.mjs")],
+      ["fuzz", "--adapter", fixture("no-adapter.mjs")],
+      ["fuzz", "--adapter", fixture("pagelog.mjs"), "--broken", "skip-crc-in-recovery"],
+      ["fuzz", "--max-ops", "5"],
+    ]) {
       const run = await cli(argv);
       expect(run.code, argv.join(" ")).toBe(2);
       expect(run.stderr.trim().split("\n"), argv.join(" ")).toHaveLength(1);
