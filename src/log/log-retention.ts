@@ -4,7 +4,7 @@
  * `retention.ts`; this file makes the move durable in the right order.
  */
 import type { Segment } from "../segment/segment.js";
-import { deleteSegmentFiles } from "./log-loader.js";
+import { deleteSegmentFiles } from "./segment-files.js";
 import type { LogState } from "./log-state.js";
 import { segmentsToDelete } from "./retention.js";
 

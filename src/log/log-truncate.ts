@@ -8,7 +8,7 @@ import { decodeBatch, type DecodedRecord, encodeBatch } from "../format/index.js
 import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { batchSize } from "./log-arguments.js";
-import { deleteFrom } from "./log-loader.js";
+import { deleteFrom } from "./segment-files.js";
 import { flushLog, type LogState } from "./log-state.js";
 
 /**
