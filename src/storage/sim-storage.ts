@@ -8,6 +8,10 @@
  * kept or undone; each directory's unsynced entry changes cut to a prefix. `docs/fault-model.md`
  * says why each rule is what a real kernel and disk can do.
  *
+ * This file holds the storage (power, faults, the gate every operation passes, the directory
+ * tree); the parts are in `sim/`: files (sim-file.ts), inodes and their page cache, directories,
+ * crash fates, the option and report types (sim-options.ts) and the inspection views.
+ *
  * No `node:` imports: the simulator runs in a browser too.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
@@ -16,139 +20,15 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 import { type CrashChooser, chooserFrom } from "./sim/crash-chooser.js";
 import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
+import { SimFile } from "./sim/sim-file.js";
 import { SimInode } from "./sim/sim-inode.js";
-import type { ByteRange } from "./sim/crash-chooser.js";
+import { fileMapOf, pendingStateOf } from "./sim/sim-inspect.js";
+import { FAULT_CODE, type FaultSpec, type FileMap, type PendingState, type ResolvedOptions, resolveOptions, type SimOp, type SimStorageOptions, type TraceEvent } from "./sim/sim-options.js";
 
 export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
 export type { ByteRange } from "./sim/crash-chooser.js";
-
-/** Every operation the simulator counts, traces and can fail. */
-export type SimOp =
-  | "open"
-  | "stat"
-  | "list"
-  | "mkdir"
-  | "remove"
-  | "rename"
-  | "syncDir"
-  | "lock"
-  | "unlock"
-  | "size"
-  | "read"
-  | "write"
-  | "truncate"
-  | "sync"
-  | "close";
-
-export interface SimStorageOptions {
-  /**
-   * Seeds every random choice: write-back order, page fates, size and directory fates.
-   * @defaultValue 0
-   */
-  seed?: number;
-  /**
-   * Page size of the simulated page cache, in bytes. Must be a multiple of `sectorSize`.
-   * @defaultValue 4096
-   */
-  pageSize?: number;
-  /**
-   * The disk's atomic write unit: a torn page keeps some of its sectors and loses others.
-   * @defaultValue 512
-   */
-  sectorSize?: number;
-  /**
-   * Probability, before each operation, that the OS writes one random dirty page back on its
-   * own (in no particular order, as the kernel's flusher threads do). 0 keeps every dirty page
-   * in the cache until a sync or a crash.
-   * @defaultValue 0
-   */
-  writeback?: number;
-  /**
-   * How many recent operations `trace` keeps.
-   * @defaultValue 1000
-   */
-  traceLimit?: number;
-}
-
-export interface FaultSpec {
-  /** The operation to fail. */
-  op: SimOp;
-  /** Only on this path (normalized form); any path if omitted. */
-  path?: string;
-  /** `EIO` fails with PAGELOG_IO, `ENOSPC` with PAGELOG_NO_SPACE; both keep the OS code in `cause`. */
-  code: "EIO" | "ENOSPC";
-  /**
-   * How many matching operations fail before the fault is used up.
-   * @defaultValue 1
-   */
-  times?: number;
-}
-
-export interface TraceEvent {
-  /** 1-based index of the operation in this storage's life (`opCount` after it began). */
-  readonly seq: number;
-  readonly op: SimOp;
-  readonly path: string;
-  /** Position and length, sizes, rename target: whatever says what the call did. */
-  readonly detail?: string;
-  /** The error code if the operation failed. */
-  error?: string;
-}
-
-/** Durable / cached-only / torn state of a file's bytes, for the demo's picture. */
-export interface FileMap {
-  /** The size reads see. */
-  readonly size: number;
-  /** The size a power cut would surely leave. */
-  readonly durableSize: number;
-  readonly pageSize: number;
-  readonly sectorSize: number;
-  /**
-   * Consecutive ranges covering [0, size): `durable` bytes are on the disk as the cache shows
-   * them; `cached` bytes exist only in the cache (a power cut may lose them); `torn` bytes are
-   * durable but came out of the last power cut from a page that was only partly written.
-   */
-  readonly ranges: ReadonlyArray<ByteRange & { readonly state: "durable" | "cached" | "torn" }>;
-  /** Pages whose cached bytes have not been written to the disk. */
-  readonly dirtyPages: readonly number[];
-}
-
-/** What is not durable yet: the inputs to a crash, for tests that enumerate crash states. */
-export interface PendingState {
-  readonly files: ReadonlyArray<{ path: string; dirtyPages: readonly number[]; sizeDirty: boolean }>;
-  readonly dirs: ReadonlyArray<{ path: string; pendingChanges: number }>;
-}
-
-const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
-
-interface ResolvedOptions {
-  seed: number;
-  pageSize: number;
-  sectorSize: number;
-  writeback: number;
-  traceLimit: number;
-}
-
-function resolveOptions(options: SimStorageOptions): ResolvedOptions {
-  const r: ResolvedOptions = {
-    seed: options.seed ?? 0,
-    pageSize: options.pageSize ?? 4096,
-    sectorSize: options.sectorSize ?? 512,
-    writeback: options.writeback ?? 0,
-    traceLimit: options.traceLimit ?? 1000,
-  };
-  if (!Number.isSafeInteger(r.seed)) throw new TypeError(`seed must be a safe integer, got ${String(r.seed)}`);
-  if (!Number.isInteger(r.sectorSize) || r.sectorSize < 1) throw new TypeError(`sectorSize must be a positive integer`);
-  if (!Number.isInteger(r.pageSize) || r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
-    throw new TypeError(`pageSize must be a positive multiple of sectorSize (${r.sectorSize}), got ${String(r.pageSize)}`);
-  }
-  if (typeof r.writeback !== "number" || !(r.writeback >= 0 && r.writeback <= 1)) {
-    throw new TypeError(`writeback must be a probability in [0, 1], got ${String(r.writeback)}`);
-  }
-  if (!Number.isInteger(r.traceLimit) || r.traceLimit < 0) throw new TypeError(`traceLimit must be a non-negative integer`);
-  return r;
-}
+export type { FaultSpec, FileMap, PendingState, SimOp, SimStorageOptions, TraceEvent } from "./sim/sim-options.js";
 
 export class SimStorage implements Storage {
   readonly options: Readonly<ResolvedOptions>;
@@ -267,27 +147,7 @@ export class SimStorage implements Storage {
 
   /** Which bytes of a file are durable, cached only or torn, for the demo. */
   inspect(path: string): FileMap {
-    const inode = this.#lookupFile(normalizePath(path));
-    const cached = inode.read(0, inode.size);
-    const durable = inode.readDurable();
-    const torn = inode.tornRanges;
-    const ranges: Array<ByteRange & { state: "durable" | "cached" | "torn" }> = [];
-    for (let i = 0; i < cached.length; i++) {
-      // A byte is safe only if the disk has it and the size that covers it is durable too.
-      let state: "durable" | "cached" | "torn" = i < durable.length && durable[i] === cached[i] ? "durable" : "cached";
-      if (state === "durable" && torn.some((r) => i >= r.start && i < r.end)) state = "torn";
-      const last = ranges[ranges.length - 1];
-      if (last !== undefined && last.state === state) ranges[ranges.length - 1] = { ...last, end: i + 1 };
-      else ranges.push({ start: i, end: i + 1, state });
-    }
-    return {
-      size: inode.size,
-      durableSize: inode.durableSize,
-      pageSize: inode.pageSize,
-      sectorSize: inode.sectorSize,
-      ranges,
-      dirtyPages: inode.dirtyPages(),
-    };
+    return fileMapOf(this.#lookupFile(normalizePath(path)));
   }
 
   /** The bytes the disk holds for a file up to its durable size (what a sync-only view sees). */
@@ -297,20 +157,7 @@ export class SimStorage implements Storage {
 
   /** Everything a power cut now would have to decide, reachable by name. */
   pendingState(): PendingState {
-    const files: Array<{ path: string; dirtyPages: number[]; sizeDirty: boolean }> = [];
-    const dirs: Array<{ path: string; pendingChanges: number }> = [];
-    const walk = (dir: SimDir, path: string): void => {
-      if (dir.pendingCount > 0) dirs.push({ path, pendingChanges: dir.pendingCount });
-      for (const [name, node] of dir.entries) {
-        const child = joinPath(path, name);
-        if (node instanceof SimDir) walk(node, child);
-        else if (node.dirtyPages().length > 0 || node.sizeDirty) {
-          files.push({ path: child, dirtyPages: node.dirtyPages(), sizeDirty: node.sizeDirty });
-        }
-      }
-    };
-    walk(this.#root, ROOT);
-    return { files, dirs };
+    return pendingStateOf(this.#root);
   }
 
   // ---- Storage --------------------------------------------------------------------------
@@ -504,73 +351,5 @@ export class SimStorage implements Storage {
 
   #error(message: string, code: ErrorCode, path: string, osCode: string): PagelogError {
     return new PagelogError(message, code, { path, cause: Object.assign(new Error(osCode), { code: osCode }) });
-  }
-}
-
-/** A handle on a simulated file. Every call goes through the storage's gate first. */
-class SimFile implements StorageFile {
-  readonly path: string;
-  closed = false;
-  readonly #storage: SimStorage;
-  readonly #inode: SimInode;
-  readonly #readOnly: boolean;
-  /** The storage's gate for this file's calls. */
-  readonly #begin: (op: SimOp, detail?: string) => void;
-
-  constructor(storage: SimStorage, path: string, inode: SimInode, readOnly: boolean, begin: (op: SimOp, detail?: string) => void) {
-    this.#storage = storage;
-    this.path = path;
-    this.#inode = inode;
-    this.#readOnly = readOnly;
-    this.#begin = begin;
-  }
-
-  /** What the OS says to a write on a read-only descriptor. */
-  #checkWritable(op: string): void {
-    if (!this.#readOnly) return;
-    throw new PagelogError(`${op} ${this.path}: opened read-only`, ErrorCode.IO, { path: this.path, cause: Object.assign(new Error("EBADF"), { code: "EBADF" }) });
-  }
-
-  async size(): Promise<number> {
-    this.#begin("size");
-    return this.#inode.size;
-  }
-
-  async read(position: number, length: number): Promise<Uint8Array> {
-    checkNonNegativeInteger(position, "position");
-    checkNonNegativeInteger(length, "length");
-    this.#begin("read", `${position}+${length}`);
-    return this.#inode.read(position, length);
-  }
-
-  async write(position: number, bytes: Uint8Array): Promise<void> {
-    checkNonNegativeInteger(position, "position");
-    if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
-    this.#begin("write", `${position}+${bytes.length}`);
-    this.#checkWritable("write");
-    this.#inode.write(position, bytes);
-  }
-
-  async truncate(length: number): Promise<void> {
-    checkNonNegativeInteger(length, "length");
-    this.#begin("truncate", String(length));
-    this.#checkWritable("truncate");
-    this.#inode.truncate(length);
-  }
-
-  async sync(): Promise<void> {
-    this.#begin("sync");
-    this.#inode.sync();
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    // Closing the storage closed every handle already (as FsStorage does): nothing to count.
-    if (this.#storage.closed && !this.#storage.poweredOff) {
-      this.closed = true;
-      return;
-    }
-    this.#begin("close");
-    this.closed = true;
   }
 }

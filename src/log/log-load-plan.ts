@@ -1,0 +1,165 @@
+/**
+ * The first phase of opening a log (see log-loader.ts): the plan. It only reads: every segment's
+ * own plan (`planRecovery` or `planLoadClean`), the checks that reject an open which would lose
+ * acknowledged records, and the list of steps an accepted plan carries out (log-load-apply.ts).
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { Segment, SegmentRecovery } from "../segment/segment.js";
+import type { LoadInput } from "./log-loader.js";
+import { checkOverlapAgrees } from "./overlap.js";
+
+/** One step of an accepted plan, carried out in order. */
+export type Step =
+  /** Write what the segment's plan decided; then rewrite `[from, to)` so its fsync writes it. */
+  | { readonly kind: "commit"; readonly segment: Segment; rewrite?: { readonly from: number; readonly to: number } }
+  /** Delete these segments, newest first. */
+  | { readonly kind: "delete"; readonly segments: Segment[] };
+
+/** The counters of `LogRecovery` that planning adds up. */
+export class Tally {
+  segmentsScanned = 0;
+  bytesScanned = 0;
+  bytesTruncated = 0;
+  segmentsDeleted = 0;
+  indexesRebuilt = 0;
+
+  /** A segment's batches were walked and its indexes rebuilt. */
+  walked(result: SegmentRecovery): void {
+    this.segmentsScanned++;
+    this.indexesRebuilt++;
+    this.bytesScanned += result.validBytes + result.truncatedBytes;
+    this.bytesTruncated += result.truncatedBytes;
+  }
+}
+
+export interface Plan {
+  readonly steps: Step[];
+  readonly tally: Tally;
+  /** Unclean only: the checkpointed start is past every surviving record; start over, empty, there. */
+  readonly startOverAt: number | undefined;
+}
+
+/**
+ * Decides, reading only, what opening these segments must do; leaves in `segments` the ones
+ * that stay. Throws `PAGELOG_CORRUPT` where carrying it out would lose acknowledged records.
+ */
+export async function planLoad(input: LoadInput, segments: Segment[]): Promise<Plan> {
+  const { dir } = input;
+  const tally = new Tally();
+  const steps: Step[] = [];
+  const commit = (segment: Segment, rewrite?: { from: number; to: number }): void => {
+    const existing = steps.find((s) => s.kind === "commit" && s.segment === segment);
+    if (existing === undefined) steps.push({ kind: "commit", segment, ...(rewrite === undefined ? {} : { rewrite }) });
+    else if (rewrite !== undefined && existing.kind === "commit") existing.rewrite = rewrite;
+  };
+  const deleteFromIndex = (from: number): void => {
+    const doomed = segments.splice(from);
+    tally.segmentsDeleted += doomed.length;
+    steps.push({ kind: "delete", segments: doomed });
+  };
+  const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
+  // The first segment to walk: the one holding the recovery point (the last with base <= it).
+  let firstToRecover = 0;
+  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint) firstToRecover++;
+  if (input.clean) firstToRecover = segments.length;
+
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const previous = segments[i - 1];
+    if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset) {
+      // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
+      // segment (the kept records of that batch) and while it cut `previous`, whose tail may
+      // be half cut (a zeroed page tail behind an index that still points past it). Walk all
+      // of `previous`, which must be whole up to this segment's base, and finish the cut there.
+      // A clean shutdown leaves no interrupted cut: there an overlap is damage.
+      if (input.clean) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
+      }
+      await checkOverlapAgrees(previous, segment);
+      tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+      commit(previous);
+    }
+    if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+      // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
+      // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
+      if (previous.nextOffset < recoveryPoint) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
+      }
+      deleteFromIndex(i);
+      break;
+    }
+    if (i < firstToRecover) {
+      try {
+        if ((await segment.planLoadClean()).indexesRebuilt) tally.indexesRebuilt++;
+      } catch (err) {
+        // Below the recovery point the records must all be there, but after a crash they may be
+        // there in the next segment: a truncateTo inside a batch writes the kept records into a
+        // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+        // damaged past the new segment's base. Recover this one up to that base (damage before
+        // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
+        const next = segments[i + 1];
+        if (input.clean || !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) || next === undefined || next.baseOffset <= segment.baseOffset) throw err;
+        tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+      }
+      commit(segment);
+      continue;
+    }
+    const result = await segment.planRecovery({ minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset });
+    tally.walked(result);
+    // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
+    const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
+    commit(segment, { from, to: result.validBytes });
+    if (result.truncatedBytes > 0 && i + 1 < segments.length) {
+      deleteFromIndex(i + 1);
+      break;
+    }
+  }
+  const end = segments[segments.length - 1]!.nextOffset;
+  // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
+  // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
+  const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
+  if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+
+  // The checkpointed start offset is past everything that survived. After a crash that is
+  // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
+  // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
+  // does, and offsets below it are never handed out again. After a clean shutdown every record
+  // was durable and the start was at most the end: the files or the checkpoint are damaged, and
+  // starting over would delete acknowledged records.
+  const checkpointedStart = input.logStartOffset ?? 0;
+  // The start offset is checkpointed durably before any segment below it is deleted, so the
+  // first segment never starts past it: if it does, the segments holding [start, base) are gone.
+  const firstBase = segments[0]!.baseOffset;
+  if (input.logStartOffset !== undefined && input.logStartOffset < firstBase && firstBase <= end && checkpointedStart <= end) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
+      ErrorCode.CORRUPT,
+      { path: segments[0]!.log.path },
+    );
+  }
+  if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined };
+  if (input.clean) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
+      ErrorCode.CORRUPT,
+      { path: dir },
+    );
+  }
+  deleteFromIndex(0);
+  return { steps, tally, startOverAt: checkpointedStart };
+}
+
+export function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {
+  return new PagelogError(`log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`, ErrorCode.CORRUPT, {
+    path: dir,
+  });
+}
+

@@ -1,0 +1,154 @@
+/**
+ * The read path: raw batches from the segment holding an offset, decoding them into records,
+ * iterating a range, finding an offset by timestamp, and the small cache that keeps the indexes
+ * of the last few old segments a reader touched in memory. Arguments were checked by the
+ * caller (`log.ts`); these run inside the log's queue.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { decodeBatch, type DecodedRecord } from "../format/index.js";
+import { describeValue } from "../format/record-codec.js";
+import type { Segment } from "../segment/segment.js";
+import { batchSize, checkOffset, checkOptionsObject, outOfRange } from "./log-arguments.js";
+import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
+
+/** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
+export type LogRecord = DecodedRecord;
+
+export interface ReadOptions {
+  /**
+   * Stop adding batches once this many bytes were read; at least one whole batch is always
+   * returned if one exists at the offset (Kafka's minOneMessage).
+   * @defaultValue 1 MiB
+   */
+  maxBytes?: number;
+  /** Return at most this many records. @defaultValue unlimited */
+  maxRecords?: number;
+}
+
+export interface RecordsOptions {
+  /** First offset. @defaultValue the log start offset */
+  from?: number;
+  /** Stop before this offset. @defaultValue the log end offset when each read runs */
+  to?: number;
+  /** Abort the iteration. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_READ_BYTES = 1 << 20;
+/** Old segments whose indexes stay in memory after a read (see `touch`). */
+const WARM_SEGMENTS = 2;
+
+/** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
+export async function readRecords(s: LogState, offset: number, maxBytes: number, maxRecords: number): Promise<LogRecord[]> {
+  const raw = await readRawBatches(s, offset, maxBytes);
+  const out: LogRecord[] = [];
+  for (let at = 0; at < raw.length && out.length < maxRecords; ) {
+    const size = batchSize(raw, at);
+    let batch: Awaited<ReturnType<typeof decodeBatch>>;
+    try {
+      batch = await decodeBatch(raw.subarray(at, at + size), {
+        verifyCrc: false, // the segment checked every CRC on the way out
+      });
+    } catch (err) {
+      // Hand on the good records before it, as a segment does with a bad CRC: the read that
+      // starts at this batch reports it.
+      if (out.length > 0) break;
+      throw err;
+    }
+    for (const r of batch.records) {
+      if (r.offset >= offset && r.offset >= s.startOffset && out.length < maxRecords) out.push(r);
+    }
+    at += size;
+  }
+  return out;
+}
+
+/** Whole raw batches from the one holding `offset`. `offset` and `maxBytes` were checked by the caller. */
+export async function readRawBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
+  if (offset < s.startOffset || offset > endOffsetOf(s)) throw outOfRange(offset, s.startOffset, endOffsetOf(s));
+  let index = s.segments.length - 1;
+  while (index > 0 && s.segments[index]!.baseOffset > offset) index--;
+  for (; index < s.segments.length; index++) {
+    const segment = s.segments[index]!;
+    const read = await segment.read(offset, maxBytes);
+    touch(s, segment);
+    if (read !== null) return read.bytes;
+  }
+  return new Uint8Array(0);
+}
+
+/**
+ * Every record from `from` (inclusive) to `to` (exclusive), read in batches through `read` (the
+ * log's own queued `read`, so each step keeps call order with other calls). Its checks run at
+ * the first next(), as a generator's do.
+ */
+export async function* iterateRecords(s: LogState, options: RecordsOptions, read: (offset: number) => Promise<LogRecord[]>): AsyncGenerator<LogRecord, void, undefined> {
+  checkOptionsObject(options, "records options");
+  const { from, to, signal } = options as RecordsOptions;
+  if (from !== undefined) checkOffset(from, "from");
+  if (to !== undefined) checkOffset(to, "to");
+  if (signal !== undefined && typeof (signal as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function") {
+    throw new TypeError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+  }
+  let next = from ?? s.startOffset;
+  for (;;) {
+    signal?.throwIfAborted();
+    const limit = to ?? endOffsetOf(s);
+    if (next >= limit || next >= endOffsetOf(s)) return;
+    const batch = await read(next);
+    if (batch.length === 0) {
+      if (next >= endOffsetOf(s)) return; // truncated meanwhile
+      // The log holds offsets up to its end, so a read below it always finds a record: never
+      // end an iteration early without saying why.
+      throw new PagelogError(`log ${s.name} has no record at or after offset ${next}, below its end ${endOffsetOf(s)}`, ErrorCode.CORRUPT, { path: s.name });
+    }
+    for (const record of batch) {
+      if (record.offset >= limit) return;
+      // Every offset of a log holds a record: a batch that skips one (as only a compacted or
+      // hostile batch can) would hand out a hole as if nothing were missing.
+      if (record.offset !== next) {
+        throw new PagelogError(`log ${s.name} has no record at offset ${next} (the next record is ${record.offset})`, ErrorCode.CORRUPT, { path: s.name });
+      }
+      signal?.throwIfAborted();
+      yield record;
+      next = record.offset + 1;
+    }
+  }
+}
+
+/** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
+export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
+  for (const segment of s.segments) {
+    if (segment.nextOffset <= s.startOffset || segment.maxTimestamp < timestamp) continue;
+    const found = await segment.offsetForTimestamp(timestamp);
+    touch(s, segment);
+    if (found === null) continue;
+    if (found >= s.startOffset) return found;
+    // The answer lies below the start offset: look again among the records from the start.
+    let at = s.startOffset;
+    while (at < segment.nextOffset) {
+      const read = await segment.read(at, DEFAULT_READ_BYTES);
+      if (read === null) break;
+      for (let p = 0; p < read.bytes.length; p += batchSize(read.bytes, p)) {
+        const batch = await decodeBatch(read.bytes.subarray(p, p + batchSize(read.bytes, p)), { verifyCrc: false });
+        const hit = batch.records.find((r) => r.offset >= s.startOffset && r.timestamp >= timestamp);
+        if (hit !== undefined) return hit.offset;
+      }
+      at = read.lastOffset + 1;
+    }
+  }
+  return null;
+}
+
+/**
+ * Keeps the indexes of at most WARM_SEGMENTS segments besides the active one in memory (a
+ * consumer reading an old segment keeps its index; one that moved on lets it go).
+ */
+function touch(s: LogState, segment: Segment): void {
+  if (segment === activeSegment(s)) return;
+  s.warm = [...s.warm.filter((w) => w !== segment && s.segments.includes(w)), segment];
+  while (s.warm.length > WARM_SEGMENTS) {
+    const cold = s.warm.shift()!;
+    if (cold !== activeSegment(s)) cold.releaseIndexes();
+  }
+}

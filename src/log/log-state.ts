@@ -1,0 +1,125 @@
+/**
+ * The mutable state of one open `Log`, and the small helpers every part of it shares: the
+ * failure rule (a storage error fails the log), the status checks, and the flush that moves the
+ * recovery point. `log.ts` holds the class; `log-append.ts`, `log-truncate.ts`, `log-read.ts`
+ * and `log-retention.ts` are plain functions over this state, so each seam reads on its own.
+ * Internal: nothing here is exported from the package.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { RecordSnapshot } from "../format/record-codec.js";
+import type { Segment, SegmentOptions } from "../segment/segment.js";
+import type { Storage } from "../storage/storage.js";
+import type { ResolvedLogOptions } from "./log-options.js";
+
+export type LogStatus = "open" | "closing" | "closed" | "failed";
+
+/** What a Log needs from its LogDir. */
+export interface LogHost {
+  readonly storage: Storage;
+  /** Writes the directory's checkpoints durably (recovery points and log start offsets). */
+  checkpoint(): Promise<void>;
+  /** Called after every successful flush: the directory checkpoints when its interval is up. */
+  flushed?(): Promise<void>;
+}
+
+export interface PendingAppend {
+  /** The caller's records as read once, when append() was called. */
+  readonly records: readonly RecordSnapshot[];
+  readonly resolve: (offsets: { baseOffset: number; lastOffset: number }) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** Everything a Log changes as it runs; only its own queue's tasks touch it. */
+export interface LogState {
+  /** The partition directory's name, `<topic>-<partition>`. */
+  readonly name: string;
+  readonly host: LogHost;
+  readonly options: Readonly<ResolvedLogOptions>;
+  readonly segmentOptions: SegmentOptions;
+  segments: Segment[];
+  startOffset: number;
+  recoveryPoint: number;
+  status: LogStatus;
+  failure: unknown;
+  unflushedRecords: number;
+  lastFlushAt: number;
+  activeCreatedAt: number;
+  /** A segment file was created or removed since the directory was last synced. */
+  dirDirty: boolean;
+  /**
+   * Segments written since the last flush (log bytes or index entries, including the final
+   * time-index entry a roll adds): every one is synced before the recovery point moves.
+   */
+  readonly dirtySegments: Set<Segment>;
+  flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Segments other than the active one whose indexes are in memory, least recently used first. */
+  warm: Segment[];
+  /** Appends waiting for the next group write; closed by any other call so call order holds. */
+  openGroup: PendingAppend[] | undefined;
+}
+
+/** The segment appends go to: always the last one. */
+export function activeSegment(s: LogState): Segment {
+  return s.segments[s.segments.length - 1]!;
+}
+
+/** The offset the next appended record gets (Kafka's log end offset). */
+export function endOffsetOf(s: LogState): number {
+  return activeSegment(s).nextOffset;
+}
+
+/**
+ * Makes every record appended so far durable, then advances the recovery point to the end.
+ * The caller runs it under `guard`: a failed fsync fails the log.
+ */
+export async function flushLog(s: LogState): Promise<void> {
+  const end = endOffsetOf(s);
+  for (const segment of s.dirtySegments) await segment.flush();
+  s.dirtySegments.clear();
+  // A segment created since the last flush is durable only once its name is: sync the
+  // directory before claiming anything in it is durable.
+  if (s.dirDirty) {
+    await s.host.storage.syncDir(s.name);
+    s.dirDirty = false;
+  }
+  // Only now, after every fsync returned: the recovery point must never claim bytes the disk
+  // does not have, or recovery would skip them and a torn batch could be served.
+  s.recoveryPoint = end;
+  s.unflushedRecords = 0;
+  s.lastFlushAt = s.options.clock.now();
+  await s.host.flushed?.();
+}
+
+export function stopTimer(s: LogState): void {
+  if (s.flushTimer !== undefined) clearTimeout(s.flushTimer);
+  s.flushTimer = undefined;
+}
+
+/** Runs a write: any failure but a caller's bad argument fails the log. */
+export async function guard<T>(s: LogState, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof TypeError || err instanceof RangeError)) fail(s, err);
+    throw err;
+  }
+}
+
+export function fail(s: LogState, err: unknown): void {
+  s.status = "failed";
+  s.failure ??= err;
+  stopTimer(s);
+}
+
+export function failedError(s: LogState, op: string): PagelogError {
+  return new PagelogError(`log ${s.name} failed earlier and refuses ${op} until it is reopened`, ErrorCode.FAILED, { cause: s.failure, path: s.name });
+}
+
+export function checkWritable(s: LogState, op: string): void {
+  if (s.status === "failed") throw failedError(s, op);
+  if (s.status !== "open") throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });
+}
+
+export function checkReadable(s: LogState): void {
+  if (s.status === "closed" || s.status === "closing") throw new PagelogError(`log ${s.name} is ${s.status}`, ErrorCode.CLOSED, { path: s.name });
+}

@@ -1,0 +1,109 @@
+/**
+ * `truncateTo`: dropping every record at or after an offset, durably, including the crash-safe
+ * replacement of a batch the offset falls inside (its records below the offset must survive any
+ * crash during the cut). The loader's overlap repair (`overlap.ts`) finishes a cut a crash
+ * interrupted.
+ */
+import { decodeBatch, type DecodedRecord, encodeBatch } from "../format/index.js";
+import { Segment } from "../segment/segment.js";
+import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
+import { batchSize } from "./log-arguments.js";
+import { deleteFrom } from "./segment-files.js";
+import { flushLog, type LogState } from "./log-state.js";
+
+/**
+ * Drops every record at or after `offset`, which the caller checked lies in [start, end).
+ * Durable when it resolves. Runs under the caller's `guard`.
+ */
+export async function truncateLog(s: LogState, offset: number): Promise<void> {
+  let index = s.segments.length - 1;
+  while (s.segments[index]!.baseOffset > offset) index--;
+  const segment = s.segments[index]!;
+  // Segments cut whole batches. If `offset` falls inside one, its records below `offset`
+  // must live on in a batch of their own, and they were durable: no crash may lose them.
+  const holding = await segment.read(offset, 1);
+  const straddling = holding === null || holding.firstOffset >= offset ? [] : await recordsBelow(holding.bytes, offset);
+  // 1. Lower the durable recovery point to `offset` first. Otherwise a crash in the middle
+  //    of the cut (a truncation undone, a page tail zeroed) would look like damage to
+  //    flushed data. Every step below keeps the records below `offset` durable.
+  if (s.recoveryPoint > offset) {
+    s.recoveryPoint = offset;
+    await s.host.checkpoint();
+  }
+  if (straddling.length > 0) {
+    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling);
+  } else {
+    // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
+    dropSegmentsAfter(s, index);
+    await deleteFrom(s.host.storage, s.segments, index + 1);
+    s.dirtySegments.add(segment);
+    await segment.truncateTo(offset);
+  }
+  // 3. Durable before resolving.
+  await flushLog(s);
+}
+
+/** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
+function dropSegmentsAfter(s: LogState, index: number): void {
+  if (index + 1 >= s.segments.length) return;
+  for (const segment of s.segments.slice(index + 1)) s.dirtySegments.delete(segment);
+  s.dirDirty = true;
+}
+
+/**
+ * truncateTo inside a batch: the batch starting at `base` is replaced by one holding only
+ * `keep` (its records below the truncation offset), and everything after it goes, such that
+ * a crash at any point leaves the old log, the new one, or the old one cut somewhere past
+ * `keep`, never one without `keep`.
+ *
+ * The new batch is written whole to `<base>.log.tmp` and fsynced, then renamed (atomically)
+ * to `<base>.log`: a crash before the rename leaves a `.tmp` the next open removes. If `base`
+ * starts the segment, that replaces the segment's file. Otherwise it is a new segment that
+ * overlaps the old one until the old one is cut at `base`; the loader finishes that cut if a
+ * crash comes first (an overlap can only mean this).
+ */
+async function replaceStraddlingBatch(s: LogState, index: number, base: number, keep: readonly DecodedRecord[]): Promise<void> {
+  const storage = s.host.storage;
+  const segment = s.segments[index]!;
+  const batch = encodeBatch(
+    keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+    { baseOffset: base, ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }) },
+  );
+  const logPath = segmentFilePath(s.name, base, LOG_SUFFIX);
+  const tmp = `${logPath}.tmp`;
+  const file = await storage.open(tmp, { create: true });
+  try {
+    await file.truncate(0);
+    await file.write(0, batch);
+    await file.sync(); // the content is durable before its name can make it part of the log
+  } finally {
+    await file.close();
+  }
+  dropSegmentsAfter(s, index);
+  if (base === segment.baseOffset) {
+    await deleteFrom(storage, s.segments, index + 1);
+    s.dirtySegments.delete(segment);
+    await segment.close();
+  }
+  await storage.rename(tmp, logPath);
+  await storage.syncDir(s.name);
+  const replacement = await Segment.open(storage, s.name, base, s.segmentOptions);
+  await replacement.recover(); // one batch: rebuilds (and fsyncs) its indexes
+  if (base === segment.baseOffset) {
+    s.segments[index] = replacement;
+  } else {
+    s.dirtySegments.add(segment);
+    await segment.truncateTo(base);
+    await segment.flush();
+    await deleteFrom(storage, s.segments, index + 1);
+    s.segments.push(replacement);
+    s.activeCreatedAt = s.options.clock.now();
+  }
+  s.dirDirty = true;
+}
+
+/** The records below `offset` of the first batch in `bytes` (the batch that straddles it). */
+async function recordsBelow(bytes: Uint8Array, offset: number): Promise<DecodedRecord[]> {
+  const batch = await decodeBatch(bytes.subarray(0, batchSize(bytes, 0)));
+  return batch.records.filter((r) => r.offset < offset);
+}

@@ -1,0 +1,42 @@
+/**
+ * Deleting segments' files in the order that keeps a crash harmless: segments newest first (a
+ * crash leaves a prefix of the log), and in each the `.log` before its indexes (a crash leaves
+ * orphaned index files, which the next load removes). Used by loading, truncation and retention.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { Segment } from "../segment/segment.js";
+import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
+import { parentOf } from "../storage/paths.js";
+import type { Storage } from "../storage/storage.js";
+
+/**
+ * Closes and deletes `segments[from..]`, newest first: directory changes survive a crash as a
+ * prefix in the order they were made, so deleting from the end never leaves a hole. The caller
+ * syncs the directory. Returns how many were deleted.
+ */
+export async function deleteFrom(storage: Storage, segments: Segment[], from: number): Promise<number> {
+  const doomed = segments.splice(from);
+  await deleteSegments(storage, doomed);
+  return doomed.length;
+}
+
+/** Closes and deletes these consecutive segments, newest first (see `deleteFrom`). */
+export async function deleteSegments(storage: Storage, doomed: readonly Segment[]): Promise<void> {
+  for (const segment of [...doomed].reverse()) await deleteSegmentFiles(storage, segment);
+}
+
+/**
+ * Closes a segment and removes its files, the `.log` first: a crash in between leaves orphaned
+ * index files, which the next load removes, never a log without the offsets it claims.
+ */
+export async function deleteSegmentFiles(storage: Storage, segment: Segment): Promise<void> {
+  await segment.close();
+  const dir = parentOf(segment.log.path);
+  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+    try {
+      await storage.remove(segmentFilePath(dir, segment.baseOffset, suffix));
+    } catch (err) {
+      if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Opening a segment's contents. Opening decides before it writes: `planRecovery()` and
+ * `planLoadClean()` only read, and leave the segment's state in memory as it will be (next
+ * offset, size, rebuilt indexes); `commit()` then writes that state and makes it durable. A
+ * loader can plan every segment, reject the log with every file as it found it, and commit only
+ * a plan it accepts. `scanTail` is also how a truncation learns the new end.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { BatchScanner, type ScanStop } from "./batch-scanner.js";
+import { flushSegment } from "./segment-write.js";
+import { corruptAt, findBatch, indexBatch, loadIndexes, namesBase, noteTimestamp, scanOptions, type SegmentState, timeEntryLies } from "./segment-state.js";
+import type { RecoverOptions, SegmentRecovery } from "./segment-types.js";
+import { NO_TIMESTAMP } from "./time-index.js";
+
+/**
+ * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
+ * the size to the end of the valid batches, writing nothing. See `Segment.planRecovery`.
+ */
+export async function planRecovery(s: SegmentState, { minNextOffset, endOffset }: RecoverOptions): Promise<SegmentRecovery> {
+  const sizeBefore = s.size;
+  const stop = await rebuildFromWalk(s, endOffset);
+  if (minNextOffset !== undefined && s.nextOffset < minNextOffset) {
+    throw new PagelogError(
+      `segment ${s.log.path} is corrupt below the recovery point ${minNextOffset}: valid batches end at offset ${s.nextOffset - 1} (byte ${stop.position}: ${stop.detail})`,
+      ErrorCode.CORRUPT,
+      { path: s.log.path },
+    );
+  }
+  if (stop.position < s.size) {
+    s.size = stop.position;
+    s.pendingTruncate = stop.position;
+  }
+  s.pendingCommit = "recovery";
+  return {
+    validBytes: stop.position,
+    truncatedBytes: sizeBefore - stop.position,
+    lastOffset: s.nextOffset - 1,
+    maxTimestamp: s.maxTimestamp,
+    stop,
+  };
+}
+
+/** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. */
+export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: boolean }> {
+  await loadIndexes(s);
+  let rebuild = s.indexFilesWereMissing && s.size > 0;
+  if (!rebuild) {
+    try {
+      s.offsetIndex.sanityCheck(s.size, Number.MAX_SAFE_INTEGER);
+      await scanTail(s);
+      s.offsetIndex.sanityCheck(s.size, s.nextOffset);
+      s.timeIndex.sanityCheck(s.size, s.nextOffset);
+      await checkLastTimeEntry(s);
+    } catch (err) {
+      if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT && err.path !== s.log.path)) throw err;
+      rebuild = true;
+    }
+  }
+  if (rebuild) {
+    const stop = await rebuildFromWalk(s);
+    if (stop.position !== s.size) throw corruptAt(s, stop);
+  }
+  s.pendingCommit ??= "indexes";
+  return { indexesRebuilt: rebuild };
+}
+
+/**
+ * The time index's last entry must be a real one: the largest timestamp so far and the last
+ * offset of the batch that holds it. The segment's largest timestamp is taken from it, and the
+ * structural checks cannot tell a real entry from zeros that a crash left in a rebuilt index
+ * (the file's new size survived, its page did not). One batch read.
+ */
+async function checkLastTimeEntry(s: SegmentState): Promise<void> {
+  const last = s.timeIndex.lastEntry;
+  if (last === undefined || namesBase(s, last)) return;
+  const found = await findBatch(s, last.offset);
+  if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) throw timeEntryLies(s, last);
+}
+
+/**
+ * Writes what the last plan decided: the cut, then the rebuilt indexes, then fsyncs (a
+ * recovery syncs all three files: it cannot know what an earlier process left in the page
+ * cache). Durable before anything is appended: a truncation only in the page cache could be
+ * undone by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
+ */
+export async function commit(s: SegmentState): Promise<void> {
+  const mode = s.pendingCommit;
+  if (mode === undefined) return;
+  if (s.pendingTruncate !== undefined) {
+    s.logUnsynced = true;
+    await s.log.truncate(s.pendingTruncate);
+    s.pendingTruncate = undefined;
+  }
+  await s.offsetIndex.commitRebuild();
+  await s.timeIndex.commitRebuild();
+  if (s.indexFilesWereMissing) {
+    // Create a lost index file even when it stays empty (a truncation to its own size is
+    // otherwise a no-op), so the segment has its three files, as Kafka's always do.
+    await s.offsetIndex.file.truncate(s.offsetIndex.sizeInBytes);
+    await s.timeIndex.file.truncate(s.timeIndex.sizeInBytes);
+  }
+  if (mode === "recovery") {
+    await flushSegment(s, { force: true });
+  } else {
+    await Promise.all([s.offsetIndex.sync(), s.timeIndex.sync()]);
+  }
+  s.pendingCommit = undefined;
+  s.indexFilesWereMissing = false;
+}
+
+/**
+ * Rebuilds both indexes in memory from a walk over the whole log (ending before the first batch
+ * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing.
+ */
+async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<ScanStop> {
+  s.offsetIndex.beginRebuild();
+  s.timeIndex.beginRebuild();
+  s.nextOffset = s.baseOffset;
+  s.maxTimestamp = NO_TIMESTAMP;
+  s.offsetOfMaxTimestamp = s.baseOffset;
+  s.bytesSinceIndexEntry = 0;
+  const scanner = new BatchScanner(s.log, s.size, 0, scanOptions(s, { expectedOffset: s.baseOffset, ...(endOffset === undefined ? {} : { endOffset }) }));
+  for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    await indexBatch(s, batch.header, batch.position);
+  }
+  // As Kafka's recover does: one last time-index entry for the segment's largest timestamp.
+  if (s.maxTimestamp !== NO_TIMESTAMP) await s.timeIndex.maybeAppend(s.maxTimestamp, s.offsetOfMaxTimestamp);
+  return scanner.stop;
+}
+
+/** From the last offset-index entry to the end: the next offset and the largest timestamp. */
+export async function scanTail(s: SegmentState): Promise<void> {
+  await loadIndexes(s);
+  const lastEntry = s.offsetIndex.entries === 0 ? undefined : s.offsetIndex.entry(s.offsetIndex.entries - 1);
+  const start = lastEntry?.position ?? 0;
+  const last = s.timeIndex.lastEntry;
+  s.maxTimestamp = last?.timestamp ?? NO_TIMESTAMP;
+  s.offsetOfMaxTimestamp = last?.offset ?? s.baseOffset;
+  const scanner = new BatchScanner(s.log, s.size, start, scanOptions(s, {}));
+  let first = true;
+  for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    // The index's last entry must point at the start of the batch ending at its offset.
+    if (first && lastEntry !== undefined && batch.header.lastOffset !== lastEntry.offset) {
+      throw new PagelogError(
+        `index ${s.offsetIndex.file.path} is corrupt: its last entry says offset ${lastEntry.offset} ends the batch at ${start}, which ends at ${batch.header.lastOffset}`,
+        ErrorCode.CORRUPT,
+        { path: s.offsetIndex.file.path },
+      );
+    }
+    if (first && lastEntry === undefined && batch.header.baseOffset !== s.baseOffset) throw corruptAt(s, { position: 0, reason: "offset-gap", detail: `first batch starts at ${batch.header.baseOffset}` });
+    first = false;
+    s.nextOffset = batch.header.lastOffset + 1;
+    noteTimestamp(s, batch.header);
+    s.bytesSinceIndexEntry = batch.position + batch.header.sizeInBytes - start;
+  }
+  if (first && lastEntry !== undefined) throw new PagelogError(`index ${s.offsetIndex.file.path} is corrupt: its last entry points past the last batch`, ErrorCode.CORRUPT, { path: s.offsetIndex.file.path });
+  if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
+}

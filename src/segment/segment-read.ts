@@ -1,0 +1,114 @@
+/**
+ * Reading a segment: whole raw batches from the one holding an offset (every batch handed out
+ * has its CRC checked), and the exact offset-for-timestamp lookup, which also checks the time
+ * index entry it starts from against the log.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { decodeBatch, validateBatch } from "../format/index.js";
+import type { OffsetPosition } from "./offset-index.js";
+import { corruptAt, fromIndex, loadIndexes, namesBase, scanFrom, type SegmentState, timeEntryLies, validateOptions } from "./segment-state.js";
+import type { SegmentRead } from "./segment-types.js";
+import type { TimestampOffset } from "./time-index.js";
+
+/** See `Segment.read`. */
+export async function readSegment(s: SegmentState, offset: number, maxBytes: number): Promise<SegmentRead | null> {
+  await loadIndexes(s);
+  if (offset >= s.nextOffset) return null;
+  const target = Math.max(offset, s.baseOffset);
+  return fromIndex(s, s.offsetIndex.lookup(target), (start) => readFrom(s, start, target, maxBytes));
+}
+
+async function readFrom(s: SegmentState, start: OffsetPosition, target: number, maxBytes: number): Promise<SegmentRead | null> {
+  const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + s.options.indexIntervalBytes));
+  // Batches before the target are only stepped over (their offsets are still checked): a
+  // damaged batch there must not make an intact later one unreadable. Every batch returned
+  // has its CRC checked below.
+  const scanner = scanFrom(s, start, { chunkBytes, verifyCrc: false });
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let first: { position: number; offset: number } | undefined;
+  let lastOffset = -1;
+  for (;;) {
+    // Once a batch is taken, look at the next one's declared size before reading it: a batch
+    // that would not fit is never read.
+    if (first !== undefined) {
+      const next = await scanner.peekSize();
+      if (next === undefined || total + next > maxBytes) break;
+    }
+    const batch = await scanner.next();
+    if (batch === null) break;
+    if (batch.header.lastOffset < target) continue;
+    const verdict = validateBatch(batch.bytes, 0, batch.bytes.length, validateOptions(s));
+    if (!verdict.ok) {
+      // Hand on the good batches before it; the read that starts at it reports it.
+      if (first !== undefined) break;
+      throw corruptAt(s, { position: batch.position, reason: verdict.reason, detail: verdict.detail });
+    }
+    first ??= { position: batch.position, offset: batch.header.baseOffset };
+    parts.push(batch.bytes);
+    total += batch.bytes.length;
+    lastOffset = batch.header.lastOffset;
+    if (total >= maxBytes) break;
+  }
+  if (first === undefined) {
+    if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
+    return null;
+  }
+  // Batches are back to back on disk: one copy of the whole run when the scan still holds it.
+  const run = scanner.buffered(first.position, first.position + total);
+  if (run !== undefined) return { bytes: run.slice(), position: first.position, firstOffset: first.offset, lastOffset };
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return { bytes, position: first.position, firstOffset: first.offset, lastOffset };
+}
+
+/** See `Segment.offsetForTimestamp`. */
+export async function segmentOffsetForTimestamp(s: SegmentState, timestamp: number): Promise<number | null> {
+  await loadIndexes(s);
+  if (s.maxTimestamp < timestamp) return null;
+  const before = s.timeIndex.lookupBefore(timestamp);
+  if (before !== undefined) {
+    try {
+      // (An entry of NO_TIMESTAMP names the base offset, not a batch: nothing to check.)
+      const entry = namesBase(s, before) ? undefined : before;
+      return await fromIndex(s, s.offsetIndex.lookup(before.offset), (from) => offsetForTimestampFrom(s, from, timestamp, entry));
+    } catch (err) {
+      // The time index's entry is not what the log holds there (or the walk met damage, which
+      // the walk from the start below meets again and reports).
+      if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT)) throw err;
+    }
+  }
+  return offsetForTimestampFrom(s, { offset: s.baseOffset, position: 0 }, timestamp, undefined);
+}
+
+/**
+ * The walk of `offsetForTimestamp`. With `entry` (the time-index entry it starts from), it also
+ * checks that entry against the log: a real one names the last offset of a batch whose
+ * maxTimestamp it holds, and no record up to it reaches the timestamp asked for. A lying entry
+ * would start the walk past the answer: `PAGELOG_CORRUPT`, and the caller walks from the start.
+ */
+async function offsetForTimestampFrom(s: SegmentState, start: OffsetPosition, timestamp: number, entry: TimestampOffset | undefined): Promise<number | null> {
+  const scanner = scanFrom(s, start, {});
+  let unchecked = entry;
+  for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    if (unchecked !== undefined && batch.header.lastOffset >= unchecked.offset) {
+      if (batch.header.lastOffset !== unchecked.offset || batch.header.maxTimestamp !== unchecked.timestamp) throw timeEntryLies(s, unchecked);
+      unchecked = undefined;
+    }
+    // Every batch passed over is decoded too, not skipped on its header's say-so: the decoder
+    // refuses a maxTimestamp that disagrees with the records (a few batches: the time index
+    // brought the walk close).
+    const decoded = await decodeBatch(batch.bytes.slice(), { verifyCrc: false });
+    if (batch.header.maxTimestamp < timestamp) continue;
+    if (entry !== undefined && batch.header.lastOffset <= entry.offset) throw timeEntryLies(s, entry);
+    const record = decoded.records.find((r) => r.timestamp >= timestamp);
+    if (record !== undefined) return record.offset;
+  }
+  if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
+  if (unchecked !== undefined) throw timeEntryLies(s, unchecked);
+  return null;
+}

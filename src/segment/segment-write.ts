@@ -1,0 +1,95 @@
+/**
+ * Writing a segment: appending batches (one write for a group), truncating whole batches,
+ * fsyncing the three files in the order that keeps an index entry from outliving its batch,
+ * and sealing a segment that takes no more appends.
+ */
+import type { BatchHeader } from "../format/index.js";
+import { MAX_INT32 } from "./offset-index.js";
+import { scanTail } from "./segment-load.js";
+import { findBatch, indexBatch, loadIndexes, type SegmentState } from "./segment-state.js";
+import { NO_TIMESTAMP } from "./time-index.js";
+
+/** Whether a batch ending at `lastOffset` of `bytes` bytes still fits this segment's int32 fields. */
+export function canHold(s: SegmentState, lastOffset: number, bytes: number): boolean {
+  return lastOffset - s.baseOffset <= MAX_INT32 && s.size + bytes <= MAX_INT32;
+}
+
+/** Appends one whole, valid batch at the end of the log, then any index entries it earns. */
+export async function appendBatch(s: SegmentState, batch: Uint8Array, header: BatchHeader): Promise<void> {
+  if (header.sizeInBytes !== batch.length) throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
+  if (header.baseOffset !== s.nextOffset) {
+    throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${s.nextOffset})`);
+  }
+  if (!canHold(s, header.lastOffset, batch.length)) throw new RangeError(`batch does not fit segment ${s.baseOffset}'s int32 offsets or positions`);
+  const position = s.size;
+  s.logUnsynced = true;
+  await s.log.write(position, batch);
+  s.size += batch.length;
+  await indexBatch(s, header, position);
+}
+
+/** Appends several whole, valid, consecutive batches with one write, then their index entries. */
+export async function appendBatches(s: SegmentState, batches: ReadonlyArray<{ readonly bytes: Uint8Array; readonly header: BatchHeader }>): Promise<void> {
+  if (batches.length === 1) return appendBatch(s, batches[0]!.bytes, batches[0]!.header);
+  let next = s.nextOffset;
+  let total = 0;
+  for (const { bytes, header } of batches) {
+    if (header.sizeInBytes !== bytes.length) throw new RangeError(`batch is ${bytes.length} bytes but its header says ${header.sizeInBytes}`);
+    if (header.baseOffset !== next) throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${next})`);
+    next = header.lastOffset + 1;
+    total += bytes.length;
+  }
+  if (!canHold(s, next - 1, total)) throw new RangeError(`batches do not fit segment ${s.baseOffset}'s int32 offsets or positions`);
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const { bytes } of batches) {
+    joined.set(bytes, at);
+    at += bytes.length;
+  }
+  let position = s.size;
+  s.logUnsynced = true;
+  await s.log.write(position, joined);
+  s.size += total;
+  for (const { header } of batches) {
+    await indexBatch(s, header, position);
+    position += header.sizeInBytes;
+  }
+}
+
+/** Drops the batch holding `offset` and every later one; returns the new next offset. */
+export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
+  await loadIndexes(s);
+  if (offset >= s.nextOffset) return s.nextOffset;
+  const found = await findBatch(s, Math.max(offset, s.baseOffset));
+  const position = found?.position ?? s.size;
+  const newNext = found?.header.baseOffset ?? s.nextOffset;
+  s.logUnsynced = true;
+  await s.log.truncate(position);
+  s.size = position;
+  await s.offsetIndex.truncateTo(newNext);
+  await s.timeIndex.truncateTo(newNext);
+  s.nextOffset = s.baseOffset;
+  s.bytesSinceIndexEntry = 0;
+  await scanTail(s);
+  return s.nextOffset;
+}
+
+/**
+ * fsync the log and both indexes. A file not written since its last sync is skipped; `force`
+ * syncs all three, for recovery.
+ */
+export async function flushSegment(s: SegmentState, { force = false }: { force?: boolean } = {}): Promise<void> {
+  // The log first: an index entry must never be durable while the batch it points at is not
+  // (the sanity check would catch it, but there is no reason to make it work).
+  if (s.logUnsynced || force) {
+    await s.log.sync();
+    s.logUnsynced = false;
+  }
+  await s.offsetIndex.sync({ force });
+  await s.timeIndex.sync({ force });
+}
+
+/** One last time-index entry for the largest timestamp, as Kafka's onBecomeInactiveSegment adds. */
+export async function seal(s: SegmentState): Promise<void> {
+  if (s.maxTimestamp !== NO_TIMESTAMP) await s.timeIndex.maybeAppend(s.maxTimestamp, s.offsetOfMaxTimestamp);
+}
