@@ -7,7 +7,13 @@ import { defineConfig } from "tsup";
 // The ESM entries share chunks, so one LogDir class serves them all in one process.
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", node: "src/node.ts", format: "src/format.ts", fs: "src/fs.ts", testing: "src/testing.ts" },
+    entry: {
+      index: "src/index.ts",
+      node: "src/node.ts",
+      format: "src/format.ts",
+      fs: "src/fs.ts",
+      testing: "src/testing.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,

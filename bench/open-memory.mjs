@@ -19,7 +19,17 @@ if (process.argv[3] === "--child") {
   const opened = performance.now() - started;
   global.gc?.();
   const after = process.memoryUsage();
-  console.log(JSON.stringify({ segments: log.segmentCount, bytes: log.size, clean: log.recovery.clean, openMs: Math.round(opened), rssMB: Math.round(after.rss / 2 ** 20), heapMB: Math.round(after.heapUsed / 2 ** 20), baselineRssMB: Math.round(before.rss / 2 ** 20) }));
+  console.log(
+    JSON.stringify({
+      segments: log.segmentCount,
+      bytes: log.size,
+      clean: log.recovery.clean,
+      openMs: Math.round(opened),
+      rssMB: Math.round(after.rss / 2 ** 20),
+      heapMB: Math.round(after.heapUsed / 2 ** 20),
+      baselineRssMB: Math.round(before.rss / 2 ** 20),
+    }),
+  );
   await logs.close();
   process.exit(0);
 }
@@ -35,7 +45,14 @@ if (!existsSync(join(dir, "big-0"))) {
   await logs.close();
   console.log(`built ${gib} GiB in ${((Date.now() - started) / 1000).toFixed(0)} s at ${dir}`);
 }
-const child = (args) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", new URL(import.meta.url).pathname, String(gib), "--child", ...args], { encoding: "utf8" }));
+const child = (args) =>
+  JSON.parse(
+    execFileSync(
+      process.execPath,
+      ["--expose-gc", new URL(import.meta.url).pathname, String(gib), "--child", ...args],
+      { encoding: "utf8" },
+    ),
+  );
 console.log("clean open:  ", JSON.stringify(child([])));
 rmSync(join(dir, ".kafka_cleanshutdown"), { force: true });
 console.log("unclean open:", JSON.stringify(child([])));

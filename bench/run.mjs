@@ -21,7 +21,9 @@ async function time(fn) {
 
 function row(name, raw, ours, unit) {
   const ratio = ours / raw;
-  console.log(`${name.padEnd(44)} raw ${raw.toFixed(1).padStart(9)} ${unit}   pagelog ${ours.toFixed(1).padStart(9)} ${unit}   ratio ${ratio.toFixed(2)}`);
+  console.log(
+    `${name.padEnd(44)} raw ${raw.toFixed(1).padStart(9)} ${unit}   pagelog ${ours.toFixed(1).padStart(9)} ${unit}   ratio ${ratio.toFixed(2)}`,
+  );
 }
 
 async function main() {
@@ -90,7 +92,9 @@ async function main() {
       for (let p = 0; p < total; p += chunk.length) await f.write(p, chunk);
       await f.sync();
     });
-    console.log(`${"SimStorage 4 KiB writes + one sync, 64 MiB".padEnd(44)} ${(total / MiB / simTime).toFixed(1)} MB/s`);
+    console.log(
+      `${"SimStorage 4 KiB writes + one sync, 64 MiB".padEnd(44)} ${(total / MiB / simTime).toFixed(1)} MB/s`,
+    );
     await logBench(dir);
     formatBench();
   } finally {
@@ -118,7 +122,12 @@ async function logBench(dir) {
     for (let i = 0; i < n; i++) await log.append([{ value }]);
     await logs.close();
   });
-  row(`append 1 KiB records, flush off, ${n}x (MB/s)`, (n * batch.length) / MiB / rawAppend, (n * batch.length) / MiB / oursAppend, "MB/s");
+  row(
+    `append 1 KiB records, flush off, ${n}x (MB/s)`,
+    (n * batch.length) / MiB / rawAppend,
+    (n * batch.length) / MiB / oursAppend,
+    "MB/s",
+  );
 
   // 2. Durable appends one at a time (flushMessages: 1) against write + fdatasync.
   const m = 300;
@@ -143,7 +152,8 @@ async function logBench(dir) {
   const oursGroup = await time(async () => {
     const logs = await LogDir.open(join(dir, `logs-${run++}`), { log: { flushMessages: 1 } });
     const log = await logs.log("bench-0");
-    for (let i = 0; i < m; i += 64) await Promise.all(Array.from({ length: Math.min(64, m - i) }, () => log.append([{ value }])));
+    for (let i = 0; i < m; i += 64)
+      await Promise.all(Array.from({ length: Math.min(64, m - i) }, () => log.append([{ value }])));
     await logs.close();
   });
   row(`durable append, 64 in flight, ${m}x (op/s)`, m / rawDurable, m / oursGroup, "op/s");
@@ -178,8 +188,12 @@ function formatBench() {
   for (let i = 0; i < rounds; i++) decodeBatchSync(bytes);
   const end = process.hrtime.bigint();
   const mb = (rounds * bytes.length) / MiB;
-  console.log(`${"encode 100 x 1 KiB batches, CRC included".padEnd(44)} ${(mb / (Number(mid - start) / 1e9)).toFixed(1)} MB/s`);
-  console.log(`${"decode 100 x 1 KiB batches, CRC checked".padEnd(44)} ${(mb / (Number(end - mid) / 1e9)).toFixed(1)} MB/s`);
+  console.log(
+    `${"encode 100 x 1 KiB batches, CRC included".padEnd(44)} ${(mb / (Number(mid - start) / 1e9)).toFixed(1)} MB/s`,
+  );
+  console.log(
+    `${"decode 100 x 1 KiB batches, CRC checked".padEnd(44)} ${(mb / (Number(end - mid) / 1e9)).toFixed(1)} MB/s`,
+  );
 }
 
 await main();

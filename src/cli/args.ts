@@ -9,7 +9,8 @@ export function parsing<R>(parse: () => R): R {
   try {
     return parse();
   } catch (err) {
-    const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+    const code =
+      typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
     if (code.startsWith("ERR_PARSE_ARGS")) {
       // Node's messages sometimes carry a hint on a second line ("To specify a positional…").
       throw new UsageError(`${(err as Error).message.split("\n")[0]!.replace(/\. *$/, "")} (try --help)`);
@@ -23,7 +24,10 @@ export function parsing<R>(parse: () => R): R {
  * "ambiguous". For an option that takes a value, a following argument that looks like a negative
  * number is joined to it (`--runs=-1`), so the command's own check can say what is wrong with it.
  */
-export function joinNegativeNumbers(args: readonly string[], options: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>): string[] {
+export function joinNegativeNumbers(
+  args: readonly string[],
+  options: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
+): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -33,7 +37,13 @@ export function joinNegativeNumbers(args: readonly string[], options: Readonly<R
     }
     const next = args[i + 1];
     const name = arg.startsWith("--") ? arg.slice(2) : undefined;
-    if (name !== undefined && !name.includes("=") && options[name]?.type === "string" && next !== undefined && /^-\.?\d/.test(next)) {
+    if (
+      name !== undefined &&
+      !name.includes("=") &&
+      options[name]?.type === "string" &&
+      next !== undefined &&
+      /^-\.?\d/.test(next)
+    ) {
       out.push(`${arg}=${next}`);
       i++;
       continue;
@@ -54,13 +64,15 @@ function integerRange(min: number, max: number): string {
 export function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   const n = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be ${integerRange(min, max)}, got '${value}'`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be ${integerRange(min, max)}, got '${value}'`);
   return n;
 }
 
 /** Exactly one positional argument, named `what` in the error. */
 export function onePositional(positionals: string[], what: string): string {
   if (positionals.length === 0) throw new UsageError(`missing ${what} (try --help)`);
-  if (positionals.length > 1) throw new UsageError(`expected one ${what}, got ${positionals.length}: ${positionals.join(" ")}`);
+  if (positionals.length > 1)
+    throw new UsageError(`expected one ${what}, got ${positionals.length}: ${positionals.join(" ")}`);
   return positionals[0]!;
 }

@@ -8,16 +8,31 @@ import { VERSION } from "./version.js";
 
 /** Commands, loaded on demand so `pagelog --help` stays fast. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  demo: { summary: "the chapter's page-cache demo on the simulator", load: async () => (await import("./demo.js")).run },
-  dump: { summary: "print the batches and index entries of a segment or partition directory", load: async () => (await import("./dump.js")).run },
-  verify: { summary: "check every batch, record, index entry and checkpoint of a log directory as reads do", load: async () => (await import("./verify.js")).run },
+  demo: {
+    summary: "the chapter's page-cache demo on the simulator",
+    load: async () => (await import("./demo.js")).run,
+  },
+  dump: {
+    summary: "print the batches and index entries of a segment or partition directory",
+    load: async () => (await import("./dump.js")).run,
+  },
+  verify: {
+    summary: "check every batch, record, index entry and checkpoint of a log directory as reads do",
+    load: async () => (await import("./verify.js")).run,
+  },
   fuzz: { summary: "run the crash-recovery fuzzer", load: async () => (await import("./fuzz.js")).run },
 };
 
 function help(): string {
   const lines = ["pagelog <command> [options]", "", "Commands:"];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)}  ${c.summary}`);
-  lines.push("", "Options:", "  -h, --help     show help (pagelog <command> --help for a command's own)", "  -v, --version  show the version", "");
+  lines.push(
+    "",
+    "Options:",
+    "  -h, --help     show help (pagelog <command> --help for a command's own)",
+    "  -v, --version  show the version",
+    "",
+  );
   return lines.join("\n");
 }
 
@@ -37,7 +52,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
-    return await (await command.load())(rest, io);
+    return await (
+      await command.load()
+    )(rest, io);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     io.stderr.write(`pagelog ${first}: ${message.split("\n")[0]}\n`);

@@ -7,7 +7,15 @@ import { parseArgs } from "node:util";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { runInteractive } from "./demo/interactive.js";
 import { renderFrame } from "./demo/render.js";
-import { applyStep, BREAK_IT, breakItSummary, DEFAULT_SCRIPT, parseScript, runBreakIt, stepLabel } from "./demo/script.js";
+import {
+  applyStep,
+  BREAK_IT,
+  breakItSummary,
+  DEFAULT_SCRIPT,
+  parseScript,
+  runBreakIt,
+  stepLabel,
+} from "./demo/script.js";
 import { type DemoConfig, DemoSession, FLUSH_CHOICES } from "./demo/session.js";
 import { pagesPerRow } from "./demo/strip.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -79,11 +87,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (try --help)`);
   const pageSize = intOption(values["page-size"], "page-size", DEFAULT_PAGE_SIZE, 16, 65536);
-  const sectorSize = intOption(values["sector-size"], "sector-size", Math.max(1, Math.floor(pageSize / SECTORS_PER_PAGE)), 1, pageSize);
-  if (pageSize % sectorSize !== 0) throw new UsageError(`--page-size ${pageSize} must be a multiple of --sector-size ${sectorSize}`);
+  const sectorSize = intOption(
+    values["sector-size"],
+    "sector-size",
+    Math.max(1, Math.floor(pageSize / SECTORS_PER_PAGE)),
+    1,
+    pageSize,
+  );
+  if (pageSize % sectorSize !== 0)
+    throw new UsageError(`--page-size ${pageSize} must be a multiple of --sector-size ${sectorSize}`);
   const flushArg = values["flush-every"] ?? "off";
   const flushEvery = flushArg === "off" ? 0 : Number(flushArg);
-  if (!(FLUSH_CHOICES as readonly number[]).includes(flushEvery)) throw new UsageError(`--flush-every must be off, 1 or 5, got '${flushArg}'`);
+  if (!(FLUSH_CHOICES as readonly number[]).includes(flushEvery))
+    throw new UsageError(`--flush-every must be off, 1 or 5, got '${flushArg}'`);
   const config: DemoConfig = {
     seed: intOption(values.seed, "seed", 1, 0, Number.MAX_SAFE_INTEGER),
     pageSize,
@@ -103,7 +119,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const show = async (label: string, message: string | undefined) => {
     const title = `── ${n++}. ${label} `;
     io.stdout.write(`${n === 1 ? "" : "\n"}${style.paint(title.padEnd(Math.max(title.length, 72), "─"), "2")}\n`);
-    io.stdout.write(renderFrame(await session.snapshot(), { style, pagesPerRow: rowPages, ...(message === undefined ? {} : { message }) }));
+    io.stdout.write(
+      renderFrame(await session.snapshot(), {
+        style,
+        pagesPerRow: rowPages,
+        ...(message === undefined ? {} : { message }),
+      }),
+    );
   };
   await show("start", undefined);
   if (script.trim() === BREAK_IT) {
@@ -118,4 +140,3 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   await session.close();
   return 0;
 }
-

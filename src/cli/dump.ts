@@ -52,12 +52,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (target.kind === "dir") {
       const names = await target.storage.list("");
       if (!names.some(isSegmentFile)) {
-        throw new UsageError(`${target.path} holds no segment files (name a partition directory such as orders-0, or one file)`);
+        throw new UsageError(
+          `${target.path} holds no segment files (name a partition directory such as orders-0, or one file)`,
+        );
       }
     }
-    const dump = await buildDump(target.storage, "", target.kind === "dir" ? undefined : target.name, values.records === true);
+    const dump = await buildDump(
+      target.storage,
+      "",
+      target.kind === "dir" ? undefined : target.name,
+      values.records === true,
+    );
     // Name files as the user named them: the argument, plus the file name inside a directory.
-    for (const file of dump.files) file.path = target.kind === "dir" ? `${given.replace(/\/+$/, "")}/${file.path}` : given;
+    for (const file of dump.files)
+      file.path = target.kind === "dir" ? `${given.replace(/\/+$/, "")}/${file.path}` : given;
     io.stdout.write(values.json === true ? JSON.stringify(dump, null, 2) + "\n" : dumpText(dump));
     return 0;
   } finally {

@@ -74,7 +74,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const broken = values.broken;
-  if (broken !== undefined && !isBrokenVariant(broken)) throw new UsageError(`--broken must be one of ${BROKEN_VARIANTS.join(", ")}, got '${broken}'`);
+  if (broken !== undefined && !isBrokenVariant(broken))
+    throw new UsageError(`--broken must be one of ${BROKEN_VARIANTS.join(", ")}, got '${broken}'`);
 
   if (values.adapter !== undefined) {
     if (broken !== undefined) throw new UsageError("give --adapter or --broken, not both");
@@ -86,7 +87,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
     try {
       const outcome = await replay(seed, broken);
-      io.stdout.write(`${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`);
+      io.stdout.write(
+        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`,
+      );
       return 0;
     } catch (err) {
       io.stdout.write(`schedule ${seed}: VIOLATION\n${violationMessage(err)}\n`);
@@ -95,7 +98,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
 
   const { runs, minutes, seed } = runLength(values);
-  io.stdout.write(`pagelog fuzz · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`);
+  io.stdout.write(
+    `pagelog fuzz · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
+  );
 
   const report = await fuzz({
     seed,
@@ -112,20 +117,36 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(`the broken variant '${broken}' was NOT caught: the suite does not bite (try more --runs)\n`);
       return 1;
     }
-    io.stdout.write(`the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`);
+    io.stdout.write(
+      `the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`,
+    );
     return 0;
   }
   return report.violations === 0 ? 0 : 1;
 }
 
-type Values = { runs?: string; minutes?: string; seed?: string; replay?: string; "max-ops"?: string; "keep-going"?: boolean };
+type Values = {
+  runs?: string;
+  minutes?: string;
+  seed?: string;
+  replay?: string;
+  "max-ops"?: string;
+  "keep-going"?: boolean;
+};
 
 /** `--runs` / `--minutes` / `--seed`, checked. */
 function runLength(values: Values): { runs: number | undefined; minutes: number | undefined; seed: number } {
-  if (values.runs !== undefined && values.minutes !== undefined) throw new UsageError("give --runs or --minutes, not both");
+  if (values.runs !== undefined && values.minutes !== undefined)
+    throw new UsageError("give --runs or --minutes, not both");
   const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
-  if (minutes !== undefined && !(minutes > 0 && Number.isFinite(minutes))) throw new UsageError(`--minutes must be a positive number, got '${values.minutes}'`);
-  const runs = values.runs === undefined ? (minutes === undefined ? 2000 : undefined) : intOption(values.runs, "runs", 2000, 1, Number.MAX_SAFE_INTEGER);
+  if (minutes !== undefined && !(minutes > 0 && Number.isFinite(minutes)))
+    throw new UsageError(`--minutes must be a positive number, got '${values.minutes}'`);
+  const runs =
+    values.runs === undefined
+      ? minutes === undefined
+        ? 2000
+        : undefined
+      : intOption(values.runs, "runs", 2000, 1, Number.MAX_SAFE_INTEGER);
   const seed = intOption(values.seed, "seed", Math.floor(Math.random() * 2 ** 31), 0, 2 ** 31 - 1);
   return { runs, minutes, seed };
 }
@@ -150,13 +171,16 @@ function printReport(report: FuzzReport, io: CliIo): void {
   if (io.stdout.isTTY === true) io.stdout.write("\r");
   io.stdout.write(`${progressLine(report)}\n`);
   const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
-  io.stdout.write(`summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`);
+  io.stdout.write(
+    `summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`,
+  );
   for (const v of report.violationList) {
     io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);
   }
 }
 
-const isAdapter = (x: unknown): x is CrashTestAdapter => typeof x === "object" && x !== null && typeof (x as { open?: unknown }).open === "function";
+const isAdapter = (x: unknown): x is CrashTestAdapter =>
+  typeof x === "object" && x !== null && typeof (x as { open?: unknown }).open === "function";
 
 /** Loads the adapter a module exports: `adapter`, else the default export (or its `adapter`, for CommonJS). */
 export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
@@ -168,8 +192,15 @@ export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
     throw new UsageError(`--adapter: cannot load '${path}': ${message.split("\n")[0]}`);
   }
   const fromDefault = mod.default as { adapter?: unknown } | undefined;
-  const found = [mod.adapter, mod.default, typeof fromDefault === "object" && fromDefault !== null ? fromDefault.adapter : undefined].find(isAdapter);
-  if (found === undefined) throw new UsageError(`--adapter: '${path}' exports no adapter (a default export or an export named 'adapter', shaped { name, open(storage) })`);
+  const found = [
+    mod.adapter,
+    mod.default,
+    typeof fromDefault === "object" && fromDefault !== null ? fromDefault.adapter : undefined,
+  ].find(isAdapter);
+  if (found === undefined)
+    throw new UsageError(
+      `--adapter: '${path}' exports no adapter (a default export or an export named 'adapter', shaped { name, open(storage) })`,
+    );
   return found;
 }
 
@@ -186,7 +217,9 @@ async function runAdapter(path: string, values: Values, io: CliIo): Promise<numb
     const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
     const v = summary.violations[0];
     if (v === undefined) {
-      io.stdout.write(`${name}: schedule ${seed}: no violation (${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered)\n`);
+      io.stdout.write(
+        `${name}: schedule ${seed}: no violation (${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered)\n`,
+      );
       return 0;
     }
     io.stdout.write(`${name}: schedule ${seed}: VIOLATION\n${v.message}\n`);
@@ -194,7 +227,9 @@ async function runAdapter(path: string, values: Values, io: CliIo): Promise<numb
   }
 
   const { runs, minutes, seed } = runLength(values);
-  io.stdout.write(`pagelog fuzz · adapter ${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}\n`);
+  io.stdout.write(
+    `pagelog fuzz · adapter ${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}\n`,
+  );
   const report = await fuzzAdapter(adapter, {
     seed,
     ...(runs === undefined ? {} : { schedules: runs }),

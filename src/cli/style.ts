@@ -22,11 +22,15 @@ export const ANSI = {
 export function makeStyle(color: boolean): Style {
   return {
     color,
-    paint: (text, ...codes) => (color && codes.length > 0 && text !== "" ? `\x1b[${codes.join(";")}m${text}\x1b[0m` : text),
+    paint: (text, ...codes) =>
+      color && codes.length > 0 && text !== "" ? `\x1b[${codes.join(";")}m${text}\x1b[0m` : text,
   };
 }
 
-export function colorWanted(io: CliIo, flags: { color?: boolean | undefined; "no-color"?: boolean | undefined }): boolean {
+export function colorWanted(
+  io: CliIo,
+  flags: { color?: boolean | undefined; "no-color"?: boolean | undefined },
+): boolean {
   if (flags["no-color"] === true) return false;
   if (flags.color === true) return true;
   const noColor = io.env.NO_COLOR;

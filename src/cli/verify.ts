@@ -58,7 +58,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const given = onePositional(positionals, "log directory");
   const target = await openTarget(given);
   try {
-    if (target.kind !== "dir") throw new UsageError(`${given} is a file; verify takes a log directory (or one partition directory)`);
+    if (target.kind !== "dir")
+      throw new UsageError(`${given} is a file; verify takes a log directory (or one partition directory)`);
     const names = await target.storage.list("");
     // A directory holding segment files is one partition; otherwise a log directory of partitions.
     const asPartition = names.some(isSegmentFile) ? basename(target.path) : undefined;
@@ -67,7 +68,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       throw new UsageError(`${given} holds no partition directories (<topic>-<partition>) and no segment files`);
     }
     const status = verdictOf(report);
-    io.stdout.write(values.json === true ? JSON.stringify({ root: given, status, clean: status === "clean", ...report }, null, 2) + "\n" : verifyText(report, given, makeStyle(colorWanted(io, values))));
+    io.stdout.write(
+      values.json === true
+        ? JSON.stringify({ root: given, status, clean: status === "clean", ...report }, null, 2) + "\n"
+        : verifyText(report, given, makeStyle(colorWanted(io, values))),
+    );
     return VERIFY_EXIT[status];
   } finally {
     await target.storage.close();

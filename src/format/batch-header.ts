@@ -102,7 +102,9 @@ export function writeInt64(view: DataView, offset: number, value: number): void 
 export function readBatchHeader(bytes: Uint8Array, position = 0): BatchHeader {
   checkPosition(position);
   if (bytes.length - position < BATCH_HEADER_SIZE) {
-    throw corrupt(`batch header at byte ${position} is short: ${Math.max(0, bytes.length - position)} of ${BATCH_HEADER_SIZE} bytes`);
+    throw corrupt(
+      `batch header at byte ${position} is short: ${Math.max(0, bytes.length - position)} of ${BATCH_HEADER_SIZE} bytes`,
+    );
   }
   const view = viewOf(bytes);
   const p = position;
@@ -116,7 +118,8 @@ export function readBatchHeader(bytes: Uint8Array, position = 0): BatchHeader {
   const attributes = view.getInt16(p + ATTRIBUTES_OFFSET);
   const lastOffsetDelta = view.getInt32(p + LAST_OFFSET_DELTA_OFFSET);
   const lastOffset = baseOffset + lastOffsetDelta;
-  if (!Number.isSafeInteger(lastOffset)) throw corrupt(`batch at byte ${position}: last offset beyond Number.MAX_SAFE_INTEGER`);
+  if (!Number.isSafeInteger(lastOffset))
+    throw corrupt(`batch at byte ${position}: last offset beyond Number.MAX_SAFE_INTEGER`);
   return {
     baseOffset,
     length,
@@ -154,9 +157,7 @@ export function readBatchHeader(bytes: Uint8Array, position = 0): BatchHeader {
 export type InvalidBatchReason = "short-header" | "too-small" | "too-large" | "short" | "bad-magic" | "bad-crc";
 
 /** The result of {@link validateBatch}; `size` is the whole batch size (12 + Length). */
-export type BatchValidation =
-  | { ok: true; size: number }
-  | { ok: false; reason: InvalidBatchReason; detail: string };
+export type BatchValidation = { ok: true; size: number } | { ok: false; reason: InvalidBatchReason; detail: string };
 
 export interface ValidateBatchOptions {
   /**
@@ -201,12 +202,18 @@ export function validateBatch(
   }
   const avail = Math.max(0, Math.min(available, bytes.length - position));
   if (avail < HEADER_SIZE_UP_TO_MAGIC) {
-    return invalid("short-header", `${avail} bytes available at ${position}, a batch header needs ${HEADER_SIZE_UP_TO_MAGIC} to reach magic`);
+    return invalid(
+      "short-header",
+      `${avail} bytes available at ${position}, a batch header needs ${HEADER_SIZE_UP_TO_MAGIC} to reach magic`,
+    );
   }
   const view = viewOf(bytes);
   const length = view.getInt32(position + LENGTH_OFFSET);
   if (length < MIN_BATCH_LENGTH) {
-    return invalid("too-small", `batch at ${position} has length ${length}, smaller than a header (${MIN_BATCH_LENGTH})`);
+    return invalid(
+      "too-small",
+      `batch at ${position} has length ${length}, smaller than a header (${MIN_BATCH_LENGTH})`,
+    );
   }
   const size = LOG_OVERHEAD + length;
   if (size > maxBatchBytes) {
@@ -220,7 +227,8 @@ export function validateBatch(
     return invalid("bad-magic", `batch at ${position} has magic ${magic}, expected ${MAGIC_V2}`);
   }
   const stored = view.getUint32(position + CRC_OFFSET);
-  const computed = (options.crc32c ?? defaultCrc32c)(bytes.subarray(position + CRC_COVERED_START, position + size)) >>> 0;
+  const computed =
+    (options.crc32c ?? defaultCrc32c)(bytes.subarray(position + CRC_COVERED_START, position + size)) >>> 0;
   if (stored !== computed) {
     return invalid("bad-crc", `batch at ${position} has CRC ${hex32(stored)}, computed ${hex32(computed)}`);
   }

@@ -75,12 +75,19 @@ export async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
  * @throws PagelogError `PAGELOG_CORRUPT` if the input is not valid gzip;
  *   `PAGELOG_RECORD_TOO_LARGE` if the output would exceed `maxBytes`.
  */
-export async function gunzip(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES): Promise<Uint8Array> {
+export async function gunzip(
+  bytes: Uint8Array,
+  maxBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
+): Promise<Uint8Array> {
   let result: { bytes: Uint8Array; overflow: boolean };
   try {
     result = await pump(new DecompressionStream(GZIP), bytes, maxBytes);
   } catch (cause) {
-    throw new PagelogError(`gzip data in batch is invalid: ${(cause as Error)?.message ?? String(cause)}`, ErrorCode.CORRUPT, { cause });
+    throw new PagelogError(
+      `gzip data in batch is invalid: ${(cause as Error)?.message ?? String(cause)}`,
+      ErrorCode.CORRUPT,
+      { cause },
+    );
   }
   if (result.overflow) {
     throw new PagelogError(`gzip batch decompresses to more than ${maxBytes} bytes`, ErrorCode.RECORD_TOO_LARGE);

@@ -139,16 +139,53 @@ export function encodeBatch(records: readonly RecordInput[], options: EncodeBatc
  * @internal {@link encodeBatch} of records already read by `snapshotRecords` (the log takes the
  * snapshot when `append` is called, and encodes when the batch is written).
  */
-export function encodeSnapshots(records: readonly RecordSnapshot[], options: EncodeBatchOptions, codec: number = CompressionCodec.NONE): Uint8Array {
+export function encodeSnapshots(
+  records: readonly RecordSnapshot[],
+  options: EncodeBatchOptions,
+  codec: number = CompressionCodec.NONE,
+): Uint8Array {
   if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
   const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
-  const partitionLeaderEpoch = optionalInteger(options.partitionLeaderEpoch, "partitionLeaderEpoch", -0x80000000, 0x7fffffff, NO_PARTITION_LEADER_EPOCH);
-  const producerId = optionalInteger(options.producerId, "producerId", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, NO_PRODUCER_ID);
-  const producerEpoch = optionalInteger(options.producerEpoch, "producerEpoch", INT16_MIN, INT16_MAX, NO_PRODUCER_EPOCH);
+  const partitionLeaderEpoch = optionalInteger(
+    options.partitionLeaderEpoch,
+    "partitionLeaderEpoch",
+    -0x80000000,
+    0x7fffffff,
+    NO_PARTITION_LEADER_EPOCH,
+  );
+  const producerId = optionalInteger(
+    options.producerId,
+    "producerId",
+    Number.MIN_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER,
+    NO_PRODUCER_ID,
+  );
+  const producerEpoch = optionalInteger(
+    options.producerEpoch,
+    "producerEpoch",
+    INT16_MIN,
+    INT16_MAX,
+    NO_PRODUCER_EPOCH,
+  );
   const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
-  const defaultTimestamp = optionalInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Date.now());
-  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
-  const logAppendTime = options.logAppendTime === undefined ? undefined : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const defaultTimestamp = optionalInteger(
+    options.timestamp,
+    "timestamp",
+    Number.MIN_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER,
+    Date.now(),
+  );
+  const maxBatchBytes = optionalInteger(
+    options.maxBatchBytes,
+    "maxBatchBytes",
+    1,
+    Number.MAX_SAFE_INTEGER,
+    Number.POSITIVE_INFINITY,
+  );
+  const logAppendTime =
+    options.logAppendTime === undefined
+      ? undefined
+      : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 
   // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
   const baseTimestamp = records[0]!.timestamp ?? defaultTimestamp;
@@ -200,15 +237,29 @@ function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
  * {@link encodeBatch}, optionally gzip-compressed: the records section (everything after the
  * 61-byte header) is compressed as one gzip stream, as Kafka does.
  */
-export async function encodeBatchAsync(records: readonly RecordInput[], options: EncodeBatchAsyncOptions): Promise<Uint8Array> {
+export async function encodeBatchAsync(
+  records: readonly RecordInput[],
+  options: EncodeBatchAsyncOptions,
+): Promise<Uint8Array> {
   if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
   const compression = options.compression ?? "none";
   if (compression === "none") return encodeBatch(records, options);
-  if (compression !== "gzip") throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
-  const plain = encodeSnapshots(snapshotRecords(records), { ...options, maxBatchBytes: undefined }, CompressionCodec.GZIP);
+  if (compression !== "gzip")
+    throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
+  const plain = encodeSnapshots(
+    snapshotRecords(records),
+    { ...options, maxBatchBytes: undefined },
+    CompressionCodec.GZIP,
+  );
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
-  const maxBatchBytes = optionalInteger(options.maxBatchBytes, "maxBatchBytes", 1, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY);
+  const maxBatchBytes = optionalInteger(
+    options.maxBatchBytes,
+    "maxBatchBytes",
+    1,
+    Number.MAX_SAFE_INTEGER,
+    Number.POSITIVE_INFINITY,
+  );
   if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
   const bytes = new Uint8Array(size);
   bytes.set(plain.subarray(0, RECORDS_OFFSET));
@@ -228,7 +279,9 @@ function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefine
   if (options?.verifyCrc !== false) {
     const computed = (options?.crc32c ?? defaultCrc32c)(bytes.subarray(CRC_COVERED_START, header.sizeInBytes)) >>> 0;
     if (computed !== header.crc) {
-      throw corrupt(`batch at offset ${header.baseOffset} has CRC 0x${header.crc.toString(16)}, computed 0x${computed.toString(16)}`);
+      throw corrupt(
+        `batch at offset ${header.baseOffset} has CRC 0x${header.crc.toString(16)}, computed 0x${computed.toString(16)}`,
+      );
     }
   }
   if (header.compression > CompressionCodec.ZSTD) {
@@ -239,7 +292,10 @@ function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefine
 
 function unsupported(header: BatchHeader, hint: string): PagelogError {
   const name = COMPRESSION_NAMES[header.compression & COMPRESSION_CODEC_MASK] ?? String(header.compression);
-  return new PagelogError(`batch at offset ${header.baseOffset} is ${name}-compressed${hint}`, ErrorCode.UNSUPPORTED_COMPRESSION);
+  return new PagelogError(
+    `batch at offset ${header.baseOffset} is ${name}-compressed${hint}`,
+    ErrorCode.UNSUPPORTED_COMPRESSION,
+  );
 }
 
 /**
@@ -269,6 +325,9 @@ export async function decodeBatch(bytes: Uint8Array, options?: DecodeBatchOption
     return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
   }
   if (header.compression !== CompressionCodec.GZIP) throw unsupported(header, "");
-  const plain = await gunzip(bytes.subarray(RECORDS_OFFSET, header.sizeInBytes), options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);
+  const plain = await gunzip(
+    bytes.subarray(RECORDS_OFFSET, header.sizeInBytes),
+    options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
+  );
   return { ...header, records: readRecords(plain, 0, plain.length, header) };
 }

@@ -4,7 +4,13 @@
  * into the caller's buffer, so no record is built in an intermediate array.
  */
 import { corruptError as corrupt } from "../errors.js";
-import { MIN_RECORD_BODY_SIZE, MIN_RECORD_SIZE, NULL_LENGTH, RECORD_ATTRIBUTES, RECORD_ATTRIBUTES_SIZE } from "./batch-layout.js";
+import {
+  MIN_RECORD_BODY_SIZE,
+  MIN_RECORD_SIZE,
+  NULL_LENGTH,
+  RECORD_ATTRIBUTES,
+  RECORD_ATTRIBUTES_SIZE,
+} from "./batch-layout.js";
 import { readVarint, readVarlong, varintSize, varlongSize, writeVarint32, writeVarlong } from "./varint.js";
 import type { ByteCursor } from "./varint.js";
 
@@ -129,22 +135,26 @@ function bytesLength(value: BytesInput): number {
 
 function checkTimestamp(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw new TypeError(`${name} must be a safe integer (ms since the epoch), got ${describeValue(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value))
+    throw new TypeError(`${name} must be a safe integer (ms since the epoch), got ${describeValue(value)}`);
   return value;
 }
 
 function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
   if (headers === undefined || headers === null) return [];
-  if (typeof headers !== "object") throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
+  if (typeof headers !== "object")
+    throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
   const out: Array<{ key: string; value: BytesInput }> = [];
   if (Array.isArray(headers)) {
     const list = headers as readonly unknown[];
     const length = list.length;
     for (let h = 0; h < length; h++) {
       const header = list[h];
-      if (typeof header !== "object" || header === null) throw new TypeError(`records[${index}].headers[${h}] must be an object, got ${describeValue(header)}`);
+      if (typeof header !== "object" || header === null)
+        throw new TypeError(`records[${index}].headers[${h}] must be an object, got ${describeValue(header)}`);
       const { key, value } = header as { key: unknown; value: unknown };
-      if (typeof key !== "string") throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
+      if (typeof key !== "string")
+        throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
       out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`) });
     }
     return out;
@@ -169,9 +179,11 @@ export function snapshotRecords(records: unknown): RecordSnapshot[] {
   const out: RecordSnapshot[] = new Array(length);
   for (let i = 0; i < length; i++) {
     const record = list[i];
-    if (typeof record !== "object" || record === null || Array.isArray(record)) throw new TypeError(`records[${i}] must be an object, got ${describeValue(record)}`);
+    if (typeof record !== "object" || record === null || Array.isArray(record))
+      throw new TypeError(`records[${i}] must be an object, got ${describeValue(record)}`);
     const { key, value, headers, timestamp } = record as Record<string, unknown>;
-    if (value === undefined) throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null, got undefined`);
+    if (value === undefined)
+      throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null, got undefined`);
     out[i] = {
       key: key === undefined ? null : checkBytes(key, () => `records[${i}].key`),
       value: checkBytes(value, () => `records[${i}].value`),
@@ -234,7 +246,8 @@ export function sizeRecords(
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
     const delta = (record.timestamp ?? defaultTimestamp) - baseTimestamp;
-    if (!Number.isSafeInteger(delta)) throw new RangeError(`records[${i}].timestamp is too far from the batch's base timestamp`);
+    if (!Number.isSafeInteger(delta))
+      throw new RangeError(`records[${i}].timestamp is too far from the batch's base timestamp`);
     const body =
       RECORD_ATTRIBUTES_SIZE +
       varlongSize(delta) +
@@ -321,7 +334,10 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
     cursor.end = end;
     const recordStart = cursor.pos;
     const length = readVarint(cursor);
-    if (length < MIN_RECORD_BODY_SIZE) throw corrupt(`record ${i} at byte ${recordStart} has length ${length}, below the minimum ${MIN_RECORD_BODY_SIZE}`);
+    if (length < MIN_RECORD_BODY_SIZE)
+      throw corrupt(
+        `record ${i} at byte ${recordStart} has length ${length}, below the minimum ${MIN_RECORD_BODY_SIZE}`,
+      );
     const recordEnd = cursor.pos + length;
     if (recordEnd > end) throw corrupt(`record ${i} at byte ${recordStart} (${length} bytes) runs past the batch`);
     // Every field of this record must lie inside its declared length.
@@ -332,7 +348,9 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
     // A record labelled with an offset its batch does not cover, or out of order, would be read
     // as a record that was never appended at that offset.
     if (offsetDelta <= previousDelta || offsetDelta > lastOffsetDelta) {
-      throw corrupt(`record ${i} has offsetDelta ${offsetDelta}: deltas must increase within 0..${lastOffsetDelta} (previous ${previousDelta})`);
+      throw corrupt(
+        `record ${i} has offsetDelta ${offsetDelta}: deltas must increase within 0..${lastOffsetDelta} (previous ${previousDelta})`,
+      );
     }
     previousDelta = offsetDelta;
     const key = readBytesField(cursor, `record ${i} key`);
@@ -343,10 +361,15 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
     for (let h = 0; h < headerCount; h++) {
       const keyBytes = readBytesField(cursor, `record ${i} header ${h} key`);
       if (keyBytes === null) throw corrupt(`record ${i} header ${h} has a null key`);
-      headers.push({ key: decodeHeaderKey(keyBytes, i, h), value: readBytesField(cursor, `record ${i} header ${h} value`) });
+      headers.push({
+        key: decodeHeaderKey(keyBytes, i, h),
+        value: readBytesField(cursor, `record ${i} header ${h} value`),
+      });
     }
     if (cursor.pos !== recordEnd) {
-      throw corrupt(`record ${i} at byte ${recordStart} declares ${length} bytes but its fields take ${cursor.pos - (recordEnd - length)}`);
+      throw corrupt(
+        `record ${i} at byte ${recordStart} declares ${length} bytes but its fields take ${cursor.pos - (recordEnd - length)}`,
+      );
     }
     const timestamp = isLogAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
     if (!Number.isSafeInteger(timestamp)) throw corrupt(`record ${i} timestamp is beyond Number.MAX_SAFE_INTEGER`);
@@ -362,7 +385,8 @@ export function readRecords(bytes: Uint8Array, start: number, end: number, conte
   if (!isLogAppendTime && records.length > 0) {
     let largest = records[0]!.timestamp;
     for (const r of records) if (r.timestamp > largest) largest = r.timestamp;
-    if (largest !== maxTimestamp) throw corrupt(`batch maxTimestamp ${maxTimestamp} is not its records' largest timestamp ${largest}`);
+    if (largest !== maxTimestamp)
+      throw corrupt(`batch maxTimestamp ${maxTimestamp} is not its records' largest timestamp ${largest}`);
   }
   return records;
 }

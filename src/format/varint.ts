@@ -205,7 +205,8 @@ export function readVarint(cursor: ByteCursor): number {
     if (p >= end) throw truncated(cursor, "varint");
     b = bytes[p++]!;
     if (shift === LAST_VARINT_SHIFT) {
-      if (b > LAST_VARINT_MAX) throw corrupt(`varint longer than ${MAX_VARINT_BYTES} bytes or beyond 32 bits at byte ${cursor.pos}`);
+      if (b > LAST_VARINT_MAX)
+        throw corrupt(`varint longer than ${MAX_VARINT_BYTES} bytes or beyond 32 bits at byte ${cursor.pos}`);
       raw |= b << shift;
       break;
     }
@@ -230,7 +231,8 @@ function readVarlongHalves(cursor: ByteCursor, halves: { hi: number; lo: number 
     const group = b & GROUP_MASK;
     const shift = i * GROUP_BITS;
     if (i === MAX_VARLONG_BYTES - 1) {
-      if (b > LAST_VARLONG_MAX) throw corrupt(`varlong longer than ${MAX_VARLONG_BYTES} bytes or beyond 64 bits at byte ${cursor.pos}`);
+      if (b > LAST_VARLONG_MAX)
+        throw corrupt(`varlong longer than ${MAX_VARLONG_BYTES} bytes or beyond 64 bits at byte ${cursor.pos}`);
       hi |= b << (shift - 32);
     } else if (shift + GROUP_BITS <= 32) {
       lo |= group << shift;
@@ -299,7 +301,8 @@ export interface Decoded<T> {
 }
 
 function cursorAt(bytes: Uint8Array, position: number, end: number): ByteCursor {
-  if (!Number.isInteger(position) || position < 0) throw new RangeError(`position must be a non-negative integer, got ${position}`);
+  if (!Number.isInteger(position) || position < 0)
+    throw new RangeError(`position must be a non-negative integer, got ${position}`);
   return { bytes, pos: position, end: Math.min(end, bytes.length) };
 }
 

@@ -9,7 +9,15 @@ import { readBatchHeader } from "../format/index.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { Segment } from "../segment/segment.js";
 import { applyRetention } from "./log-retention.js";
-import { activeSegment, checkWritable, endOffsetOf, flushLog, guard, type LogState, type PendingAppend } from "./log-state.js";
+import {
+  activeSegment,
+  checkWritable,
+  endOffsetOf,
+  flushLog,
+  guard,
+  type LogState,
+  type PendingAppend,
+} from "./log-state.js";
 
 /** Writes one group of appends: each its own batch, consecutive batches in one write. */
 export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
@@ -63,7 +71,10 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     await guard(s, async () => {
       await writePending();
       const { flushMessages, flushMs } = s.options;
-      if ((flushMessages !== -1 && s.unflushedRecords >= flushMessages) || (flushMs !== -1 && now - s.lastFlushAt >= flushMs)) {
+      if (
+        (flushMessages !== -1 && s.unflushedRecords >= flushMessages) ||
+        (flushMs !== -1 && now - s.lastFlushAt >= flushMs)
+      ) {
         await flushLog(s);
       }
     });

@@ -8,7 +8,9 @@ import { describeValue } from "../format/record-codec.js";
 
 /** Whole size of the batch at `position` in a buffer of back-to-back batches. */
 export function batchSize(bytes: Uint8Array, position: number): number {
-  return LOG_OVERHEAD + new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(position + LENGTH_OFFSET);
+  return (
+    LOG_OVERHEAD + new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(position + LENGTH_OFFSET)
+  );
 }
 
 export function checkOffset(offset: unknown, name: string): asserts offset is number {
@@ -19,13 +21,15 @@ export function checkOffset(offset: unknown, name: string): asserts offset is nu
 
 /** An options argument: a plain object (not null, not an array, not a string). */
 export function checkOptionsObject(options: unknown, what: string): asserts options is Record<string, unknown> {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${describeValue(options)}`);
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TypeError(`${what} must be an object, got ${describeValue(options)}`);
 }
 
 /** An optional positive safe integer option, or `fallback` when undefined. */
 export function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive safe integer, got ${describeValue(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`${name} must be a positive safe integer, got ${describeValue(value)}`);
   return value;
 }
 

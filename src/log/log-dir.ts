@@ -26,8 +26,9 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 const TMP_SUFFIX = ".tmp";
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
-const OWN_TMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX));
-
+const OWN_TMP_FILES: ReadonlySet<string> = new Set(
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
+);
 
 /** Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`). */
 export const MAX_TOPIC_LENGTH = 249;
@@ -175,15 +176,26 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError("LogDir.open options must be an object");
+    if (typeof options !== "object" || options === null || Array.isArray(options))
+      throw new TypeError("LogDir.open options must be an object");
     if (options.log !== undefined) resolveLogOptions(options.log, "option log"); // fail on bad defaults now, not on first use
     const checkpointIntervalMs = options.checkpointIntervalMs === undefined ? 60_000 : options.checkpointIntervalMs;
-    if (typeof checkpointIntervalMs !== "number" || !Number.isSafeInteger(checkpointIntervalMs) || checkpointIntervalMs > MAX_TIMER_MS || (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)) {
-      throw new TypeError(`option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`);
+    if (
+      typeof checkpointIntervalMs !== "number" ||
+      !Number.isSafeInteger(checkpointIntervalMs) ||
+      checkpointIntervalMs > MAX_TIMER_MS ||
+      (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)
+    ) {
+      throw new TypeError(
+        `option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`,
+      );
     }
-    const maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
+    const maxOpenFiles = checkMaxOpenFiles(
+      options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles,
+    );
     const ownsStorage = typeof where === "string";
-    if (!ownsStorage && typeof where?.open !== "function") throw new TypeError("LogDir.open takes a directory path or a Storage");
+    if (!ownsStorage && typeof where?.open !== "function")
+      throw new TypeError("LogDir.open takes a directory path or a Storage");
     // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
     const raw = typeof where === "string" ? await openPathStorage(where) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
@@ -193,14 +205,21 @@ export class LogDir {
       // Everything is read before anything is changed: an open that fails changes no file.
       const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
       if (marker !== null && marker.kind !== "file") {
-        throw new PagelogError(`${CLEAN_SHUTDOWN_FILE} is a directory, not pagelog's clean-shutdown marker`, ErrorCode.IO, { path: CLEAN_SHUTDOWN_FILE });
+        throw new PagelogError(
+          `${CLEAN_SHUTDOWN_FILE} is a directory, not pagelog's clean-shutdown marker`,
+          ErrorCode.IO,
+          { path: CLEAN_SHUTDOWN_FILE },
+        );
       }
       const clean = marker !== null;
       const names = await storage.list("");
       const initialPartitions = new Set<string>();
       const ownTmpFiles: string[] = [];
       for (const name of names) {
-        const kind = parsePartitionName(name) !== undefined || OWN_TMP_FILES.has(name) ? (await storage.stat(name))?.kind : undefined;
+        const kind =
+          parsePartitionName(name) !== undefined || OWN_TMP_FILES.has(name)
+            ? (await storage.stat(name))?.kind
+            : undefined;
         if (kind === "dir" && parsePartitionName(name) !== undefined) initialPartitions.add(name);
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
@@ -259,7 +278,13 @@ export class LogDir {
       // Not after a failure: a failed fsync's pages may read back fine from the page cache while
       // the disk lacks them, so only a restart can tell what survived.
       if (logEverFailed(previous)) {
-        return Promise.reject(new PagelogError(`log ${name} failed and was closed; reopen the directory after a restart`, ErrorCode.FAILED, { path: name }));
+        return Promise.reject(
+          new PagelogError(
+            `log ${name} failed and was closed; reopen the directory after a restart`,
+            ErrorCode.FAILED,
+            { path: name },
+          ),
+        );
       }
       // Its close flushed everything: its own values are the newest, and durable.
       this.#recoveryPoints.set(name, previous.recoveryPoint);
@@ -288,11 +313,16 @@ export class LogDir {
     // before anything in it): a new log, whatever stale checkpoint entries still name it. Otherwise
     // the loader would take those for flushed records that went missing.
     const fresh = existing === null;
-    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() }, options, {
-      clean: this.#clean,
-      recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
-      logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
-    });
+    const log = await openLog(
+      name,
+      { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() },
+      options,
+      {
+        clean: this.#clean,
+        recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
+        logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+      },
+    );
     this.#opened.set(name, log);
     return log;
   }
@@ -443,7 +473,11 @@ export async function readCheckpointFile(storage: Storage, file: string): Promis
   if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
   const partitions = (await storage.list("")).filter((n) => parsePartitionName(n) !== undefined).length;
   const limit = maxCheckpointBytes(partitions);
-  if (stat.size > limit) return { state: "malformed", reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need` };
+  if (stat.size > limit)
+    return {
+      state: "malformed",
+      reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need`,
+    };
   const handle = await storage.open(file, { readOnly: true });
   let bytes: Uint8Array;
   try {

@@ -18,7 +18,12 @@ const REWRITE_CHUNK_BYTES = 1 << 20;
  * Carries out `plan` on `segments` (the ones the plan keeps; a fresh one is pushed if the log
  * starts over) after removing `leftovers`, the file names in the directory nothing will read.
  */
-export async function carryOut(input: LoadInput, plan: Plan, segments: Segment[], leftovers: readonly string[]): Promise<void> {
+export async function carryOut(
+  input: LoadInput,
+  plan: Plan,
+  segments: Segment[],
+  leftovers: readonly string[],
+): Promise<void> {
   const { storage, dir, segmentOptions } = input;
   for (const name of leftovers) await storage.remove(joinPath(dir, name));
   if (leftovers.length > 0) await storage.syncDir(dir);

@@ -60,13 +60,18 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
   // The first segment to walk: the one holding the recovery point (the last with base <= it).
   let firstToRecover = 0;
-  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint) firstToRecover++;
+  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint)
+    firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
 
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const previous = segments[i - 1];
-    if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset) {
+    if (
+      previous !== undefined &&
+      segment.baseOffset < previous.nextOffset &&
+      segment.baseOffset > previous.baseOffset
+    ) {
       // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
       // segment (the kept records of that batch) and while it cut `previous`, whose tail may
       // be half cut (a zeroed page tail behind an index that still points past it). Walk all
@@ -106,13 +111,21 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
         // damaged past the new segment's base. Recover this one up to that base (damage before
         // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
         const next = segments[i + 1];
-        if (input.clean || !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) || next === undefined || next.baseOffset <= segment.baseOffset) throw err;
+        if (
+          input.clean ||
+          !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
+          next === undefined ||
+          next.baseOffset <= segment.baseOffset
+        )
+          throw err;
         tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
       }
       commit(segment);
       continue;
     }
-    const result = await segment.planRecovery({ minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset });
+    const result = await segment.planRecovery({
+      minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
+    });
     tally.walked(result);
     // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
     const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
@@ -138,7 +151,12 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
   // The start offset is checkpointed durably before any segment below it is deleted, so the
   // first segment never starts past it: if it does, the segments holding [start, base) are gone.
   const firstBase = segments[0]!.baseOffset;
-  if (input.logStartOffset !== undefined && input.logStartOffset < firstBase && firstBase <= end && checkpointedStart <= end) {
+  if (
+    input.logStartOffset !== undefined &&
+    input.logStartOffset < firstBase &&
+    firstBase <= end &&
+    checkpointedStart <= end
+  ) {
     throw new PagelogError(
       `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
       ErrorCode.CORRUPT,
@@ -158,8 +176,11 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
 }
 
 export function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {
-  return new PagelogError(`log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`, ErrorCode.CORRUPT, {
-    path: dir,
-  });
+  return new PagelogError(
+    `log ${dir} is corrupt: its recovery point ${recoveryPoint} is past its end ${end}: flushed records are missing`,
+    ErrorCode.CORRUPT,
+    {
+      path: dir,
+    },
+  );
 }
-

@@ -120,11 +120,17 @@ async function survey(storage: Storage, dir: string): Promise<{ leftovers: strin
       { path: joinPath(dir, swap) },
     );
   }
-  const logBases = new Set(names.map(parseSegmentFileName).filter((p) => p?.suffix === LOG_SUFFIX).map((p) => p!.baseOffset));
+  const logBases = new Set(
+    names
+      .map(parseSegmentFileName)
+      .filter((p) => p?.suffix === LOG_SUFFIX)
+      .map((p) => p!.baseOffset),
+  );
   const leftovers: string[] = [];
   for (const name of names) {
     const parsed = parseSegmentFileName(name);
-    const leftover = LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
+    const leftover =
+      LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
     // Only files: a directory that happens to have such a name is not something pagelog (or
     // Kafka) left behind, and removing it would fail the open for good.
     if (leftover && (await storage.stat(joinPath(dir, name)))?.kind === "file") leftovers.push(name);
@@ -142,12 +148,14 @@ async function decide(input: LoadInput, bases: readonly number[]): Promise<{ seg
     // checkpointed recovery point lies above that had durable records, and every segment
     // holding them is gone: report it, never start over.
     const start = input.logStartOffset ?? 0;
-    if (input.recoveryPoint !== undefined && input.recoveryPoint > start) throw recoveryPointPastEnd(input.dir, input.recoveryPoint, start);
+    if (input.recoveryPoint !== undefined && input.recoveryPoint > start)
+      throw recoveryPointPastEnd(input.dir, input.recoveryPoint, start);
     return { segments: [], plan: { steps: [], tally: new Tally(), startOverAt: start } };
   }
   const segments: Segment[] = [];
   try {
-    for (const base of bases) segments.push(await Segment.openExisting(input.storage, input.dir, base, input.segmentOptions));
+    for (const base of bases)
+      segments.push(await Segment.openExisting(input.storage, input.dir, base, input.segmentOptions));
     return { segments, plan: await planLoad(input, segments) };
   } catch (err) {
     // Rejected: nothing was written. Give the handles back and report.

@@ -109,21 +109,37 @@ export const LOG_DEFAULTS = {
 /** Every option a LogOptions may hold: anything else is a typo, and a TypeError. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...Object.keys(LOG_DEFAULTS), "crc32c", "clock"]);
 
-function integer(options: LogOptions, name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false): number {
+function integer(
+  options: LogOptions,
+  name: keyof typeof LOG_DEFAULTS,
+  min: number,
+  max: number,
+  offAllowed = false,
+): number {
   const given = options[name];
   // undefined is "use the default"; null, NaN, a string or a fraction is a mistake.
   const value: unknown = given === undefined ? LOG_DEFAULTS[name] : given;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || ((value < min || value > max) && !(offAllowed && value === -1))) {
-    throw new TypeError(`option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`);
+  if (
+    typeof value !== "number" ||
+    !Number.isSafeInteger(value) ||
+    ((value < min || value > max) && !(offAllowed && value === -1))
+  ) {
+    throw new TypeError(
+      `option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`,
+    );
   }
   return value;
 }
 
 /** Validates and fills in defaults. Bad values are TypeErrors naming the option. */
 export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new TypeError(`${what} must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TypeError(
+      `${what} must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
+    );
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new TypeError(`${what}: unknown option ${JSON.stringify(key)} (known: ${[...KNOWN_OPTIONS].join(", ")})`);
+    if (!KNOWN_OPTIONS.has(key))
+      throw new TypeError(`${what}: unknown option ${JSON.stringify(key)} (known: ${[...KNOWN_OPTIONS].join(", ")})`);
   }
   const maxBatchBytes = integer(options, "maxBatchBytes", 61, MAX_INT32);
   const resolved: ResolvedLogOptions = {
@@ -141,7 +157,11 @@ export function resolveLogOptions(options: LogOptions = {}, what = "options"): R
     crc32c: options.crc32c,
     clock: options.clock === undefined ? systemClock : options.clock,
   };
-  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function") throw new TypeError(`option crc32c must be a function, got ${resolved.crc32c === null ? "null" : typeof resolved.crc32c}`);
-  if (typeof resolved.clock !== "object" || resolved.clock === null || typeof resolved.clock.now !== "function") throw new TypeError("option clock must be an object with a now() method");
+  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function")
+    throw new TypeError(
+      `option crc32c must be a function, got ${resolved.crc32c === null ? "null" : typeof resolved.crc32c}`,
+    );
+  if (typeof resolved.clock !== "object" || resolved.clock === null || typeof resolved.clock.now !== "function")
+    throw new TypeError("option clock must be an object with a now() method");
   return resolved;
 }

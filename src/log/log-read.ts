@@ -39,10 +39,15 @@ export const DEFAULT_READ_BYTES = 1 << 20;
 const WARM_SEGMENTS = 2;
 
 /** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
-export async function readRecords(s: LogState, offset: number, maxBytes: number, maxRecords: number): Promise<LogRecord[]> {
+export async function readRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
   const raw = await readRawBatches(s, offset, maxBytes);
   const out: LogRecord[] = [];
-  for (let at = 0; at < raw.length && out.length < maxRecords; ) {
+  for (let at = 0; at < raw.length && out.length < maxRecords;) {
     const size = batchSize(raw, at);
     let batch: Awaited<ReturnType<typeof decodeBatch>>;
     try {
@@ -82,7 +87,11 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
  * log's own queued `read`, so each step keeps call order with other calls). Its checks run at
  * the first next(), as a generator's do.
  */
-export async function* iterateRecords(s: LogState, options: RecordsOptions, read: (offset: number) => Promise<LogRecord[]>): AsyncGenerator<LogRecord, void, undefined> {
+export async function* iterateRecords(
+  s: LogState,
+  options: RecordsOptions,
+  read: (offset: number) => Promise<LogRecord[]>,
+): AsyncGenerator<LogRecord, void, undefined> {
   checkOptionsObject(options, "records options");
   const { from, to, signal } = options as RecordsOptions;
   if (from !== undefined) checkOffset(from, "from");
@@ -100,14 +109,22 @@ export async function* iterateRecords(s: LogState, options: RecordsOptions, read
       if (next >= endOffsetOf(s)) return; // truncated meanwhile
       // The log holds offsets up to its end, so a read below it always finds a record: never
       // end an iteration early without saying why.
-      throw new PagelogError(`log ${s.name} has no record at or after offset ${next}, below its end ${endOffsetOf(s)}`, ErrorCode.CORRUPT, { path: s.name });
+      throw new PagelogError(
+        `log ${s.name} has no record at or after offset ${next}, below its end ${endOffsetOf(s)}`,
+        ErrorCode.CORRUPT,
+        { path: s.name },
+      );
     }
     for (const record of batch) {
       if (record.offset >= limit) return;
       // Every offset of a log holds a record: a batch that skips one (as only a compacted or
       // hostile batch can) would hand out a hole as if nothing were missing.
       if (record.offset !== next) {
-        throw new PagelogError(`log ${s.name} has no record at offset ${next} (the next record is ${record.offset})`, ErrorCode.CORRUPT, { path: s.name });
+        throw new PagelogError(
+          `log ${s.name} has no record at offset ${next} (the next record is ${record.offset})`,
+          ErrorCode.CORRUPT,
+          { path: s.name },
+        );
       }
       signal?.throwIfAborted();
       yield record;

@@ -23,7 +23,11 @@ export async function applyRetention(s: LogState, now: number): Promise<void> {
  * below it again), then deletes the leading segments `doomed` picks, oldest first, and syncs
  * the directory. Never deletes the active segment.
  */
-export async function moveStart(s: LogState, newStart: number, doomed: (segment: Segment, index: number) => boolean): Promise<void> {
+export async function moveStart(
+  s: LogState,
+  newStart: number,
+  doomed: (segment: Segment, index: number) => boolean,
+): Promise<void> {
   s.startOffset = newStart;
   await s.host.checkpoint();
   let count = 0;

@@ -112,14 +112,19 @@ export function fail(s: LogState, err: unknown): void {
 }
 
 export function failedError(s: LogState, op: string): PagelogError {
-  return new PagelogError(`log ${s.name} failed earlier and refuses ${op} until it is reopened`, ErrorCode.FAILED, { cause: s.failure, path: s.name });
+  return new PagelogError(`log ${s.name} failed earlier and refuses ${op} until it is reopened`, ErrorCode.FAILED, {
+    cause: s.failure,
+    path: s.name,
+  });
 }
 
 export function checkWritable(s: LogState, op: string): void {
   if (s.status === "failed") throw failedError(s, op);
-  if (s.status !== "open") throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });
+  if (s.status !== "open")
+    throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });
 }
 
 export function checkReadable(s: LogState): void {
-  if (s.status === "closed" || s.status === "closing") throw new PagelogError(`log ${s.name} is ${s.status}`, ErrorCode.CLOSED, { path: s.name });
+  if (s.status === "closed" || s.status === "closing")
+    throw new PagelogError(`log ${s.name} is ${s.status}`, ErrorCode.CLOSED, { path: s.name });
 }

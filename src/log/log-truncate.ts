@@ -62,7 +62,12 @@ function dropSegmentsAfter(s: LogState, index: number): void {
  * overlaps the old one until the old one is cut at `base`; the loader finishes that cut if a
  * crash comes first (an overlap can only mean this).
  */
-async function replaceStraddlingBatch(s: LogState, index: number, base: number, keep: readonly DecodedRecord[]): Promise<void> {
+async function replaceStraddlingBatch(
+  s: LogState,
+  index: number,
+  base: number,
+  keep: readonly DecodedRecord[],
+): Promise<void> {
   const storage = s.host.storage;
   const segment = s.segments[index]!;
   const batch = encodeBatch(

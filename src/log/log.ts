@@ -19,9 +19,32 @@ import { checkOffset, checkOptionsObject, outOfRange, positiveInteger } from "./
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
 import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
-import { DEFAULT_READ_BYTES, findOffsetForTimestamp, iterateRecords, type LogRecord, readRawBatches, readRecords, type ReadOptions, type RecordsOptions } from "./log-read.js";
+import {
+  DEFAULT_READ_BYTES,
+  findOffsetForTimestamp,
+  iterateRecords,
+  type LogRecord,
+  readRawBatches,
+  readRecords,
+  type ReadOptions,
+  type RecordsOptions,
+} from "./log-read.js";
 import { applyRetention, moveStart } from "./log-retention.js";
-import { activeSegment, checkReadable, checkWritable, endOffsetOf, fail, failedError, flushLog, guard, type LogHost, type LogState, type LogStatus, type PendingAppend, stopTimer } from "./log-state.js";
+import {
+  activeSegment,
+  checkReadable,
+  checkWritable,
+  endOffsetOf,
+  fail,
+  failedError,
+  flushLog,
+  guard,
+  type LogHost,
+  type LogState,
+  type LogStatus,
+  type PendingAppend,
+  stopTimer,
+} from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
 
@@ -31,7 +54,13 @@ export type { LogHost, LogStatus } from "./log-state.js";
 
 type LoadedState = Awaited<ReturnType<typeof loadLog>>;
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
-let construct: (name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) => Log;
+let construct: (
+  name: string,
+  host: LogHost,
+  options: ResolvedLogOptions,
+  segmentOptions: SegmentOptions,
+  loaded: LoadedState,
+) => Log;
 let failureOf: (log: Log) => unknown;
 
 export class Log {
@@ -51,7 +80,13 @@ export class Log {
     failureOf = (log) => log.#s.failure;
   }
 
-  private constructor(name: string, host: LogHost, options: ResolvedLogOptions, segmentOptions: SegmentOptions, loaded: LoadedState) {
+  private constructor(
+    name: string,
+    host: LogHost,
+    options: ResolvedLogOptions,
+    segmentOptions: SegmentOptions,
+    loaded: LoadedState,
+  ) {
     this.name = name;
     this.options = options;
     this.recovery = loaded.recovery;
@@ -89,11 +124,14 @@ export class Log {
   #scheduleFlushTimer(): void {
     const s = this.#s;
     const due = s.lastFlushAt + this.options.flushMs - this.options.clock.now();
-    const timer = setTimeout(() => {
-      void this.#timedFlush().finally(() => {
-        if (s.flushTimer === timer && s.status === "open") this.#scheduleFlushTimer();
-      });
-    }, Math.min(MAX_TIMER_MS, Math.max(1, due)));
+    const timer = setTimeout(
+      () => {
+        void this.#timedFlush().finally(() => {
+          if (s.flushTimer === timer && s.status === "open") this.#scheduleFlushTimer();
+        });
+      },
+      Math.min(MAX_TIMER_MS, Math.max(1, due)),
+    );
     s.flushTimer = timer;
     (timer as { unref?: () => void }).unref?.();
   }
@@ -284,7 +322,8 @@ export class Log {
    * null if there is none. Exact: the same answer as a linear scan.
    */
   offsetForTimestamp(timestamp: number): Promise<number | null> {
-    if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp)) return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
+    if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp))
+      return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
     return this.#run(async () => {
       checkReadable(this.#s);
       return findOffsetForTimestamp(this.#s, timestamp);

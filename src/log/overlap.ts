@@ -12,10 +12,17 @@ import { BatchScanner } from "../segment/batch-scanner.js";
 import type { Segment } from "../segment/segment.js";
 
 export async function checkOverlapAgrees(previous: Segment, next: Segment): Promise<void> {
-  const copies = new BatchScanner(next.log, next.size, 0, { expectedOffset: next.baseOffset, segmentBaseOffset: next.baseOffset });
+  const copies = new BatchScanner(next.log, next.size, 0, {
+    expectedOffset: next.baseOffset,
+    segmentBaseOffset: next.baseOffset,
+  });
   let originals: DecodedRecord[] = [];
   let originalsEnd = next.baseOffset; // previous's records below this were read into `originals`
-  for (let batch = await copies.next(); batch !== null && batch.header.baseOffset < previous.nextOffset; batch = await copies.next()) {
+  for (
+    let batch = await copies.next();
+    batch !== null && batch.header.baseOffset < previous.nextOffset;
+    batch = await copies.next()
+  ) {
     const copy = await decodeOrUndefined(batch.bytes.slice());
     if (copy === undefined) return; // not decodable: recovery of `next` will deal with it
     for (const record of copy) {
@@ -38,7 +45,10 @@ export async function checkOverlapAgrees(previous: Segment, next: Segment): Prom
 }
 
 /** The records of the batch of `segment` holding `offset`, or undefined where it cannot be read. */
-async function readOrUndefined(segment: Segment, offset: number): Promise<{ records: DecodedRecord[]; end: number } | undefined> {
+async function readOrUndefined(
+  segment: Segment,
+  offset: number,
+): Promise<{ records: DecodedRecord[]; end: number } | undefined> {
   if (offset >= segment.nextOffset) return undefined;
   try {
     const read = await segment.read(offset, 1); // maxBytes 1: exactly one batch

@@ -7,8 +7,21 @@
  * It never allocates from a length field: a batch is read only after its declared size was
  * checked against the bytes the file holds (and `maxBatchBytes`, when given).
  */
-import { type BatchHeader, type Crc32c, type InvalidBatchReason, readBatchHeader, validateBatch } from "../format/index.js";
-import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MIN_BATCH_LENGTH, MIN_RECORD_SIZE } from "../format/index.js";
+import {
+  type BatchHeader,
+  type Crc32c,
+  type InvalidBatchReason,
+  readBatchHeader,
+  validateBatch,
+} from "../format/index.js";
+import {
+  BATCH_HEADER_SIZE,
+  CRC_OFFSET,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MIN_BATCH_LENGTH,
+  MIN_RECORD_SIZE,
+} from "../format/index.js";
 import type { StorageFile } from "../storage/storage.js";
 
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
@@ -136,7 +149,9 @@ export class BatchScanner {
     await this.#ensure(position, Math.min(BATCH_HEADER_SIZE, available));
     const headerView = this.#view(position, Math.min(BATCH_HEADER_SIZE, available));
     if (headerView.length >= LENGTH_OFFSET + 4) {
-      const length = new DataView(headerView.buffer, headerView.byteOffset, headerView.byteLength).getInt32(LENGTH_OFFSET);
+      const length = new DataView(headerView.buffer, headerView.byteOffset, headerView.byteLength).getInt32(
+        LENGTH_OFFSET,
+      );
       const size = LOG_OVERHEAD + length;
       // Read the body only if the declared size is plausible; validateBatch reports otherwise.
       if (length > 0 && size <= this.#maxBatchBytes && size <= available) await this.#ensure(position, size);
@@ -157,13 +172,22 @@ export class BatchScanner {
     }
     const impossible = impossibleHeader(header, position, this.#options.segmentBaseOffset);
     if (impossible !== undefined) return this.#end(position, "bad-header", `batch at ${position} ${impossible}`);
-    if (this.#options.endOffset !== undefined && header.lastOffset >= this.#options.endOffset) return this.#end(position, undefined, `end offset ${this.#options.endOffset}`);
+    if (this.#options.endOffset !== undefined && header.lastOffset >= this.#options.endOffset)
+      return this.#end(position, undefined, `end offset ${this.#options.endOffset}`);
     if (this.#expectedLast !== undefined && header.lastOffset !== this.#expectedLast) {
-      return this.#end(position, "offset-gap", `batch at ${position} ends at offset ${header.lastOffset}, the offset index says ${this.#expectedLast}`);
+      return this.#end(
+        position,
+        "offset-gap",
+        `batch at ${position} ends at offset ${header.lastOffset}, the offset index says ${this.#expectedLast}`,
+      );
     }
     this.#expectedLast = undefined;
     if (this.#expected !== undefined && header.baseOffset !== this.#expected) {
-      return this.#end(position, "offset-gap", `batch at ${position} starts at offset ${header.baseOffset}, expected ${this.#expected}`);
+      return this.#end(
+        position,
+        "offset-gap",
+        `batch at ${position} starts at offset ${header.baseOffset}, expected ${this.#expected}`,
+      );
     }
     this.#expected = header.lastOffset + 1;
     this.#position = position + verdict.size;
@@ -191,7 +215,10 @@ export class BatchScanner {
   async #ensure(position: number, length: number, exact = false): Promise<void> {
     const start = position - this.#bufferStart;
     if (start >= 0 && start + length <= this.#buffer.length) return;
-    const want = Math.min(exact ? length : Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
+    const want = Math.min(
+      exact ? length : Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES),
+      this.#fileSize - position,
+    );
     this.#buffer = await this.#file.read(position, want);
     this.#bufferStart = position;
   }
@@ -203,7 +230,11 @@ export class BatchScanner {
  * fail: offsets that go backwards, more records than offsets or than the bytes can hold, and
  * offsets or positions beyond the segment's int32 range. `pagelog verify` asks the same.
  */
-export function impossibleHeader(header: BatchHeader, position: number, segmentBase: number | undefined): string | undefined {
+export function impossibleHeader(
+  header: BatchHeader,
+  position: number,
+  segmentBase: number | undefined,
+): string | undefined {
   if (header.lastOffsetDelta < 0) return `has lastOffsetDelta ${header.lastOffsetDelta}`;
   if (header.recordsCount < 0 || header.recordsCount > header.lastOffsetDelta + 1) {
     return `declares ${header.recordsCount} records for ${header.lastOffsetDelta + 1} offsets`;
@@ -216,7 +247,8 @@ export function impossibleHeader(header: BatchHeader, position: number, segmentB
     if (header.baseOffset < segmentBase || header.lastOffset - segmentBase > MAX_INT32) {
       return `holds offsets ${header.baseOffset}..${header.lastOffset}, outside segment ${segmentBase}'s int32 range`;
     }
-    if (position + header.sizeInBytes > MAX_INT32 + 1) return `ends at byte ${position + header.sizeInBytes}, past the int32 positions a segment's index can address`;
+    if (position + header.sizeInBytes > MAX_INT32 + 1)
+      return `ends at byte ${position + header.sizeInBytes}, past the int32 positions a segment's index can address`;
   }
   return undefined;
 }

@@ -46,7 +46,13 @@ export abstract class IndexFile {
    */
   #rebuildPending = false;
 
-  protected constructor(file: StorageFile, baseOffset: number, entrySize: number, maxIndexBytes: number, fileSize: number) {
+  protected constructor(
+    file: StorageFile,
+    baseOffset: number,
+    entrySize: number,
+    maxIndexBytes: number,
+    fileSize: number,
+  ) {
     this.file = file;
     this.baseOffset = baseOffset;
     this.entrySize = entrySize;
@@ -95,10 +101,12 @@ export abstract class IndexFile {
     const size = this.#loadedSize;
     if (size % this.entrySize !== 0) return `size ${size} is not a multiple of the entry size ${this.entrySize}`;
     const entries = size / this.entrySize;
-    if (entries > this.maxEntries) return `${entries} entries (${size} bytes), more than the maximum ${this.maxEntries}`;
+    if (entries > this.maxEntries)
+      return `${entries} entries (${size} bytes), more than the maximum ${this.maxEntries}`;
     if (logSize !== undefined) {
       const most = Math.floor(logSize / BATCH_HEADER_SIZE) + 1;
-      if (entries > most) return `${entries} entries (${size} bytes), more than a .log of ${logSize} bytes can need (at most ${most})`;
+      if (entries > most)
+        return `${entries} entries (${size} bytes), more than a .log of ${logSize} bytes can need (at most ${most})`;
     }
     return undefined;
   }
@@ -134,9 +142,11 @@ export abstract class IndexFile {
     if (this.#loadedSize % this.entrySize !== 0) {
       throw this.corrupt(`size ${this.#loadedSize} is not a multiple of the entry size ${this.entrySize}`);
     }
-    if (this.#entries > this.maxEntries) throw this.corrupt(`${this.#entries} entries, more than the maximum ${this.maxEntries}`);
+    if (this.#entries > this.maxEntries)
+      throw this.corrupt(`${this.#entries} entries, more than the maximum ${this.maxEntries}`);
     const most = Math.floor(logSize / BATCH_HEADER_SIZE) + 1;
-    if (this.#entries > most) throw this.corrupt(`${this.#entries} entries, more than a .log of ${logSize} bytes can need (at most ${most})`);
+    if (this.#entries > most)
+      throw this.corrupt(`${this.#entries} entries, more than a .log of ${logSize} bytes can need (at most ${most})`);
     this.checkEntries(logSize, nextOffset);
   }
 

@@ -54,7 +54,8 @@ export class OffsetIndex extends IndexFile {
   async append(offset: number, position: number): Promise<void> {
     await this.load(); // the checks below read the last entry
     const relative = offset - this.baseOffset;
-    if (!(relative >= 0 && relative <= MAX_INT32)) throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
+    if (!(relative >= 0 && relative <= MAX_INT32))
+      throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
     if (!(position >= 0 && position <= MAX_INT32)) throw new RangeError(`position ${position} is outside int32`);
     if (this.entries > 0 && offset <= this.lastOffset) {
       throw new RangeError(`index entry offset ${offset} is not above the last entry ${this.lastOffset}`);
@@ -86,11 +87,16 @@ export class OffsetIndex extends IndexFile {
     let previousPosition = -1;
     for (let slot = 0; slot < this.entries; slot++) {
       const { offset, position } = this.entry(slot);
-      if (offset < this.baseOffset) throw this.corrupt(`entry ${slot} offset ${offset} is below the base offset ${this.baseOffset}`);
-      if (offset >= nextOffset) throw this.corrupt(`entry ${slot} offset ${offset} is past the segment's last offset ${nextOffset - 1}`);
-      if (offset <= previous) throw this.corrupt(`entry ${slot} offset ${offset} does not increase (previous ${previous})`);
-      if (position <= previousPosition) throw this.corrupt(`entry ${slot} position ${position} does not increase (previous ${previousPosition})`);
-      if (position >= logSize) throw this.corrupt(`entry ${slot} position ${position} is past the end of the log (${logSize} bytes)`);
+      if (offset < this.baseOffset)
+        throw this.corrupt(`entry ${slot} offset ${offset} is below the base offset ${this.baseOffset}`);
+      if (offset >= nextOffset)
+        throw this.corrupt(`entry ${slot} offset ${offset} is past the segment's last offset ${nextOffset - 1}`);
+      if (offset <= previous)
+        throw this.corrupt(`entry ${slot} offset ${offset} does not increase (previous ${previous})`);
+      if (position <= previousPosition)
+        throw this.corrupt(`entry ${slot} position ${position} does not increase (previous ${previousPosition})`);
+      if (position >= logSize)
+        throw this.corrupt(`entry ${slot} position ${position} is past the end of the log (${logSize} bytes)`);
       previous = offset;
       previousPosition = position;
     }

@@ -8,7 +8,17 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
 import { flushSegment } from "./segment-write.js";
-import { corruptAt, findBatch, indexBatch, loadIndexes, namesBase, noteTimestamp, scanOptions, type SegmentState, timeEntryLies } from "./segment-state.js";
+import {
+  corruptAt,
+  findBatch,
+  indexBatch,
+  loadIndexes,
+  namesBase,
+  noteTimestamp,
+  scanOptions,
+  type SegmentState,
+  timeEntryLies,
+} from "./segment-state.js";
 import type { RecoverOptions, SegmentRecovery } from "./segment-types.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
@@ -16,7 +26,10 @@ import { NO_TIMESTAMP } from "./time-index.js";
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
  * the size to the end of the valid batches, writing nothing. See `Segment.planRecovery`.
  */
-export async function planRecovery(s: SegmentState, { minNextOffset, endOffset }: RecoverOptions): Promise<SegmentRecovery> {
+export async function planRecovery(
+  s: SegmentState,
+  { minNextOffset, endOffset }: RecoverOptions,
+): Promise<SegmentRecovery> {
   const sizeBefore = s.size;
   const stop = await rebuildFromWalk(s, endOffset);
   if (minNextOffset !== undefined && s.nextOffset < minNextOffset) {
@@ -74,7 +87,8 @@ async function checkLastTimeEntry(s: SegmentState): Promise<void> {
   const last = s.timeIndex.lastEntry;
   if (last === undefined || namesBase(s, last)) return;
   const found = await findBatch(s, last.offset);
-  if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp) throw timeEntryLies(s, last);
+  if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp)
+    throw timeEntryLies(s, last);
 }
 
 /**
@@ -119,7 +133,12 @@ async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<Sca
   s.maxTimestamp = NO_TIMESTAMP;
   s.offsetOfMaxTimestamp = s.baseOffset;
   s.bytesSinceIndexEntry = 0;
-  const scanner = new BatchScanner(s.log, s.size, 0, scanOptions(s, { expectedOffset: s.baseOffset, ...(endOffset === undefined ? {} : { endOffset }) }));
+  const scanner = new BatchScanner(
+    s.log,
+    s.size,
+    0,
+    scanOptions(s, { expectedOffset: s.baseOffset, ...(endOffset === undefined ? {} : { endOffset }) }),
+  );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     await indexBatch(s, batch.header, batch.position);
   }
@@ -147,12 +166,22 @@ export async function scanTail(s: SegmentState): Promise<void> {
         { path: s.offsetIndex.file.path },
       );
     }
-    if (first && lastEntry === undefined && batch.header.baseOffset !== s.baseOffset) throw corruptAt(s, { position: 0, reason: "offset-gap", detail: `first batch starts at ${batch.header.baseOffset}` });
+    if (first && lastEntry === undefined && batch.header.baseOffset !== s.baseOffset)
+      throw corruptAt(s, {
+        position: 0,
+        reason: "offset-gap",
+        detail: `first batch starts at ${batch.header.baseOffset}`,
+      });
     first = false;
     s.nextOffset = batch.header.lastOffset + 1;
     noteTimestamp(s, batch.header);
     s.bytesSinceIndexEntry = batch.position + batch.header.sizeInBytes - start;
   }
-  if (first && lastEntry !== undefined) throw new PagelogError(`index ${s.offsetIndex.file.path} is corrupt: its last entry points past the last batch`, ErrorCode.CORRUPT, { path: s.offsetIndex.file.path });
+  if (first && lastEntry !== undefined)
+    throw new PagelogError(
+      `index ${s.offsetIndex.file.path} is corrupt: its last entry points past the last batch`,
+      ErrorCode.CORRUPT,
+      { path: s.offsetIndex.file.path },
+    );
   if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
 }

@@ -13,7 +13,8 @@ const NAME = /^(\d{20})\.(log|index|timeindex)$/;
 
 /** `00000000000000000042` for 42. */
 export function offsetName(baseOffset: number): string {
-  if (!Number.isSafeInteger(baseOffset) || baseOffset < 0) throw new RangeError(`base offset must be a non-negative safe integer, got ${baseOffset}`);
+  if (!Number.isSafeInteger(baseOffset) || baseOffset < 0)
+    throw new RangeError(`base offset must be a non-negative safe integer, got ${baseOffset}`);
   return String(baseOffset).padStart(DIGITS, "0");
 }
 

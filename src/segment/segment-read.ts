@@ -6,7 +6,16 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { decodeBatch, validateBatch } from "../format/index.js";
 import type { OffsetPosition } from "./offset-index.js";
-import { corruptAt, fromIndex, loadIndexes, namesBase, scanFrom, type SegmentState, timeEntryLies, validateOptions } from "./segment-state.js";
+import {
+  corruptAt,
+  fromIndex,
+  loadIndexes,
+  namesBase,
+  scanFrom,
+  type SegmentState,
+  timeEntryLies,
+  validateOptions,
+} from "./segment-state.js";
 import type { SegmentRead } from "./segment-types.js";
 import type { TimestampOffset } from "./time-index.js";
 
@@ -18,7 +27,12 @@ export async function readSegment(s: SegmentState, offset: number, maxBytes: num
   return fromIndex(s, s.offsetIndex.lookup(target), (start) => readFrom(s, start, target, maxBytes));
 }
 
-async function readFrom(s: SegmentState, start: OffsetPosition, target: number, maxBytes: number): Promise<SegmentRead | null> {
+async function readFrom(
+  s: SegmentState,
+  start: OffsetPosition,
+  target: number,
+  maxBytes: number,
+): Promise<SegmentRead | null> {
   const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + s.options.indexIntervalBytes));
   // Batches before the target are only stepped over (their offsets are still checked): a
   // damaged batch there must not make an intact later one unreadable. Every batch returned
@@ -75,7 +89,9 @@ export async function segmentOffsetForTimestamp(s: SegmentState, timestamp: numb
     try {
       // (An entry of NO_TIMESTAMP names the base offset, not a batch: nothing to check.)
       const entry = namesBase(s, before) ? undefined : before;
-      return await fromIndex(s, s.offsetIndex.lookup(before.offset), (from) => offsetForTimestampFrom(s, from, timestamp, entry));
+      return await fromIndex(s, s.offsetIndex.lookup(before.offset), (from) =>
+        offsetForTimestampFrom(s, from, timestamp, entry),
+      );
     } catch (err) {
       // The time index's entry is not what the log holds there (or the walk met damage, which
       // the walk from the start below meets again and reports).
@@ -91,12 +107,18 @@ export async function segmentOffsetForTimestamp(s: SegmentState, timestamp: numb
  * maxTimestamp it holds, and no record up to it reaches the timestamp asked for. A lying entry
  * would start the walk past the answer: `PAGELOG_CORRUPT`, and the caller walks from the start.
  */
-async function offsetForTimestampFrom(s: SegmentState, start: OffsetPosition, timestamp: number, entry: TimestampOffset | undefined): Promise<number | null> {
+async function offsetForTimestampFrom(
+  s: SegmentState,
+  start: OffsetPosition,
+  timestamp: number,
+  entry: TimestampOffset | undefined,
+): Promise<number | null> {
   const scanner = scanFrom(s, start, {});
   let unchecked = entry;
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     if (unchecked !== undefined && batch.header.lastOffset >= unchecked.offset) {
-      if (batch.header.lastOffset !== unchecked.offset || batch.header.maxTimestamp !== unchecked.timestamp) throw timeEntryLies(s, unchecked);
+      if (batch.header.lastOffset !== unchecked.offset || batch.header.maxTimestamp !== unchecked.timestamp)
+        throw timeEntryLies(s, unchecked);
       unchecked = undefined;
     }
     // Every batch passed over is decoded too, not skipped on its header's say-so: the decoder

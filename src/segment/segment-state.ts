@@ -89,7 +89,10 @@ export function timeEntryLies(s: SegmentState, entry: TimestampOffset): PagelogE
 }
 
 /** The batch holding `offset` and its position, or undefined past the end. */
-export async function findBatch(s: SegmentState, offset: number): Promise<{ position: number; header: BatchHeader } | undefined> {
+export async function findBatch(
+  s: SegmentState,
+  offset: number,
+): Promise<{ position: number; header: BatchHeader } | undefined> {
   await loadIndexes(s);
   return fromIndex(s, s.offsetIndex.lookup(offset), async (start) => {
     const scanner = scanFrom(s, start, { verifyCrc: false });
@@ -107,7 +110,11 @@ export async function findBatch(s: SegmentState, offset: number): Promise<{ posi
  * entry: an entry naming the wrong batch must cost a longer walk, never a readable record.
  * (Damage in the log itself fails both walks and is reported.)
  */
-export async function fromIndex<T>(s: SegmentState, start: OffsetPosition, run: (start: OffsetPosition) => Promise<T>): Promise<T> {
+export async function fromIndex<T>(
+  s: SegmentState,
+  start: OffsetPosition,
+  run: (start: OffsetPosition) => Promise<T>,
+): Promise<T> {
   try {
     return await run(start);
   } catch (err) {
@@ -131,7 +138,10 @@ export function scanFrom(s: SegmentState, start: OffsetPosition, extra: Partial<
 // `maxBatchBytes` limits what is appended, never what is read back: a batch written under a
 // larger setting is still a valid batch. What bounds memory is the file's own size.
 export function validateOptions(s: SegmentState): { maxBatchBytes: number; crc32c?: Crc32c } {
-  return { maxBatchBytes: Number.MAX_SAFE_INTEGER, ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }) };
+  return {
+    maxBatchBytes: Number.MAX_SAFE_INTEGER,
+    ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
+  };
 }
 
 export function scanOptions(s: SegmentState, extra: Partial<ScanOptions>): ScanOptions {
@@ -143,5 +153,9 @@ export function scanOptions(s: SegmentState, extra: Partial<ScanOptions>): ScanO
 }
 
 export function corruptAt(s: SegmentState, stop: ScanStop): PagelogError {
-  return new PagelogError(`segment ${s.log.path} is corrupt at byte ${stop.position}: ${stop.detail}`, ErrorCode.CORRUPT, { path: s.log.path });
+  return new PagelogError(
+    `segment ${s.log.path} is corrupt at byte ${stop.position}: ${stop.detail}`,
+    ErrorCode.CORRUPT,
+    { path: s.log.path },
+  );
 }

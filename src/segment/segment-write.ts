@@ -16,11 +16,15 @@ export function canHold(s: SegmentState, lastOffset: number, bytes: number): boo
 
 /** Appends one whole, valid batch at the end of the log, then any index entries it earns. */
 export async function appendBatch(s: SegmentState, batch: Uint8Array, header: BatchHeader): Promise<void> {
-  if (header.sizeInBytes !== batch.length) throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
+  if (header.sizeInBytes !== batch.length)
+    throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
   if (header.baseOffset !== s.nextOffset) {
-    throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${s.nextOffset})`);
+    throw new RangeError(
+      `batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${s.nextOffset})`,
+    );
   }
-  if (!canHold(s, header.lastOffset, batch.length)) throw new RangeError(`batch does not fit segment ${s.baseOffset}'s int32 offsets or positions`);
+  if (!canHold(s, header.lastOffset, batch.length))
+    throw new RangeError(`batch does not fit segment ${s.baseOffset}'s int32 offsets or positions`);
   const position = s.size;
   s.logUnsynced = true;
   await s.log.write(position, batch);
@@ -29,17 +33,25 @@ export async function appendBatch(s: SegmentState, batch: Uint8Array, header: Ba
 }
 
 /** Appends several whole, valid, consecutive batches with one write, then their index entries. */
-export async function appendBatches(s: SegmentState, batches: ReadonlyArray<{ readonly bytes: Uint8Array; readonly header: BatchHeader }>): Promise<void> {
+export async function appendBatches(
+  s: SegmentState,
+  batches: ReadonlyArray<{ readonly bytes: Uint8Array; readonly header: BatchHeader }>,
+): Promise<void> {
   if (batches.length === 1) return appendBatch(s, batches[0]!.bytes, batches[0]!.header);
   let next = s.nextOffset;
   let total = 0;
   for (const { bytes, header } of batches) {
-    if (header.sizeInBytes !== bytes.length) throw new RangeError(`batch is ${bytes.length} bytes but its header says ${header.sizeInBytes}`);
-    if (header.baseOffset !== next) throw new RangeError(`batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${next})`);
+    if (header.sizeInBytes !== bytes.length)
+      throw new RangeError(`batch is ${bytes.length} bytes but its header says ${header.sizeInBytes}`);
+    if (header.baseOffset !== next)
+      throw new RangeError(
+        `batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${next})`,
+      );
     next = header.lastOffset + 1;
     total += bytes.length;
   }
-  if (!canHold(s, next - 1, total)) throw new RangeError(`batches do not fit segment ${s.baseOffset}'s int32 offsets or positions`);
+  if (!canHold(s, next - 1, total))
+    throw new RangeError(`batches do not fit segment ${s.baseOffset}'s int32 offsets or positions`);
   const joined = new Uint8Array(total);
   let at = 0;
   for (const { bytes } of batches) {

@@ -81,17 +81,29 @@ export class Segment {
    * open that rejects changes no file). Call `planRecovery()` or `planLoadClean()`, then
    * `commit()`, before using it.
    */
-  static async openExisting(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
+  static async openExisting(
+    storage: Storage,
+    dir: string,
+    baseOffset: number,
+    options: SegmentOptions,
+  ): Promise<Segment> {
     return Segment.#open(storage, dir, baseOffset, options, false);
   }
 
-  static async #open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions, create: boolean): Promise<Segment> {
+  static async #open(
+    storage: Storage,
+    dir: string,
+    baseOffset: number,
+    options: SegmentOptions,
+    create: boolean,
+  ): Promise<Segment> {
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
     const indexMissing = (await storage.stat(indexPath)) === null;
     const timeMissing = (await storage.stat(timePath)) === null;
-    const openIndex = (path: string, missing: boolean) => (missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create }));
+    const openIndex = (path: string, missing: boolean) =>
+      missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create });
     const log = await storage.open(logPath, { create });
     const handles: StorageFile[] = [log];
     try {
@@ -101,7 +113,15 @@ export class Segment {
       handles.push(timeFile);
       const offsetIndex = await OffsetIndex.open(indexFile, baseOffset, options.maxIndexBytes);
       const timeIndex = await TimeIndex.open(timeFile, baseOffset, options.maxIndexBytes);
-      return new Segment(baseOffset, log, offsetIndex, timeIndex, options, indexMissing || timeMissing, await log.size());
+      return new Segment(
+        baseOffset,
+        log,
+        offsetIndex,
+        timeIndex,
+        options,
+        indexMissing || timeMissing,
+        await log.size(),
+      );
     } catch (err) {
       await Promise.allSettled(handles.map((h) => h.close()));
       throw err;

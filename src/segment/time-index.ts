@@ -65,9 +65,11 @@ export class TimeIndex extends IndexFile {
     await this.load(); // the checks below read the last entry
     const last = this.lastEntry;
     if (last !== undefined && timestamp <= last.timestamp) return;
-    if (last !== undefined && offset < last.offset) throw new RangeError(`time index offset ${offset} is below the last entry's ${last.offset}`);
+    if (last !== undefined && offset < last.offset)
+      throw new RangeError(`time index offset ${offset} is below the last entry's ${last.offset}`);
     const relative = offset - this.baseOffset;
-    if (!(relative >= 0 && relative <= MAX_INT32)) throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
+    if (!(relative >= 0 && relative <= MAX_INT32))
+      throw new RangeError(`offset ${offset} is outside this segment's int32 range`);
     const entry = new Uint8Array(TIME_INDEX_ENTRY_SIZE);
     const view = new DataView(entry.buffer);
     writeInt64(view, TIMESTAMP_AT, timestamp);
@@ -104,12 +106,14 @@ export class TimeIndex extends IndexFile {
       } catch {
         throw this.corrupt(`entry ${slot} has a timestamp beyond Number.MAX_SAFE_INTEGER`);
       }
-      if (e.offset < this.baseOffset) throw this.corrupt(`entry ${slot} offset ${e.offset} is below the base offset ${this.baseOffset}`);
+      if (e.offset < this.baseOffset)
+        throw this.corrupt(`entry ${slot} offset ${e.offset} is below the base offset ${this.baseOffset}`);
       if (e.offset >= nextOffset) throw this.corrupt(`entry ${slot} offset ${e.offset} is past the segment's end`);
       if (previous !== undefined && e.timestamp < previous.timestamp) {
         throw this.corrupt(`entry ${slot} timestamp ${e.timestamp} is earlier than the previous ${previous.timestamp}`);
       }
-      if (previous !== undefined && e.offset < previous.offset) throw this.corrupt(`entry ${slot} offset ${e.offset} decreases`);
+      if (previous !== undefined && e.offset < previous.offset)
+        throw this.corrupt(`entry ${slot} offset ${e.offset} decreases`);
       previous = e;
     }
   }

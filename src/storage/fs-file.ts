@@ -93,7 +93,12 @@ export class FsFile implements StorageFile {
       this.#checkOpen("read");
       let bytesRead: number;
       try {
-        ({ bytesRead } = await this.#handle.read(buffer, filled, Math.min(want - filled, MAX_IO_CHUNK_BYTES), position + filled));
+        ({ bytesRead } = await this.#handle.read(
+          buffer,
+          filled,
+          Math.min(want - filled, MAX_IO_CHUNK_BYTES),
+          position + filled,
+        ));
       } catch (err) {
         throw fromFsError(err, "read", this.path);
       }
@@ -119,7 +124,12 @@ export class FsFile implements StorageFile {
       this.#checkOpen("write");
       let bytesWritten: number;
       try {
-        ({ bytesWritten } = await this.#handle.write(bytes, written, Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES), position + written));
+        ({ bytesWritten } = await this.#handle.write(
+          bytes,
+          written,
+          Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES),
+          position + written,
+        ));
       } catch (err) {
         throw fromFsError(err, "write", this.path);
       }

@@ -53,7 +53,9 @@ export class FsStorage implements Storage {
     // Node would reject it with its own wording (ERR_INVALID_ARG_VALUE); it is a path no file
     // system can hold, as normalizePath says of the paths inside the root.
     if (root.includes("\0")) {
-      throw new PagelogError(`invalid storage root ${JSON.stringify(root)}: contains NUL`, ErrorCode.INVALID_PATH, { path: root });
+      throw new PagelogError(`invalid storage root ${JSON.stringify(root)}: contains NUL`, ErrorCode.INVALID_PATH, {
+        path: root,
+      });
     }
     const absolute = nodePath.resolve(root);
     let firstCreated: string | undefined;
@@ -90,10 +92,14 @@ export class FsStorage implements Storage {
     this.#checkOpen("open");
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
-    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    if (options.readOnly === true && options.create === true)
+      throw new TypeError("open: readOnly and create cannot be combined");
     // O_NONBLOCK: opening a FIFO someone put where a file belongs must not wait for a writer for
     // ever (it changes nothing for regular files); the fstat below then refuses it.
-    const flags = (options.readOnly === true ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0)) | (fsConstants.O_NONBLOCK ?? 0);
+    const flags =
+      (options.readOnly === true
+        ? fsConstants.O_RDONLY
+        : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0)) | (fsConstants.O_NONBLOCK ?? 0);
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.#abs(rel), flags, 0o666);
@@ -110,7 +116,11 @@ export class FsStorage implements Storage {
     }
     if (!regular) {
       await handle.close().catch(() => undefined);
-      throw new PagelogError(`open ${JSON.stringify(rel)} failed: not a regular file (a directory, FIFO, socket or device)`, ErrorCode.IO, { path: rel });
+      throw new PagelogError(
+        `open ${JSON.stringify(rel)} failed: not a regular file (a directory, FIFO, socket or device)`,
+        ErrorCode.IO,
+        { path: rel },
+      );
     }
     if (this.#closing !== undefined) {
       // close() ran while the open was in flight: do not leak the handle.
@@ -205,7 +215,11 @@ export class FsStorage implements Storage {
       // ENOTDIR means either "the parent is not a directory" (not found) or "a directory onto a
       // file" (the parent is fine): only the second is an I/O error, as SimStorage reports it.
       if (osErrorCode(err) === "ENOTDIR" && (await this.stat(parentOf(src)))?.kind === "dir") {
-        throw new PagelogError(`rename ${JSON.stringify(src)} to ${JSON.stringify(dst)}: a directory cannot replace a file`, ErrorCode.IO, { cause: err, path: src });
+        throw new PagelogError(
+          `rename ${JSON.stringify(src)} to ${JSON.stringify(dst)}: a directory cannot replace a file`,
+          ErrorCode.IO,
+          { cause: err, path: src },
+        );
       }
       throw fromFsError(err, "rename", src);
     }
@@ -372,7 +386,8 @@ async function takeLockFile(abs: string, rel: string): Promise<void> {
 /** Longest lock file content read: a pid and a boot id take about 50 bytes. */
 const LOCK_FILE_READ_BYTES = 256;
 
-type LockFileState = { kind: "missing" } | { kind: "symlink" } | { kind: "other"; what: string } | { kind: "file"; content: string };
+type LockFileState =
+  { kind: "missing" } | { kind: "symlink" } | { kind: "other"; what: string } | { kind: "file"; content: string };
 
 /**
  * What is at the lock path, read without following a symbolic link, without blocking on a FIFO

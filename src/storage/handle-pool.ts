@@ -82,7 +82,9 @@ export interface HandlePoolStats {
 /** Validates `maxOpenFiles`: a positive safe integer, else a TypeError naming the option. */
 export function checkMaxOpenFiles(value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`option maxOpenFiles must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`);
+    throw new TypeError(
+      `option maxOpenFiles must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`,
+    );
   }
   return value;
 }
@@ -131,7 +133,9 @@ export class HandlePool implements Storage {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.inner = inner;
-    this.maxOpenFiles = checkMaxOpenFiles(options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles);
+    this.maxOpenFiles = checkMaxOpenFiles(
+      options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles,
+    );
   }
 
   get stats(): HandlePoolStats {
@@ -152,7 +156,8 @@ export class HandlePool implements Storage {
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
     this.#checkOpen("open");
-    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    if (options.readOnly === true && options.create === true)
+      throw new TypeError("open: readOnly and create cannot be combined");
     const file = new PooledFile(this.#side, p, options.readOnly === true);
     await this.#takeSlot();
     let real: StorageFile;

@@ -187,10 +187,14 @@ export class PooledFile implements StorageFile {
     this.#lost ??=
       cause instanceof PagelogError && (cause.code === ErrorCode.POWER_CUT || cause.code === ErrorCode.CLOSED)
         ? cause
-        : new PagelogError(`${JSON.stringify(this.path)} was removed or renamed while its descriptor was closed: the handle cannot be reopened`, ErrorCode.IO, {
-            path: this.path,
-            ...(cause === undefined ? {} : { cause }),
-          });
+        : new PagelogError(
+            `${JSON.stringify(this.path)} was removed or renamed while its descriptor was closed: the handle cannot be reopened`,
+            ErrorCode.IO,
+            {
+              path: this.path,
+              ...(cause === undefined ? {} : { cause }),
+            },
+          );
   }
 
   // ---- running calls --------------------------------------------------------------------
@@ -276,7 +280,9 @@ export class PooledFile implements StorageFile {
 
   #checkOpen(op: string): void {
     if (this.#closed || this.#pool.closing()) {
-      throw new PagelogError(`${op} ${JSON.stringify(this.path)}: the file handle is closed`, ErrorCode.CLOSED, { path: this.path });
+      throw new PagelogError(`${op} ${JSON.stringify(this.path)}: the file handle is closed`, ErrorCode.CLOSED, {
+        path: this.path,
+      });
     }
   }
 

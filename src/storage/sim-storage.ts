@@ -23,7 +23,17 @@ import { SimDir, type SimNode } from "./sim/sim-dir.js";
 import { SimFile } from "./sim/sim-file.js";
 import { SimInode } from "./sim/sim-inode.js";
 import { fileMapOf, pendingStateOf } from "./sim/sim-inspect.js";
-import { FAULT_CODE, type FaultSpec, type FileMap, type PendingState, type ResolvedOptions, resolveOptions, type SimOp, type SimStorageOptions, type TraceEvent } from "./sim/sim-options.js";
+import {
+  FAULT_CODE,
+  type FaultSpec,
+  type FileMap,
+  type PendingState,
+  type ResolvedOptions,
+  resolveOptions,
+  type SimOp,
+  type SimStorageOptions,
+  type TraceEvent,
+} from "./sim/sim-options.js";
 
 export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
@@ -84,7 +94,8 @@ export class SimStorage implements Storage {
    * with `PAGELOG_POWER_CUT` from now on.
    */
   crash(chooser?: CrashChooser): SimStorage {
-    if (this.#power === "crashed") throw new Error("SimStorage.crash(): this storage already crashed; use the one crash() returned");
+    if (this.#power === "crashed")
+      throw new Error("SimStorage.crash(): this storage already crashed; use the one crash() returned");
     this.#power = "crashed";
     const choose = chooser ?? chooserFrom(this.#prng);
     const inodes = new Map<SimInode, SimInode>();
@@ -120,7 +131,9 @@ export class SimStorage implements Storage {
     const only = path === undefined ? undefined : this.#lookupFile(normalizePath(path));
     let written = 0;
     while (written < pages) {
-      const candidates = [...this.#inodes].filter((i) => (only === undefined || i === only) && i.dirtyPages().length > 0);
+      const candidates = [...this.#inodes].filter(
+        (i) => (only === undefined || i === only) && i.dirtyPages().length > 0,
+      );
       if (candidates.length === 0) break;
       const inode = candidates[this.#prng.int(candidates.length)]!;
       const dirty = inode.dirtyPages();
@@ -135,7 +148,12 @@ export class SimStorage implements Storage {
     if (!(spec.code in FAULT_CODE)) throw new TypeError(`fault code must be EIO or ENOSPC, got ${String(spec.code)}`);
     const times = spec.times ?? 1;
     if (!(times >= 1)) throw new RangeError(`times must be at least 1, got ${String(times)}`);
-    this.#faults.push({ op: spec.op, code: spec.code, times, path: spec.path === undefined ? undefined : normalizePath(spec.path, { allowRoot: true }) });
+    this.#faults.push({
+      op: spec.op,
+      code: spec.code,
+      times,
+      path: spec.path === undefined ? undefined : normalizePath(spec.path, { allowRoot: true }),
+    });
   }
 
   // ---- inspection -----------------------------------------------------------------------
@@ -164,7 +182,8 @@ export class SimStorage implements Storage {
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
-    if (options.readOnly === true && options.create === true) throw new TypeError("open: readOnly and create cannot be combined");
+    if (options.readOnly === true && options.create === true)
+      throw new TypeError("open: readOnly and create cannot be combined");
     this.#begin("open", p, options.create ? "create" : options.readOnly ? "readOnly" : undefined);
     const dir = this.#lookupDir(parentOf(p));
     let node = dir.entries.get(baseName(p));
@@ -176,7 +195,9 @@ export class SimStorage implements Storage {
       dir.set(baseName(p), node);
     }
     const inode = node;
-    const file: SimFile = new SimFile(this, p, node, options.readOnly === true, (op, detail) => this.#begin(op, p, detail, { closed: file.closed, inode }));
+    const file: SimFile = new SimFile(this, p, node, options.readOnly === true, (op, detail) =>
+      this.#begin(op, p, detail, { closed: file.closed, inode }),
+    );
     return file;
   }
 
@@ -210,7 +231,8 @@ export class SimStorage implements Storage {
     const parent = this.#lookupDir(parentOf(p));
     const node = parent.entries.get(baseName(p));
     if (node === undefined) throw this.#notFound(p);
-    if (node instanceof SimDir && node.entries.size > 0) throw this.#error(`directory ${p} is not empty`, ErrorCode.IO, p, "ENOTEMPTY");
+    if (node instanceof SimDir && node.entries.size > 0)
+      throw this.#error(`directory ${p} is not empty`, ErrorCode.IO, p, "ENOTEMPTY");
     parent.delete(baseName(p));
   }
 
@@ -226,9 +248,15 @@ export class SimStorage implements Storage {
     if (node === undefined) throw this.#notFound(f);
     if (f === t) return;
     const target = dir.entries.get(baseName(t));
-    if (target instanceof SimDir && target.entries.size > 0) throw this.#error(`rename onto non-empty directory ${t}`, ErrorCode.IO, t, "ENOTEMPTY");
+    if (target instanceof SimDir && target.entries.size > 0)
+      throw this.#error(`rename onto non-empty directory ${t}`, ErrorCode.IO, t, "ENOTEMPTY");
     if (target !== undefined && target instanceof SimDir !== node instanceof SimDir) {
-      throw this.#error(`rename ${f} -> ${t}: one is a file, the other a directory`, ErrorCode.IO, t, target instanceof SimDir ? "EISDIR" : "ENOTDIR");
+      throw this.#error(
+        `rename ${f} -> ${t}: one is a file, the other a directory`,
+        ErrorCode.IO,
+        t,
+        target instanceof SimDir ? "EISDIR" : "ENOTDIR",
+      );
     }
     dir.rename(baseName(f), baseName(t));
   }
@@ -283,10 +311,17 @@ export class SimStorage implements Storage {
     this.#checkPower();
     if (this.#opCount >= this.#cutAfter) {
       this.#power = "off";
-      this.#record({ seq: this.#opCount, op, path, error: ErrorCode.POWER_CUT, ...(detail === undefined ? {} : { detail }) });
+      this.#record({
+        seq: this.#opCount,
+        op,
+        path,
+        error: ErrorCode.POWER_CUT,
+        ...(detail === undefined ? {} : { detail }),
+      });
       throw new PagelogError(`power cut before ${op} ${path}`, ErrorCode.POWER_CUT, { path });
     }
-    if (this.#closed && op !== "unlock") throw new PagelogError(`storage is closed (${op} ${path})`, ErrorCode.CLOSED, { path });
+    if (this.#closed && op !== "unlock")
+      throw new PagelogError(`storage is closed (${op} ${path})`, ErrorCode.CLOSED, { path });
     if (file?.closed) throw new PagelogError(`file ${path} is closed (${op})`, ErrorCode.CLOSED, { path });
     this.#opCount++;
     const event: TraceEvent = { seq: this.#opCount, op, path, ...(detail === undefined ? {} : { detail }) };
@@ -310,7 +345,8 @@ export class SimStorage implements Storage {
   }
 
   #checkPower(): void {
-    if (this.#power !== "on") throw new PagelogError("the power is off: use the storage crash() returned", ErrorCode.POWER_CUT);
+    if (this.#power !== "on")
+      throw new PagelogError("the power is off: use the storage crash() returned", ErrorCode.POWER_CUT);
   }
 
   #collectInodes(dir: SimDir): void {

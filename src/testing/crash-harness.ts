@@ -154,7 +154,13 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
     ...(schedule.maxOpenFiles === undefined ? {} : { maxOpenFiles: schedule.maxOpenFiles }),
   };
   const dirOptions = broken === undefined ? plainOptions : broken.dirOptions(plainOptions);
-  let sim = new SimStorage({ seed: schedule.seed, pageSize: schedule.pageSize, sectorSize: schedule.sectorSize, writeback: schedule.writeback, traceLimit: 60 });
+  let sim = new SimStorage({
+    seed: schedule.seed,
+    pageSize: schedule.pageSize,
+    sectorSize: schedule.sectorSize,
+    writeback: schedule.writeback,
+    traceLimit: 60,
+  });
   let seq = 0;
   let state: LogState = { records: [], start: 0, durable: 0 };
   let inFlight: LogState | undefined;
@@ -203,83 +209,97 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
       inFlight = undefined;
       const step = `#${i} ${describe(command)}`;
       try {
-      switch (command.kind) {
-        case "append":
-        case "appendGroup": {
-          const calls = command.kind === "append" ? [command.records] : command.calls;
-          let next = log.endOffset;
-          const batches = calls.map((shapes) => {
-            const inputs: RecordInput[] = [];
-            const modeled: ModelRecord[] = [];
-            for (const r of shapes) {
-              const id = `r${seq++}`;
-              const value = id + ".".repeat(r.valueBytes);
-              const key = r.keyed ? `k${id}` : null;
-              const headers = Array.from({ length: r.headers }, (_, h) => ({ key: `h${h % 2}`, value: h === 2 ? null : `${id}:${h}` }));
-              const timestamp = r.tsDelta === null ? clock.t : clock.t + r.tsDelta;
-              inputs.push({ key, value, headers, ...(r.tsDelta === null ? {} : { timestamp }) });
-              modeled.push({ offset: next++, key, value, headers, timestamp });
+        switch (command.kind) {
+          case "append":
+          case "appendGroup": {
+            const calls = command.kind === "append" ? [command.records] : command.calls;
+            let next = log.endOffset;
+            const batches = calls.map((shapes) => {
+              const inputs: RecordInput[] = [];
+              const modeled: ModelRecord[] = [];
+              for (const r of shapes) {
+                const id = `r${seq++}`;
+                const value = id + ".".repeat(r.valueBytes);
+                const key = r.keyed ? `k${id}` : null;
+                const headers = Array.from({ length: r.headers }, (_, h) => ({
+                  key: `h${h % 2}`,
+                  value: h === 2 ? null : `${id}:${h}`,
+                }));
+                const timestamp = r.tsDelta === null ? clock.t : clock.t + r.tsDelta;
+                inputs.push({ key, value, headers, ...(r.tsDelta === null ? {} : { timestamp }) });
+                modeled.push({ offset: next++, key, value, headers, timestamp });
+              }
+              return { inputs, modeled };
+            });
+            const base = log.endOffset;
+            inFlight = { ...state, records: [...state.records.slice(0, base), ...batches.flatMap((b) => b.modeled)] };
+            const results = await call(Promise.all(batches.map((b) => log.append(b.inputs))));
+            for (const [i, result] of results.entries()) {
+              const want = batches[i]!.modeled;
+              if (result.baseOffset !== want[0]!.offset || result.lastOffset !== want[want.length - 1]!.offset) {
+                throw new CrashViolation(
+                  `append returned offsets ${result.baseOffset}..${result.lastOffset}, expected ${want[0]!.offset}..${want[want.length - 1]!.offset} (call order)`,
+                  trace,
+                );
+              }
             }
-            return { inputs, modeled };
-          });
-          const base = log.endOffset;
-          inFlight = { ...state, records: [...state.records.slice(0, base), ...batches.flatMap((b) => b.modeled)] };
-          const results = await call(Promise.all(batches.map((b) => log.append(b.inputs))));
-          for (const [i, result] of results.entries()) {
-            const want = batches[i]!.modeled;
-            if (result.baseOffset !== want[0]!.offset || result.lastOffset !== want[want.length - 1]!.offset) {
-              throw new CrashViolation(`append returned offsets ${result.baseOffset}..${result.lastOffset}, expected ${want[0]!.offset}..${want[want.length - 1]!.offset} (call order)`, trace);
-            }
+            state = { ...inFlight, durable: log.recoveryPoint };
+            break;
           }
-          state = { ...inFlight, durable: log.recoveryPoint };
-          break;
+          case "flush":
+            await call(log.flush());
+            if (log.recoveryPoint !== log.endOffset)
+              throw new CrashViolation(
+                `flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`,
+                trace,
+              );
+            state = { ...state, durable: log.recoveryPoint };
+            break;
+          case "truncate": {
+            const to = Math.max(state.start, log.endOffset - command.back);
+            // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on
+            // (later segments go first): any prefix of the old records at least `to` long.
+            inFlight = { records: state.records, start: state.start, durable: Math.min(state.durable, to) };
+            await call(log.truncateTo(to));
+            state = { records: state.records.slice(0, to), start: state.start, durable: log.recoveryPoint };
+            if (log.endOffset !== to) throw new CrashViolation(`truncateTo(${to}) left end ${log.endOffset}`, trace);
+            break;
+          }
+          case "deleteBefore": {
+            const to = Math.min(log.endOffset, state.start + command.forward);
+            inFlight = { ...state, start: Math.max(state.start, to) };
+            await call(log.deleteRecordsBefore(to));
+            state = { ...inFlight, durable: log.recoveryPoint };
+            break;
+          }
+          case "checkpoint":
+            await call(dir.checkpoint());
+            break;
+          case "reopen":
+            await call(dir.close());
+            ({ dir, log } = await open());
+            if (!log.recovery.clean || log.recovery.bytesTruncated !== 0)
+              throw new CrashViolation(
+                `reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`,
+                trace,
+              );
+            await checkContents(log, state, undefined, trace, "after clean reopen");
+            state = { ...state, durable: log.recoveryPoint };
+            break;
+          case "crash":
+            await reboot(undefined, "after a crash command");
+            break;
+          case "fault":
+            sim.injectFault({ op: command.op, code: command.code });
+            armed = true;
+            break;
+          case "clock":
+            clock.t += command.ms;
+            break;
+          case "writeback":
+            sim.writeback({ pages: command.pages });
+            break;
         }
-        case "flush":
-          await call(log.flush());
-          if (log.recoveryPoint !== log.endOffset) throw new CrashViolation(`flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
-          state = { ...state, durable: log.recoveryPoint };
-          break;
-        case "truncate": {
-          const to = Math.max(state.start, log.endOffset - command.back);
-          // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on
-          // (later segments go first): any prefix of the old records at least `to` long.
-          inFlight = { records: state.records, start: state.start, durable: Math.min(state.durable, to) };
-          await call(log.truncateTo(to));
-          state = { records: state.records.slice(0, to), start: state.start, durable: log.recoveryPoint };
-          if (log.endOffset !== to) throw new CrashViolation(`truncateTo(${to}) left end ${log.endOffset}`, trace);
-          break;
-        }
-        case "deleteBefore": {
-          const to = Math.min(log.endOffset, state.start + command.forward);
-          inFlight = { ...state, start: Math.max(state.start, to) };
-          await call(log.deleteRecordsBefore(to));
-          state = { ...inFlight, durable: log.recoveryPoint };
-          break;
-        }
-        case "checkpoint":
-          await call(dir.checkpoint());
-          break;
-        case "reopen":
-          await call(dir.close());
-          ({ dir, log } = await open());
-          if (!log.recovery.clean || log.recovery.bytesTruncated !== 0) throw new CrashViolation(`reopen after a clean close recovered something: ${JSON.stringify(log.recovery)}`, trace);
-          await checkContents(log, state, undefined, trace, "after clean reopen");
-          state = { ...state, durable: log.recoveryPoint };
-          break;
-        case "crash":
-          await reboot(undefined, "after a crash command");
-          break;
-        case "fault":
-          sim.injectFault({ op: command.op, code: command.code });
-          armed = true;
-          break;
-        case "clock":
-          clock.t += command.ms;
-          break;
-        case "writeback":
-          sim.writeback({ pages: command.pages });
-          break;
-      }
       } catch (err) {
         // An injected I/O fault must fail the call that meets it (and fail the log, for a log
         // write): then reboot, as an operator would, and check nothing flushed was lost.
@@ -330,7 +350,8 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
         inFlight = undefined;
       },
       isPowerCut,
-      reopenFailed: async (err) => new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}\n${await describeDisk(sim)}`, trace),
+      reopenFailed: async (err) =>
+        new CrashViolation(`reopen failed: ${(err as Error)?.stack ?? String(err)}\n${await describeDisk(sim)}`, trace),
     },
     "after recovery",
   );
@@ -339,13 +360,15 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
 
   const recovered = await checkContents(log, state, inFlight, trace, "final recovery");
   // The recovered log is the new truth: everything in it is durable now.
-  if (log.recoveryPoint !== log.endOffset) throw new CrashViolation(`after recovery recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
+  if (log.recoveryPoint !== log.endOffset)
+    throw new CrashViolation(`after recovery recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`, trace);
   await checkIndexTruth(log, trace);
 
   // Progress: appends continue at the end, and a clean close then reopen is exact.
   const end = log.endOffset;
   const extra = await log.append([{ key: "after", value: "progress", timestamp: clock.t }]);
-  if (extra.baseOffset !== end) throw new CrashViolation(`append after recovery got offset ${extra.baseOffset}, expected ${end}`, trace);
+  if (extra.baseOffset !== end)
+    throw new CrashViolation(`append after recovery got offset ${extra.baseOffset}, expected ${end}`, trace);
   const afterProgress: LogState = {
     records: [...recovered.records, { offset: end, key: "after", value: "progress", headers: [], timestamp: clock.t }],
     start: log.startOffset,
@@ -356,7 +379,13 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
   if (!log.recovery.clean || log.recovery.bytesTruncated !== 0 || log.recovery.segmentsScanned !== 0) {
     throw new CrashViolation(`reopen after a clean close was not clean: ${JSON.stringify(log.recovery)}`, trace);
   }
-  await checkContents(log, { ...afterProgress, durable: afterProgress.records.length }, undefined, trace, "clean close is exact");
+  await checkContents(
+    log,
+    { ...afterProgress, durable: afterProgress.records.length },
+    undefined,
+    trace,
+    "clean close is exact",
+  );
   await dir.close();
   return { cutInWorkload, powerCuts, recordsRecovered: recovered.records.length - recovered.start, workloadOps, trace };
 }
@@ -366,12 +395,19 @@ export async function runCut(schedule: Schedule, cutAfter: number): Promise<Sche
  * the in-flight call's state), at least as long as what was durable, starting no earlier than
  * the durable start. Returns the state found.
  */
-async function checkContents(log: Log, state: LogState, inFlight: LogState | undefined, trace: string[], when: string): Promise<LogState> {
+async function checkContents(
+  log: Log,
+  state: LogState,
+  inFlight: LogState | undefined,
+  trace: string[],
+  when: string,
+): Promise<LogState> {
   const found: DecodedRecord[] = [];
   for await (const r of log.records({ from: log.startOffset })) found.push(r);
   const start = log.startOffset;
   const end = log.endOffset;
-  if (found.length !== end - start) throw new CrashViolation(`${when}: read ${found.length} records but [start, end) is [${start}, ${end})`, trace);
+  if (found.length !== end - start)
+    throw new CrashViolation(`${when}: read ${found.length} records but [start, end) is [${start}, ${end})`, trace);
   const explain: string[] = [];
   for (const candidate of inFlight === undefined ? [state] : [state, inFlight]) {
     const problem = comparePrefix(found, start, end, candidate, state);
@@ -385,13 +421,22 @@ async function checkContents(log: Log, state: LogState, inFlight: LogState | und
   throw new CrashViolation(`${when}: the log [${start}, ${end}) is no allowed state: ${explain.join(" | ")}`, trace);
 }
 
-function comparePrefix(found: DecodedRecord[], start: number, end: number, candidate: LogState, resolved: LogState): string | undefined {
-  if (end > candidate.records.length) return `end ${end} is past the ${candidate.records.length} records appended (records that were never appended, or truncated ones back)`;
+function comparePrefix(
+  found: DecodedRecord[],
+  start: number,
+  end: number,
+  candidate: LogState,
+  resolved: LogState,
+): string | undefined {
+  if (end > candidate.records.length)
+    return `end ${end} is past the ${candidate.records.length} records appended (records that were never appended, or truncated ones back)`;
   if (end < candidate.durable) return `durability: end ${end} is below the durable point ${candidate.durable}`;
   // The start never moves back past what a resolved deleteRecordsBefore made durable, and never
   // past what any call asked for.
-  if (start < Math.min(resolved.start, candidate.start)) return `start ${start} is below the durable start ${resolved.start}`;
-  if (start > Math.max(resolved.start, candidate.start)) return `start ${start} is past every start ever asked for (${candidate.start})`;
+  if (start < Math.min(resolved.start, candidate.start))
+    return `start ${start} is below the durable start ${resolved.start}`;
+  if (start > Math.max(resolved.start, candidate.start))
+    return `start ${start} is past every start ever asked for (${candidate.start})`;
   for (const [i, r] of found.entries()) {
     const want = candidate.records[start + i];
     if (want === undefined) return `offset ${start + i} has no model record`;
@@ -402,7 +447,8 @@ function comparePrefix(found: DecodedRecord[], start: number, end: number, candi
       headers: r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : dec.decode(h.value) })),
       timestamp: r.timestamp,
     };
-    if (JSON.stringify(got) !== JSON.stringify(want)) return `offset ${start + i}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`;
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      return `offset ${start + i}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`;
   }
   return undefined;
 }
@@ -414,10 +460,14 @@ let lastTrace: readonly TraceEvent[] = [];
 async function describeDisk(sim: SimStorage): Promise<string> {
   try {
     const lines = [`disk: ${PARTITION}/`];
-    for (const name of await sim.list(PARTITION)) lines.push(`  ${name} ${(await sim.stat(`${PARTITION}/${name}`))?.size ?? "?"} bytes`);
+    for (const name of await sim.list(PARTITION))
+      lines.push(`  ${name} ${(await sim.stat(`${PARTITION}/${name}`))?.size ?? "?"} bytes`);
     for (const name of await sim.list("")) if (!name.includes("-")) lines.push(`  /${name}`);
     lines.push("storage operations before the last power cut (most recent last):");
-    for (const e of lastTrace) lines.push(`  ${e.seq} ${e.op} ${e.path}${e.detail === undefined ? "" : ` ${e.detail}`}${e.error === undefined ? "" : ` -> ${e.error}`}`);
+    for (const e of lastTrace)
+      lines.push(
+        `  ${e.seq} ${e.op} ${e.path}${e.detail === undefined ? "" : ` ${e.detail}`}${e.error === undefined ? "" : ` -> ${e.error}`}`,
+      );
     return lines.join("\n");
   } catch (err) {
     return `disk: unreadable (${String(err)})`;
@@ -430,14 +480,20 @@ async function checkIndexTruth(log: Log, trace: string[]): Promise<void> {
   for await (const r of log.records()) all.push(r);
   for (const r of all) {
     const [hit] = await log.read(r.offset, { maxRecords: 1, maxBytes: 1 });
-    if (hit?.offset !== r.offset) throw new CrashViolation(`index truth: read(${r.offset}) returned offset ${hit?.offset}`, trace);
+    if (hit?.offset !== r.offset)
+      throw new CrashViolation(`index truth: read(${r.offset}) returned offset ${hit?.offset}`, trace);
   }
   const stamps = new Set<number>();
-  for (const r of all) stamps.add(r.timestamp).add(r.timestamp + 1).add(r.timestamp - 1);
+  for (const r of all)
+    stamps
+      .add(r.timestamp)
+      .add(r.timestamp + 1)
+      .add(r.timestamp - 1);
   for (const ts of stamps) {
     const want = all.find((r) => r.timestamp >= ts)?.offset ?? null;
     const got = await log.offsetForTimestamp(ts);
-    if (got !== want) throw new CrashViolation(`index truth: offsetForTimestamp(${ts}) = ${got}, linear scan says ${want}`, trace);
+    if (got !== want)
+      throw new CrashViolation(`index truth: offsetForTimestamp(${ts}) = ${got}, linear scan says ${want}`, trace);
   }
 }
 

@@ -120,7 +120,11 @@ export class CrashTestError extends Error {
 }
 
 /** Every option resolved: forgetting a default is a compile error. */
-type Resolved = { [K in keyof Required<CrashTestOptions>]: K extends "onProgress" ? CrashTestOptions[K] : NonNullable<CrashTestOptions[K]> };
+type Resolved = {
+  [K in keyof Required<CrashTestOptions>]: K extends "onProgress"
+    ? CrashTestOptions[K]
+    : NonNullable<CrashTestOptions[K]>;
+};
 
 function resolve(options: CrashTestOptions): Resolved {
   if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
@@ -132,10 +136,13 @@ function resolve(options: CrashTestOptions): Resolved {
     failFast: options.failFast ?? true,
     onProgress: options.onProgress,
   };
-  if (!Number.isSafeInteger(r.schedules) || r.schedules < 0) throw new TypeError(`options.schedules must be a non-negative integer, got ${String(r.schedules)}`);
+  if (!Number.isSafeInteger(r.schedules) || r.schedules < 0)
+    throw new TypeError(`options.schedules must be a non-negative integer, got ${String(r.schedules)}`);
   if (!Number.isSafeInteger(r.seed)) throw new TypeError(`options.seed must be a safe integer, got ${String(r.seed)}`);
-  if (!Number.isSafeInteger(r.maxOps) || r.maxOps < 1) throw new TypeError(`options.maxOps must be a positive integer, got ${String(r.maxOps)}`);
-  if (r.onProgress !== undefined && typeof r.onProgress !== "function") throw new TypeError("options.onProgress must be a function");
+  if (!Number.isSafeInteger(r.maxOps) || r.maxOps < 1)
+    throw new TypeError(`options.maxOps must be a positive integer, got ${String(r.maxOps)}`);
+  if (r.onProgress !== undefined && typeof r.onProgress !== "function")
+    throw new TypeError("options.onProgress must be a function");
   return r;
 }
 
@@ -156,7 +163,7 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
   let recordsRecovered = 0;
   let run = 0;
   const violations: CrashTestViolation[] = [];
-  for (; run < o.schedules; ) {
+  for (; run < o.schedules;) {
     const seed = run === 0 ? o.seed : seeds.nextU32();
     try {
       const outcome = await runSchedule(adapter, seed, o.maxOps);
@@ -164,13 +171,24 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
       recordsRecovered += outcome.recordsRecovered;
     } catch (err) {
       const message = violationMessage(err);
-      violations.push({ seed, message, replay: `crashTest(${name}, { seed: ${seed}, schedules: 1, maxOps: ${o.maxOps} })` });
+      violations.push({
+        seed,
+        message,
+        replay: `crashTest(${name}, { seed: ${seed}, schedules: 1, maxOps: ${o.maxOps} })`,
+      });
     }
     run++;
     o.onProgress?.({ schedules: run, powerCuts, recordsRecovered, violations: violations.length });
     if (violations.length > 0 && o.failFast) break;
   }
-  const summary: CrashTestSummary = { adapter: name, seed: o.seed, schedules: run, powerCuts, recordsRecovered, violations };
+  const summary: CrashTestSummary = {
+    adapter: name,
+    seed: o.seed,
+    schedules: run,
+    powerCuts,
+    recordsRecovered,
+    violations,
+  };
   if (violations.length > 0 && o.throwOnViolation) throw new CrashTestError(summary);
   return summary;
 }
@@ -250,7 +268,9 @@ async function runSchedule(adapter: CrashTestAdapter, seed: number, maxOps: numb
   return cutWhereSeeded(workload.cutAt, (cutAfter) => runCut(adapter, seed, workload, cutAfter));
 }
 
-const hex = (b: Uint8Array): string => Array.from(b.subarray(0, 24), (x) => x.toString(16).padStart(2, "0")).join("") + (b.length > 24 ? `…(${b.length} bytes)` : "");
+const hex = (b: Uint8Array): string =>
+  Array.from(b.subarray(0, 24), (x) => x.toString(16).padStart(2, "0")).join("") +
+  (b.length > 24 ? `…(${b.length} bytes)` : "");
 const latin1 = (b: Uint8Array): string => String.fromCharCode(...b);
 
 /**
@@ -277,9 +297,20 @@ function isPowerCut(err: unknown, storage: SimStorage): boolean {
   return storage.poweredOff || (err instanceof PagelogError && err.code === ErrorCode.POWER_CUT);
 }
 
-async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workload, cutAfter: number): Promise<Outcome & { powerCuts: number }> {
+async function runCut(
+  adapter: CrashTestAdapter,
+  seed: number,
+  workload: Workload,
+  cutAfter: number,
+): Promise<Outcome & { powerCuts: number }> {
   const trace: string[] = [];
-  let sim = new SimStorage({ seed, pageSize: workload.pageSize, sectorSize: workload.sectorSize, writeback: workload.writeback, traceLimit: 0 });
+  let sim = new SimStorage({
+    seed,
+    pageSize: workload.pageSize,
+    sectorSize: workload.sectorSize,
+    writeback: workload.writeback,
+    traceLimit: 0,
+  });
   let seq = 0;
   /** The log's contents after the last resolved call. */
   let state: Uint8Array[] = [];
@@ -306,7 +337,8 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
           return log;
         },
         isPowerCut: (err) => isPowerCut(err, sim),
-        reopenFailed: (err) => new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace),
+        reopenFailed: (err) =>
+          new Violation(`${when}: reopening failed: ${(err as Error)?.stack ?? String(err)}`, trace),
       },
       when,
     );
@@ -335,7 +367,9 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
   let log = await adapter.open(sim);
   let opsAtStart = sim.opCount;
   sim.scheduleCrash({ afterOps: cutAfter });
-  trace.push(`seed ${seed}: pageSize ${workload.pageSize}, sectorSize ${workload.sectorSize}, write-back ${workload.writeback}; cut after ${cutAfter === Number.MAX_SAFE_INTEGER ? "the workload" : `${cutAfter} storage op(s)`}`);
+  trace.push(
+    `seed ${seed}: pageSize ${workload.pageSize}, sectorSize ${workload.sectorSize}, write-back ${workload.writeback}; cut after ${cutAfter === Number.MAX_SAFE_INTEGER ? "the workload" : `${cutAfter} storage op(s)`}`,
+  );
   let cutInWorkload = false;
   try {
     for (const [i, step] of workload.steps.entries()) {
@@ -361,7 +395,11 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
           log = await adapter.open(sim);
           const found = await log.readAll();
           const problem = comparePrefix(found, state, state.length);
-          if (problem === undefined && found.length !== state.length) throw new Violation(`after a clean close and reopen: ${found.length} value(s), expected exactly ${state.length}`, trace);
+          if (problem === undefined && found.length !== state.length)
+            throw new Violation(
+              `after a clean close and reopen: ${found.length} value(s), expected exactly ${state.length}`,
+              trace,
+            );
           if (problem !== undefined) throw new Violation(`after a clean close and reopen: ${problem}`, trace);
           break;
         }
@@ -383,9 +421,12 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     inFlight = undefined;
   } catch (err) {
     if (err instanceof CrashViolation) throw err;
-    if (!isPowerCut(err, sim)) throw new Violation(`unexpected error from the log: ${(err as Error)?.stack ?? String(err)}`, trace);
+    if (!isPowerCut(err, sim))
+      throw new Violation(`unexpected error from the log: ${(err as Error)?.stack ?? String(err)}`, trace);
     cutInWorkload = true;
-    trace.push(`POWER CUT at storage op ${opsBefore + sim.opCount - opsAtStart}${inFlight === undefined ? "" : " (an append was in flight)"}`);
+    trace.push(
+      `POWER CUT at storage op ${opsBefore + sim.opCount - opsAtStart}${inFlight === undefined ? "" : " (an append was in flight)"}`,
+    );
   }
   const workloadOps = opsBefore + sim.opCount - opsAtStart;
   if (!cutInWorkload) trace.push("workload done; POWER CUT at the end");
@@ -404,7 +445,10 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
     const found = await log.readAll();
     const problem = comparePrefix(found, state, state.length);
     if (problem !== undefined || found.length !== state.length) {
-      throw new Violation(`progress: after recovery, an append and a clean close, reopening gave ${found.length} value(s), expected exactly ${state.length}${problem === undefined ? "" : `: ${problem}`}`, trace);
+      throw new Violation(
+        `progress: after recovery, an append and a clean close, reopening gave ${found.length} value(s), expected exactly ${state.length}${problem === undefined ? "" : `: ${problem}`}`,
+        trace,
+      );
     }
     await log.close();
   } catch (err) {
@@ -415,11 +459,17 @@ async function runCut(adapter: CrashTestAdapter, seed: number, workload: Workloa
 }
 
 /** Undefined if `found` is a prefix of `appended` at least `durable` long; else what is wrong. */
-function comparePrefix(found: readonly Uint8Array[], appended: readonly Uint8Array[], durable: number): string | undefined {
+function comparePrefix(
+  found: readonly Uint8Array[],
+  appended: readonly Uint8Array[],
+  durable: number,
+): string | undefined {
   for (const [i, v] of found.entries()) {
     const want = appended[i];
-    if (want === undefined) return `value #${i} ${describe(v)} was never appended there (only ${appended.length} value(s) were)`;
-    if (v.length !== want.length || v.some((b, j) => b !== want[j])) return `value #${i} is ${describe(v)}, expected ${describe(want)}`;
+    if (want === undefined)
+      return `value #${i} ${describe(v)} was never appended there (only ${appended.length} value(s) were)`;
+    if (v.length !== want.length || v.some((b, j) => b !== want[j]))
+      return `value #${i} is ${describe(v)}, expected ${describe(want)}`;
   }
   if (found.length < durable) {
     return `durability: ${found.length} value(s) read back, but ${durable} were covered by a resolved flush or close (first lost: ${describe(appended[found.length]!)})`;

@@ -58,7 +58,14 @@ function command(prng: Prng, faults: boolean): Command {
     [2, () => ({ kind: "crash" })],
     [1, () => ({ kind: "clock", ms: between(prng, 1, 400) })],
     [2, () => ({ kind: "writeback", pages: between(prng, 1, 6) })],
-    [faults ? 1 : 0, () => ({ kind: "fault", op: oneOf(prng, ["sync", "sync", "write", "syncDir"] as const), code: oneOf(prng, ["EIO", "ENOSPC"] as const) })],
+    [
+      faults ? 1 : 0,
+      () => ({
+        kind: "fault",
+        op: oneOf(prng, ["sync", "sync", "write", "syncDir"] as const),
+        code: oneOf(prng, ["EIO", "ENOSPC"] as const),
+      }),
+    ],
   ];
   return pick(prng, choices);
 }
@@ -81,7 +88,10 @@ export function generateSchedule(seed: number): Schedule {
     },
     checkpointIntervalMs: oneOf(prng, [-1, 0, 500]),
     pageSize,
-    sectorSize: oneOf(prng, [16, 64, 512].filter((s) => s <= pageSize)),
+    sectorSize: oneOf(
+      prng,
+      [16, 64, 512].filter((s) => s <= pageSize),
+    ),
     writeback: oneOf(prng, [0, 0.05, 0.3]),
     cutAt: prng.float(),
     nestedCuts: Array.from({ length: between(prng, 0, 3) }, () => between(prng, 0, 60)),

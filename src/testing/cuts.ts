@@ -18,7 +18,10 @@ export interface CutOutcome {
  * `floor(cutAt × ops)` operations. Resolves with the second run, its power cuts summed with the
  * dry run's.
  */
-export async function cutWhereSeeded<O extends CutOutcome>(cutAt: number, runCut: (cutAfter: number) => Promise<O>): Promise<O> {
+export async function cutWhereSeeded<O extends CutOutcome>(
+  cutAt: number,
+  runCut: (cutAfter: number) => Promise<O>,
+): Promise<O> {
   const atEnd = await runCut(Number.MAX_SAFE_INTEGER);
   const cut = await runCut(Math.floor(cutAt * atEnd.workloadOps));
   return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts };
@@ -47,13 +50,20 @@ export interface NestedCutSteps<L> {
  * before its cut is checked, then cut right away), and reopens for good with the power on.
  * Resolves with the finally reopened log (checked) and the power cuts this took.
  */
-export async function recoverThroughNestedCuts<L>(steps: NestedCutSteps<L>, when: string): Promise<{ log: L; powerCuts: number }> {
+export async function recoverThroughNestedCuts<L>(
+  steps: NestedCutSteps<L>,
+  when: string,
+): Promise<{ log: L; powerCuts: number }> {
   let powerCuts = 0;
   for (const [level, cut] of [...steps.cuts, undefined].entries()) {
     steps.reboot(level, cut);
     powerCuts++;
     try {
-      const log = await steps.openAndCheck(cut === undefined ? when : `${when} (recovery level ${level}, its cut at op ${cut} not reached)`, level, cut);
+      const log = await steps.openAndCheck(
+        cut === undefined ? when : `${when} (recovery level ${level}, its cut at op ${cut} not reached)`,
+        level,
+        cut,
+      );
       if (cut === undefined) return { log, powerCuts };
       await steps.recoveredBeforeCut?.(log, level);
       steps.trace.push(`level ${level}: recovery finished before its cut at op ${cut}; cutting now`);

@@ -52,7 +52,8 @@ export async function replay(seedOfSchedule: number, brokenVariant?: BrokenVaria
 }
 
 export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
-  if (options.schedules === undefined && options.minutes === undefined) throw new TypeError("fuzz needs schedules or minutes");
+  if (options.schedules === undefined && options.minutes === undefined)
+    throw new TypeError("fuzz needs schedules or minutes");
   const started = Date.now();
   const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
   const runs = options.schedules ?? Infinity;
@@ -61,7 +62,13 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   let schedules = 0;
   let powerCuts = 0;
   let recordsRecovered = 0;
-  const progress = (): FuzzProgress => ({ schedules, powerCuts, recordsRecovered, violations: violations.length, elapsedMs: Date.now() - started });
+  const progress = (): FuzzProgress => ({
+    schedules,
+    powerCuts,
+    recordsRecovered,
+    violations: violations.length,
+    elapsedMs: Date.now() - started,
+  });
 
   for (let index = 0; index < runs && Date.now() < deadline; index++) {
     const seed = scheduleSeed(options.seed, index);
@@ -70,7 +77,12 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
     } catch (err) {
-      violations.push({ seed, index, message: violationMessage(err), replay: replayCommand(seed, options.brokenVariant) });
+      violations.push({
+        seed,
+        index,
+        message: violationMessage(err),
+        replay: replayCommand(seed, options.brokenVariant),
+      });
     }
     schedules++;
     options.onProgress?.(progress());
@@ -104,7 +116,8 @@ export interface AdapterFuzzOptions {
  * 1 })` per schedule seed, so every violation is replayed by its own seed alone.
  */
 export async function fuzzAdapter(adapter: CrashTestAdapter, options: AdapterFuzzOptions): Promise<FuzzReport> {
-  if (options.schedules === undefined && options.minutes === undefined) throw new TypeError("fuzzAdapter needs schedules or minutes");
+  if (options.schedules === undefined && options.minutes === undefined)
+    throw new TypeError("fuzzAdapter needs schedules or minutes");
   const started = Date.now();
   const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
   const runs = options.schedules ?? Infinity;
@@ -114,7 +127,13 @@ export async function fuzzAdapter(adapter: CrashTestAdapter, options: AdapterFuz
   let schedules = 0;
   let powerCuts = 0;
   let recordsRecovered = 0;
-  const progress = (): FuzzProgress => ({ schedules, powerCuts, recordsRecovered, violations: violations.length, elapsedMs: Date.now() - started });
+  const progress = (): FuzzProgress => ({
+    schedules,
+    powerCuts,
+    recordsRecovered,
+    violations: violations.length,
+    elapsedMs: Date.now() - started,
+  });
 
   for (let index = 0; index < runs && Date.now() < deadline; index++) {
     const seed = scheduleSeed(options.seed, index);

@@ -8,7 +8,23 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 
 /** One call on the storage beneath, as the hook sees it. */
 export interface StorageOp {
-  readonly kind: "open" | "stat" | "list" | "mkdir" | "remove" | "rename" | "syncDir" | "lock" | "release" | "close" | "size" | "read" | "write" | "truncate" | "sync" | "closeFile";
+  readonly kind:
+    | "open"
+    | "stat"
+    | "list"
+    | "mkdir"
+    | "remove"
+    | "rename"
+    | "syncDir"
+    | "lock"
+    | "release"
+    | "close"
+    | "size"
+    | "read"
+    | "write"
+    | "truncate"
+    | "sync"
+    | "closeFile";
   /** The normalized path (a file's, for file calls; `""` is the root directory). */
   readonly path: string;
   /** `open` only: whether it may create the file. */
@@ -41,7 +57,9 @@ export class HookedStorage implements Storage {
   }
 
   async open(path: string, options?: OpenOptions): Promise<StorageFile> {
-    const file = await this.#call({ kind: "open", path: norm(path), create: options?.create === true }, () => this.#inner.open(path, options));
+    const file = await this.#call({ kind: "open", path: norm(path), create: options?.create === true }, () =>
+      this.#inner.open(path, options),
+    );
     return new HookedFile(file, this.#hook);
   }
 

@@ -25,7 +25,10 @@ function steppingClock(): Clock {
  * Values go in as records' values; `readAll` reads them back from the log start. `dirOptions`
  * sets the directory's `maxOpenFiles` (a small bound makes every schedule evict and reopen files).
  */
-export function pagelogAdapter(options: LogOptions = {}, dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {}): CrashTestAdapter {
+export function pagelogAdapter(
+  options: LogOptions = {},
+  dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {},
+): CrashTestAdapter {
   const logOptions: LogOptions = { segmentBytes: 1024, indexIntervalBytes: 128, ...options };
   const maxOpenFiles = dirOptions.maxOpenFiles === undefined ? {} : { maxOpenFiles: dirOptions.maxOpenFiles };
   return {

@@ -80,7 +80,9 @@ describe("the root entry bundled for a browser", () => {
     expect(Object.values(metafile.outputs).flatMap((output) => output.imports)).toEqual([]); // nothing left external
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
-    console.log(`LogDir + SimStorage for a browser: ${code.length} bytes minified, ${gzipped} gzipped (budget ${BUDGET_BYTES})`);
+    console.log(
+      `LogDir + SimStorage for a browser: ${code.length} bytes minified, ${gzipped} gzipped (budget ${BUDGET_BYTES})`,
+    );
     expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 

@@ -49,7 +49,13 @@ interface Plain {
 
 const dec = new TextDecoder();
 const str = (b: Uint8Array | null) => (b === null ? null : dec.decode(b));
-const plain = (r: LogRecord): Plain => ({ offset: r.offset, timestamp: r.timestamp, key: str(r.key), value: str(r.value), headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })) });
+const plain = (r: LogRecord): Plain => ({
+  offset: r.offset,
+  timestamp: r.timestamp,
+  key: str(r.key),
+  value: str(r.value),
+  headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
+});
 
 const FS_EVERY = Number(process.env.PAGELOG_SWEEP_FS_EVERY ?? 20);
 const LOG_OPTIONS: LogOptions = { segmentBytes: 600, indexIntervalBytes: 100 };
@@ -96,12 +102,14 @@ beforeAll(async () => {
   originals.push(...written.records);
   expect(written.segmentCount).toBeGreaterThanOrEqual(3);
 
-  const logs = readdirSync(join(pristine, NAME)).filter((n) => n.endsWith(".log")).sort();
+  const logs = readdirSync(join(pristine, NAME))
+    .filter((n) => n.endsWith(".log"))
+    .sort();
   lastLog = `${NAME}/${logs[logs.length - 1]!}`;
   recordsBeforeLast = Number(logs[logs.length - 1]!.slice(0, 20));
   lastBytes = new Uint8Array(readFileSync(join(pristine, lastLog)));
   const view = new DataView(lastBytes.buffer, lastBytes.byteOffset, lastBytes.byteLength);
-  for (let at = 0, first = recordsBeforeLast; at < lastBytes.length; ) {
+  for (let at = 0, first = recordsBeforeLast; at < lastBytes.length;) {
     const size = LOG_OVERHEAD + view.getInt32(at + BATCH_LENGTH_AT);
     const count = view.getInt32(at + RECORDS_COUNT_AT);
     batches.push({ position: at, size, firstOffset: first, count });
@@ -134,7 +142,9 @@ afterAll(() => {
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 
-type Damage = { readonly kind: "cut"; readonly length: number } | { readonly kind: "set"; readonly at: number; readonly value: number };
+type Damage =
+  | { readonly kind: "cut"; readonly length: number }
+  | { readonly kind: "set"; readonly at: number; readonly value: number };
 
 interface Opened {
   records: Plain[];
@@ -188,7 +198,8 @@ async function openAndRead(where: string | Storage, what: string): Promise<Opene
   const records: Plain[] = [];
   let error: PagelogError | undefined;
   const keep = (err: unknown) => {
-    if (!(err instanceof PagelogError)) throw new Error(`${what}: threw something other than a PagelogError: ${(err as Error)?.stack ?? String(err)}`);
+    if (!(err instanceof PagelogError))
+      throw new Error(`${what}: threw something other than a PagelogError: ${(err as Error)?.stack ?? String(err)}`);
     error ??= err;
   };
   let dir: LogDir | undefined;
@@ -214,16 +225,21 @@ function check(variant: Variant, damage: Damage, opened: Opened, what: string): 
   // Never garbage: every record returned is the original at its offset, offsets contiguous from 0.
   for (const [i, r] of opened.records.entries()) {
     if (JSON.stringify(r) !== JSON.stringify(originals[i])) {
-      throw new Error(`${what}: record #${i} is ${JSON.stringify(r)}, but ${JSON.stringify(originals[i])} was appended there`);
+      throw new Error(
+        `${what}: record #${i} is ${JSON.stringify(r)}, but ${JSON.stringify(originals[i])} was appended there`,
+      );
     }
   }
-  const outcome = opened.error?.code ?? (opened.records.length === originals.length ? "opened, every record" : "opened, a prefix");
+  const outcome =
+    opened.error?.code ?? (opened.records.length === originals.length ? "opened, every record" : "opened, a prefix");
   count(`${damage.kind === "cut" ? "cut" : "overwrite"}, ${variant}: ${outcome}`);
   if (damage.kind === "cut") {
     if (variant === "unclean, no checkpoint") {
       // Recovery keeps exactly the whole batches before the cut.
       if (opened.error !== undefined) throw new Error(`${what}: ${opened.error.code}: ${opened.error.message}`);
-      const whole = batches.filter((b) => b.position + b.size <= damage.length).reduce((n, b) => n + b.count, recordsBeforeLast);
+      const whole = batches
+        .filter((b) => b.position + b.size <= damage.length)
+        .reduce((n, b) => n + b.count, recordsBeforeLast);
       expect(opened.records.length, what).toBe(whole);
     } else {
       // Acknowledged data is missing: that must be loud.
@@ -238,7 +254,9 @@ function check(variant: Variant, damage: Damage, opened: Opened, what: string): 
       // Served without an error: then it must be everything, unchanged (a byte that no check
       // covers and no reader uses: the partition leader epoch).
       expect(opened.records.length, `${what}: opened without an error but lost records`).toBe(originals.length);
-      expect(damage.at - damaged.position, `${what}: damage served silently outside the leader epoch`).toSatisfy((p: number) => p >= EPOCH_AT && p < EPOCH_AT + 4);
+      expect(damage.at - damaged.position, `${what}: damage served silently outside the leader epoch`).toSatisfy(
+        (p: number) => p >= EPOCH_AT && p < EPOCH_AT + 4,
+      );
     } else {
       expect(opened.error.code, what).toBe("PAGELOG_CORRUPT");
     }
@@ -251,23 +269,35 @@ function damages(kind: Damage["kind"]): Damage[] {
   else {
     for (let at = batches[batches.length - LAST_BATCHES]!.position; at < lastBytes.length; at++) {
       const old = lastBytes[at]!;
-      for (const value of new Set([old ^ 0xff, old ^ 0x01, 0x00, 0x80])) if (value !== old) out.push({ kind, at, value });
+      for (const value of new Set([old ^ 0xff, old ^ 0x01, 0x00, 0x80]))
+        if (value !== old) out.push({ kind, at, value });
     }
   }
   return out;
 }
 
-const describeDamage = (d: Damage) => (d.kind === "cut" ? `${lastLog} cut to ${d.length} bytes` : `${lastLog} byte ${d.at} set to 0x${d.value.toString(16)} (was 0x${lastBytes[d.at]!.toString(16)})`);
+const describeDamage = (d: Damage) =>
+  d.kind === "cut"
+    ? `${lastLog} cut to ${d.length} bytes`
+    : `${lastLog} byte ${d.at} set to 0x${d.value.toString(16)} (was 0x${lastBytes[d.at]!.toString(16)})`;
 
 describe("corruption sweep", () => {
   for (const variant of VARIANTS) {
     for (const kind of ["cut", "set"] as const) {
-      const title = kind === "cut" ? "the last segment cut at every byte length" : `every byte of the last ${LAST_BATCHES} batches overwritten (xor 0xff, xor 0x01, 0x00, 0x80)`;
+      const title =
+        kind === "cut"
+          ? "the last segment cut at every byte length"
+          : `every byte of the last ${LAST_BATCHES} batches overwritten (xor 0xff, xor 0x01, 0x00, 0x80)`;
       it(`${variant}: ${title}`, async () => {
         let fsCases = 0;
         for (const [i, damage] of damages(kind).entries()) {
           const what = `${variant}, ${describeDamage(damage)}`;
-          check(variant, damage, await openAndRead(await prepareSim(variant, damage), `SimStorage: ${what}`), `SimStorage: ${what}`);
+          check(
+            variant,
+            damage,
+            await openAndRead(await prepareSim(variant, damage), `SimStorage: ${what}`),
+            `SimStorage: ${what}`,
+          );
           if (i % FS_EVERY === 0) {
             const path = prepareFs(variant, damage);
             const opened = await openAndRead(path, `real files: ${what}`);
@@ -282,6 +312,8 @@ describe("corruption sweep", () => {
   }
 
   it("reports what the damage led to", () => {
-    console.log(`corruption sweep (last segment ${lastBytes.length} bytes, ${batches.length} batches; outcomes on SimStorage and on real files, summed):\n${[...tally].map(([k, v]) => `  ${k}: ${v}`).join("\n")}\nalso on real files: ${[...fsCounts].map(([k, v]) => `${k}: ${v}`).join("; ")}`);
+    console.log(
+      `corruption sweep (last segment ${lastBytes.length} bytes, ${batches.length} batches; outcomes on SimStorage and on real files, summed):\n${[...tally].map(([k, v]) => `  ${k}: ${v}`).join("\n")}\nalso on real files: ${[...fsCounts].map(([k, v]) => `${k}: ${v}`).join("; ")}`,
+    );
   });
 });

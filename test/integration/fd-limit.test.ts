@@ -29,10 +29,25 @@ beforeAll(() => {
   // suites at the same time.
   mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
   buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-fd-limit-"));
-  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
-    cwd: repo,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  execFileSync(
+    process.execPath,
+    [
+      join(repo, "node_modules/tsup/dist/cli-default.js"),
+      "--no-config",
+      "src/node.ts",
+      "--format",
+      "esm",
+      "--target",
+      "node20",
+      "--out-dir",
+      buildDir,
+      "--silent",
+    ],
+    {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
 }, 60_000);
 
 afterAll(() => {
@@ -83,17 +98,20 @@ function check(report: ChildReport): void {
   if (report.limit !== -1) expect(report.limit).toBe(LIMIT);
   expect(report.atStart + report.spare).toBeLessThanOrEqual(LIMIT);
   expect(report.poolPeak).toBeLessThanOrEqual(report.maxOpenFiles);
-  if (report.peakDescriptors !== -1) expect(report.peakDescriptors).toBeLessThanOrEqual(report.atStart + report.maxOpenFiles + 8);
+  if (report.peakDescriptors !== -1)
+    expect(report.peakDescriptors).toBeLessThanOrEqual(report.atStart + report.maxOpenFiles + 8);
   // Far more files than descriptors were used: the pool really evicted and reopened.
   expect(report.evictions[0] + report.evictions[1]).toBeGreaterThan(COUNT);
 }
 
-describe.skipIf(process.platform === "win32").concurrent(`under ulimit -n ${LIMIT} (a real child process on FsStorage)`, () => {
-  it(`${COUNT} partitions: append, flush, close, reopen, read back in full`, async () => {
-    check(await runChild("partitions"));
-  });
+describe
+  .skipIf(process.platform === "win32")
+  .concurrent(`under ulimit -n ${LIMIT} (a real child process on FsStorage)`, () => {
+    it(`${COUNT} partitions: append, flush, close, reopen, read back in full`, async () => {
+      check(await runChild("partitions"));
+    });
 
-  it(`one partition rolled to ${COUNT} segments: append, flush, close, reopen, read back in full`, async () => {
-    check(await runChild("segments"));
+    it(`one partition rolled to ${COUNT} segments: append, flush, close, reopen, read back in full`, async () => {
+      check(await runChild("segments"));
+    });
   });
-});

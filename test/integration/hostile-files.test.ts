@@ -41,7 +41,8 @@ import { type Case, describePristine, generateCases, type Variant } from "./host
 import { runCase } from "./hostile/run-case.js";
 import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, writePristine } from "./hostile/tree.js";
 
-const SEED = process.env.PAGELOG_HOSTILE_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_HOSTILE_SEED);
+const SEED =
+  process.env.PAGELOG_HOSTILE_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_HOSTILE_SEED);
 const RANDOM_CASES = Number(process.env.PAGELOG_HOSTILE_RANDOM ?? 1500);
 
 /** This process's peak memory before the sweep (a worker may have run other files before). */
@@ -82,7 +83,9 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
               const onFs = await runCase(pristine, originals, c, variant, dir);
               fsRuns++;
               if (onFs.outcome !== result.outcome || onFs.violations.length !== result.violations.length) {
-                result.violations.push(`on real files (FsStorage) the same case gave ${onFs.outcome}${onFs.violations.length > 0 ? `: ${onFs.violations.join("; ")}` : ""}, on SimStorage ${result.outcome}`);
+                result.violations.push(
+                  `on real files (FsStorage) the same case gave ${onFs.outcome}${onFs.violations.length > 0 ? `: ${onFs.violations.join("; ")}` : ""}, on SimStorage ${result.outcome}`,
+                );
               }
             } finally {
               rmSync(dir, { recursive: true, force: true });
@@ -97,8 +100,12 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
         }
       }
       if (bad.length > 0) {
-        const replay = group.startsWith("random") ? `\nReplay: PAGELOG_HOSTILE_SEED=${SEED} npx vitest run test/integration/hostile-files.test.ts -t "${group}"` : "";
-        expect.fail(`${bad.length} of ${members.length} cases × variants broke a rule (seed ${SEED}):\n${bad.slice(0, 25).join("\n")}${bad.length > 25 ? `\n… and ${bad.length - 25} more` : ""}${replay}`);
+        const replay = group.startsWith("random")
+          ? `\nReplay: PAGELOG_HOSTILE_SEED=${SEED} npx vitest run test/integration/hostile-files.test.ts -t "${group}"`
+          : "";
+        expect.fail(
+          `${bad.length} of ${members.length} cases × variants broke a rule (seed ${SEED}):\n${bad.slice(0, 25).join("\n")}${bad.length > 25 ? `\n… and ${bad.length - 25} more` : ""}${replay}`,
+        );
       }
     });
   }
@@ -108,7 +115,9 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
   it("stayed within 512 MiB of memory", () => {
     const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
     const grewMiB = Math.round((process.resourceUsage().maxRSS - peakBeforeKiB) / 1024);
-    console.log(`hostile-files sweep: this process peaked at ${peakMiB} MiB (${grewMiB} MiB above its peak before the sweep)`);
+    console.log(
+      `hostile-files sweep: this process peaked at ${peakMiB} MiB (${grewMiB} MiB above its peak before the sweep)`,
+    );
     expect(grewMiB).toBeLessThan(512);
   });
 });
@@ -117,8 +126,18 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
 // writes it, with every failure, as JSON.
 afterAll(() => {
   const lines = [...tally].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `  ${k}: ${n}`);
-  console.log(`hostile-files sweep: ${cases.length} generated cases + ${childCases} real-file cases in child processes, ${runs} opens (cases × variants; ${fsRuns} of them also on real files), seed ${SEED}, ${failures.length} broke a rule\n${lines.join("\n")}`);
-  if (process.env.PAGELOG_HOSTILE_REPORT !== undefined) writeFileSync(process.env.PAGELOG_HOSTILE_REPORT, JSON.stringify({ seed: SEED, cases: cases.length, childCases, runs, tally: Object.fromEntries(tally), failures }, null, 1));
+  console.log(
+    `hostile-files sweep: ${cases.length} generated cases + ${childCases} real-file cases in child processes, ${runs} opens (cases × variants; ${fsRuns} of them also on real files), seed ${SEED}, ${failures.length} broke a rule\n${lines.join("\n")}`,
+  );
+  if (process.env.PAGELOG_HOSTILE_REPORT !== undefined)
+    writeFileSync(
+      process.env.PAGELOG_HOSTILE_REPORT,
+      JSON.stringify(
+        { seed: SEED, cases: cases.length, childCases, runs, tally: Object.fromEntries(tally), failures },
+        null,
+        1,
+      ),
+    );
 });
 
 /** Sizes node:fs and int32 fields are most likely to get wrong. */
@@ -137,7 +156,14 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
     // The child runs plain node: bundle the Node entry (FsStorage included) for it (esbuild comes with tsup).
     const { buildSync } = await import("esbuild");
     bundle = join(root, "pagelog.mjs");
-    buildSync({ entryPoints: [fileURLToPath(new URL("../../src/node.ts", import.meta.url))], bundle: true, format: "esm", platform: "node", outfile: bundle, logLevel: "silent" });
+    buildSync({
+      entryPoints: [fileURLToPath(new URL("../../src/node.ts", import.meta.url))],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      outfile: bundle,
+      logLevel: "silent",
+    });
   }, 60_000);
   afterAll(() => {
     if (root !== undefined) rmSync(root, { recursive: true, force: true });
@@ -145,8 +171,18 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
 
   const first = pristine.segments[0]!;
   const last = pristine.segments[pristine.segments.length - 1]!;
-  const targets: Array<{ path: string; variants: readonly Variant[]; expect: "intact" | "intactOrLoud"; sizes: number[] }> = [
-    { path: RECOVERY_CHECKPOINT, variants: ["clean", "unclean"], expect: "intactOrLoud", sizes: [...HUGE_SIZES, 10 * 2 ** 30] },
+  const targets: Array<{
+    path: string;
+    variants: readonly Variant[];
+    expect: "intact" | "intactOrLoud";
+    sizes: number[];
+  }> = [
+    {
+      path: RECOVERY_CHECKPOINT,
+      variants: ["clean", "unclean"],
+      expect: "intactOrLoud",
+      sizes: [...HUGE_SIZES, 10 * 2 ** 30],
+    },
     { path: START_CHECKPOINT, variants: ["clean"], expect: "intactOrLoud", sizes: HUGE_SIZES },
     { path: MARKER, variants: ["clean"], expect: "intact", sizes: [2 ** 31 + 1, 2 ** 32 + 1] },
     { path: first.index, variants: ["clean", "unclean"], expect: "intact", sizes: HUGE_SIZES },
@@ -156,14 +192,25 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
     { path: first.log, variants: ["clean"], expect: "intactOrLoud", sizes: [2 ** 31 + 1, 2 ** 32 + 1] },
   ];
   /** One case in a child process: a copy of the pristine directory, `prepare`d, opened and read there. */
-  const runChild = (what: string, group: string, variant: Variant, prepare: (dir: string) => void, expected: "intact" | "intactOrLoud", timeoutMs = 60_000): string | undefined => {
+  const runChild = (
+    what: string,
+    group: string,
+    variant: Variant,
+    prepare: (dir: string) => void,
+    expected: "intact" | "intactOrLoud",
+    timeoutMs = 60_000,
+  ): string | undefined => {
     const dir = mkdtempSync(join(root, "case-"));
     try {
       cpSync(pristineDir(), dir, { recursive: true });
       rmSync(join(dir, ".lock"), { force: true });
       if (variant !== "clean") rmSync(join(dir, MARKER));
       prepare(dir);
-      const child = spawnSync(process.execPath, ["--max-old-space-size=256", CHILD, bundle, dir, PARTITION], { encoding: "utf8", timeout: timeoutMs, killSignal: "SIGKILL" });
+      const child = spawnSync(process.execPath, ["--max-old-space-size=256", CHILD, bundle, dir, PARTITION], {
+        encoding: "utf8",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+      });
       runs++;
       childCases++;
       const violations = judgeChild(child, expected);
@@ -182,10 +229,16 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
       const bad: string[] = [];
       for (const size of target.sizes) {
         for (const variant of target.variants) {
-          const problem = runChild(`${target.path} at ${size} bytes`, `huge: ${target.path.replace(/^.*\./, ".")}`, variant, (dir) => {
-            if (target.path === MARKER) writeFileSync(join(dir, MARKER), "");
-            truncateSync(join(dir, target.path), size);
-          }, target.expect);
+          const problem = runChild(
+            `${target.path} at ${size} bytes`,
+            `huge: ${target.path.replace(/^.*\./, ".")}`,
+            variant,
+            (dir) => {
+              if (target.path === MARKER) writeFileSync(join(dir, MARKER), "");
+              truncateSync(join(dir, target.path), size);
+            },
+            target.expect,
+          );
           if (problem !== undefined) bad.push(problem);
         }
       }
@@ -194,16 +247,69 @@ describe("hostile files on real files (huge sparse files, symlinks, FIFOs), each
   }
 
   // Files that are not regular files. A FIFO blocks a read forever: an open must not wait on one.
-  const special: Array<{ what: string; variants: readonly Variant[]; expect: "intact" | "intactOrLoud"; prepare: (dir: string) => void }> = [
-    { what: ".lock a dangling symlink (no holder)", variants: ["clean", "unclean"], expect: "intact", prepare: (dir) => symlinkSync(join(dir, "nowhere"), join(dir, ".lock")) },
-    { what: ".lock a symlink to a directory", variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => symlinkSync(join(dir, PARTITION), join(dir, ".lock")) },
-    { what: `${RECOVERY_CHECKPOINT} a symlink loop`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => (rmSync(join(dir, RECOVERY_CHECKPOINT)), symlinkSync(RECOVERY_CHECKPOINT, join(dir, RECOVERY_CHECKPOINT))) },
-    { what: `${RECOVERY_CHECKPOINT} a FIFO`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, RECOVERY_CHECKPOINT)) },
-    { what: `${START_CHECKPOINT} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, START_CHECKPOINT)) },
-    { what: `${MARKER} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, MARKER)) },
-    { what: `${first.index} a FIFO`, variants: ["clean", "unclean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, first.index)) },
-    { what: `${last.log} a FIFO`, variants: ["clean"], expect: "intactOrLoud", prepare: (dir) => fifo(join(dir, last.log)) },
-    { what: `${RECOVERY_CHECKPOINT}.tmp a FIFO`, variants: ["clean"], expect: "intact", prepare: (dir) => fifo(join(dir, `${RECOVERY_CHECKPOINT}.tmp`)) },
+  const special: Array<{
+    what: string;
+    variants: readonly Variant[];
+    expect: "intact" | "intactOrLoud";
+    prepare: (dir: string) => void;
+  }> = [
+    {
+      what: ".lock a dangling symlink (no holder)",
+      variants: ["clean", "unclean"],
+      expect: "intact",
+      prepare: (dir) => symlinkSync(join(dir, "nowhere"), join(dir, ".lock")),
+    },
+    {
+      what: ".lock a symlink to a directory",
+      variants: ["clean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => symlinkSync(join(dir, PARTITION), join(dir, ".lock")),
+    },
+    {
+      what: `${RECOVERY_CHECKPOINT} a symlink loop`,
+      variants: ["clean", "unclean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => (
+        rmSync(join(dir, RECOVERY_CHECKPOINT)),
+        symlinkSync(RECOVERY_CHECKPOINT, join(dir, RECOVERY_CHECKPOINT))
+      ),
+    },
+    {
+      what: `${RECOVERY_CHECKPOINT} a FIFO`,
+      variants: ["clean", "unclean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => fifo(join(dir, RECOVERY_CHECKPOINT)),
+    },
+    {
+      what: `${START_CHECKPOINT} a FIFO`,
+      variants: ["clean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => fifo(join(dir, START_CHECKPOINT)),
+    },
+    {
+      what: `${MARKER} a FIFO`,
+      variants: ["clean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => fifo(join(dir, MARKER)),
+    },
+    {
+      what: `${first.index} a FIFO`,
+      variants: ["clean", "unclean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => fifo(join(dir, first.index)),
+    },
+    {
+      what: `${last.log} a FIFO`,
+      variants: ["clean"],
+      expect: "intactOrLoud",
+      prepare: (dir) => fifo(join(dir, last.log)),
+    },
+    {
+      what: `${RECOVERY_CHECKPOINT}.tmp a FIFO`,
+      variants: ["clean"],
+      expect: "intact",
+      prepare: (dir) => fifo(join(dir, `${RECOVERY_CHECKPOINT}.tmp`)),
+    },
   ];
   it(`files that are not regular files: symlinks and FIFOs (${special.length} cases)`, () => {
     const bad: string[] = [];
@@ -238,16 +344,31 @@ interface ChildResult {
 
 const DOCUMENTED = new Set<string>(Object.values(ErrorCode));
 
-function judgeChild(child: ReturnType<typeof spawnSync>, expected: "intact" | "intactOrLoud"): { outcome: string; list: string[] } {
+function judgeChild(
+  child: ReturnType<typeof spawnSync>,
+  expected: "intact" | "intactOrLoud",
+): { outcome: string; list: string[] } {
   const list: string[] = [];
-  const stderr = String(child.stderr ?? "").trim().split("\n").slice(-3).join(" / ");
-  if (child.error !== undefined) return { outcome: "no end", list: [`the child did not finish: ${child.error.message} (a hang)`] };
-  if (child.status !== 0) return { outcome: `exit ${child.status ?? child.signal}`, list: [`the process died: exit ${child.status ?? ""} ${child.signal ?? ""}: ${stderr}`] };
+  const stderr = String(child.stderr ?? "")
+    .trim()
+    .split("\n")
+    .slice(-3)
+    .join(" / ");
+  if (child.error !== undefined)
+    return { outcome: "no end", list: [`the child did not finish: ${child.error.message} (a hang)`] };
+  if (child.status !== 0)
+    return {
+      outcome: `exit ${child.status ?? child.signal}`,
+      list: [`the process died: exit ${child.status ?? ""} ${child.signal ?? ""}: ${stderr}`],
+    };
   let r: ChildResult;
   try {
     r = JSON.parse(String(child.stdout).trim().split("\n").pop()!) as ChildResult;
   } catch {
-    return { outcome: "no result", list: [`the child printed no result: ${String(child.stdout).slice(0, 200)} ${stderr}`] };
+    return {
+      outcome: "no result",
+      list: [`the child printed no result: ${String(child.stdout).slice(0, 200)} ${stderr}`],
+    };
   }
   for (const [where, e] of [
     [r.phase, r.error],
@@ -256,22 +377,37 @@ function judgeChild(child: ReturnType<typeof spawnSync>, expected: "intact" | "i
     if (e === undefined) continue;
     if (!e.pagelog) list.push(`${where} threw ${e.name} (not a PagelogError): ${e.message}`);
     else if (!DOCUMENTED.has(e.code ?? "")) list.push(`${where} threw an undocumented code ${e.code}`);
-    if (/pagelog bug|ERR_|EINVAL|RangeError/.test(e.message)) list.push(`${where}: a message from inside: ${e.message}`);
+    if (/pagelog bug|ERR_|EINVAL|RangeError/.test(e.message))
+      list.push(`${where}: a message from inside: ${e.message}`);
   }
-  if (r.changedByRejectingOpen !== undefined) list.push(`${r.phase} rejected the log but changed files first: before ${r.changedByRejectingOpen.before.replace(/\n/g, "; ")} after ${r.changedByRejectingOpen.after.replace(/\n/g, "; ")}`);
-  for (const o of r.overReads.slice(0, 2)) list.push(`read of ${o.length} bytes at ${o.position} of ${o.path}, which holds ${o.size}`);
+  if (r.changedByRejectingOpen !== undefined)
+    list.push(
+      `${r.phase} rejected the log but changed files first: before ${r.changedByRejectingOpen.before.replace(/\n/g, "; ")} after ${r.changedByRejectingOpen.after.replace(/\n/g, "; ")}`,
+    );
+  for (const o of r.overReads.slice(0, 2))
+    list.push(`read of ${o.length} bytes at ${o.position} of ${o.path}, which holds ${o.size}`);
   if (r.maxRssMiB > MAX_CHILD_RSS_MIB) list.push(`the process peaked at ${r.maxRssMiB} MiB`);
   for (const [k, rec] of r.records.entries()) {
     const want = originals[rec.offset];
-    if (rec.offset !== (r.startOffset ?? 0) + k || want === undefined || want.key !== rec.key || want.value !== rec.value) {
+    if (
+      rec.offset !== (r.startOffset ?? 0) + k ||
+      want === undefined ||
+      want.key !== rec.key ||
+      want.value !== rec.value
+    ) {
       list.push(`records() #${k} is ${JSON.stringify(rec)}, not what was appended at ${k}`);
       break;
     }
   }
   const loud = r.error !== undefined;
   if (!loud && (r.startOffset !== 0 || r.records.length !== originals.length || r.endOffset !== originals.length)) {
-    list.push(`opened with ${r.records.length} records [${r.startOffset}, ${r.endOffset}): flushed records lost without an error`);
+    list.push(
+      `opened with ${r.records.length} records [${r.startOffset}, ${r.endOffset}): flushed records lost without an error`,
+    );
   }
-  if (loud && expected === "intact") list.push(`expected every record (the file is not one the log trusts), got ${r.error!.code ?? r.error!.name} in ${r.phase}: ${r.error!.message}`);
+  if (loud && expected === "intact")
+    list.push(
+      `expected every record (the file is not one the log trusts), got ${r.error!.code ?? r.error!.name} in ${r.phase}: ${r.error!.message}`,
+    );
   return { outcome: loud ? `${r.phase}: ${r.error!.code ?? r.error!.name}` : "opened: every record", list };
 }

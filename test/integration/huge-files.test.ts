@@ -59,9 +59,13 @@ beforeAll(async () => {
   template = join(work, "template");
   const logDir = await LogDir.open(template);
   const log = await logDir.log(PARTITION, OPTIONS);
-  for (let i = 0; i < RECORDS; i++) await log.append([{ key: `k${i}`, value: valueAt(i), timestamp: 1_700_000_000_000 + i }]);
+  for (let i = 0; i < RECORDS; i++)
+    await log.append([{ key: `k${i}`, value: valueAt(i), timestamp: 1_700_000_000_000 + i }]);
   await logDir.close();
-  segments = (await import("node:fs")).readdirSync(join(template, PARTITION)).filter((n) => n.endsWith(".log")).sort();
+  segments = (await import("node:fs"))
+    .readdirSync(join(template, PARTITION))
+    .filter((n) => n.endsWith(".log"))
+    .sort();
   expect(segments.length).toBeGreaterThan(1);
 });
 
@@ -149,7 +153,9 @@ describe("huge files, in process: verify and dump give a verdict", () => {
     const run = await cli(["verify", dir]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/\.timeindex byte \d+: the file is 10737418240 bytes: \d+ entries, more than a \.log of \d+ bytes can need \(at most \d+\); bytes from \d+ on were not read/);
+    expect(run.stdout).toMatch(
+      /\.timeindex byte \d+: the file is 10737418240 bytes: \d+ entries, more than a \.log of \d+ bytes can need \(at most \d+\); bytes from \d+ on were not read/,
+    );
     expect(run.stdout).toMatch(/\.index byte \d+: the file is 3221225472 bytes: /);
   });
 
@@ -158,7 +164,9 @@ describe("huge files, in process: verify and dump give a verdict", () => {
     truncateSync(join(dir, "recovery-point-offset-checkpoint"), 3 * GiB);
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^note: recovery-point-offset-checkpoint: malformed: 3221225472 bytes, more than the \d+ a checkpoint of 1 partitions can need/m);
+    expect(run.stdout).toMatch(
+      /^note: recovery-point-offset-checkpoint: malformed: 3221225472 bytes, more than the \d+ a checkpoint of 1 partitions can need/m,
+    );
   });
 
   it("dump: a 10 GiB .timeindex alone, and beside its .log, is one clear report, not Node's message", async () => {
@@ -168,14 +176,22 @@ describe("huge files, in process: verify and dump give a verdict", () => {
     const beside = await cli(["dump", `${base}.timeindex`]);
     expect(beside.stderr).toBe("");
     expect(beside.code).toBe(0);
-    expect(beside.stdout).toMatch(/^DAMAGED at byte \d+: the file is 10737418240 bytes: \d+ entries, more than a \.log of \d+ bytes can need/m);
+    expect(beside.stdout).toMatch(
+      /^DAMAGED at byte \d+: the file is 10737418240 bytes: \d+ entries, more than a \.log of \d+ bytes can need/m,
+    );
     rmSync(`${base}.log`);
     const alone = await cli(["dump", "--json", `${base}.timeindex`]);
     expect(alone.code).toBe(0);
-    const file = (JSON.parse(alone.stdout) as { files: Array<{ size: number; entries: unknown[]; fileProblems: Array<{ problem: string }> }> }).files[0]!;
+    const file = (
+      JSON.parse(alone.stdout) as {
+        files: Array<{ size: number; entries: unknown[]; fileProblems: Array<{ problem: string }> }>;
+      }
+    ).files[0]!;
     expect(file.size).toBe(10 * GiB);
     expect(file.entries.length).toBe(Math.floor((16 * 2 ** 20) / 12));
-    expect(file.fileProblems.at(-1)!.problem).toMatch(/more than the 16777216 bytes read of an index without its \.log/);
+    expect(file.fileProblems.at(-1)!.problem).toMatch(
+      /more than the 16777216 bytes read of an index without its \.log/,
+    );
   });
 });
 
@@ -186,13 +202,33 @@ describe("huge files, in a child process: never an abort", () => {
     buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-huge-"));
     execFileSync(
       process.execPath,
-      [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "src/cli/main.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"],
+      [
+        join(repo, "node_modules/tsup/dist/cli-default.js"),
+        "--no-config",
+        "src/node.ts",
+        "src/cli/main.ts",
+        "--format",
+        "esm",
+        "--target",
+        "node20",
+        "--out-dir",
+        buildDir,
+        "--silent",
+      ],
       { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
     );
   }, 60_000);
 
-  function node(args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-    const run = spawnSync(process.execPath, ["--max-old-space-size=256", ...args], { encoding: "utf8", timeout: 60_000 });
+  function node(args: string[]): {
+    status: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  } {
+    const run = spawnSync(process.execPath, ["--max-old-space-size=256", ...args], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
   }
 
@@ -270,7 +306,17 @@ await dir.close();
     );
     expect(node([script, dir]).status).toBe(0);
     const cliPath = join(buildDir, "cli/main.js");
-    const run = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$1" dump --records "$2" | head -c 20 >/dev/null`, process.execPath, cliPath, join(dir, "pipe-0")], { encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(
+      "bash",
+      [
+        "-c",
+        `set -o pipefail; "$0" "$1" dump --records "$2" | head -c 20 >/dev/null`,
+        process.execPath,
+        cliPath,
+        join(dir, "pipe-0"),
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     expect(run.stderr).toBe("");
     expect(run.status, run.stderr).toBe(0);
   });

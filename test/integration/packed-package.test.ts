@@ -24,7 +24,11 @@ beforeAll(() => {
   // Build dist/ from the sources as `npm publish` would, then pack without scripts, so that
   // stdout holds only npm's JSON (tsup's log lines must not get mixed into it).
   execFileSync("npm", ["run", "build", "--silent"], { cwd: repo, stdio: "ignore" });
-  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], {
+    cwd: repo,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const [{ filename }] = JSON.parse(out) as [{ filename: string }];
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
@@ -45,7 +49,12 @@ describe("the packed package", () => {
     expect(shipped).not.toContain("test");
     expect(shipped).not.toContain("src");
     const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
-    const entries = ["index", "node", "format", "fs", "testing"].flatMap((e) => [`${e}.js`, `${e}.cjs`, `${e}.d.ts`, `${e}.d.cts`]);
+    const entries = ["index", "node", "format", "fs", "testing"].flatMap((e) => [
+      `${e}.js`,
+      `${e}.cjs`,
+      `${e}.d.ts`,
+      `${e}.d.cts`,
+    ]);
     expect(dist).toEqual(expect.arrayContaining([...entries, "cli.js"]));
   });
 
@@ -126,7 +135,7 @@ describe("the packed package", () => {
     const devDependencies = Object.keys(manifest.devDependencies);
     // testing.js, testing.cjs and every chunk testing.js imports, transitively.
     const files = ["testing.cjs"];
-    for (const pending = ["testing.js"]; pending.length > 0; ) {
+    for (const pending = ["testing.js"]; pending.length > 0;) {
       const file = pending.pop()!;
       if (files.includes(file)) continue;
       files.push(file);
@@ -224,7 +233,13 @@ describe("the packed package", () => {
     const { build } = await import("esbuild");
     const common = { absWorkingDir: project, bundle: true, format: "esm", logLevel: "silent" } as const;
     const stdin = (contents: string) => ({ contents, resolveDir: project });
-    const browser = await build({ ...common, stdin: stdin('export { LogDir, SimStorage } from "pagelog";'), platform: "browser", write: false, metafile: true });
+    const browser = await build({
+      ...common,
+      stdin: stdin('export { LogDir, SimStorage } from "pagelog";'),
+      platform: "browser",
+      write: false,
+      metafile: true,
+    });
     const inputs = Object.keys(browser.metafile.inputs);
     expect(inputs).toContain("node_modules/pagelog/dist/index.js");
     expect(inputs.filter((i) => i.startsWith("node:") || /dist\/(node|fs)\./.test(i))).toEqual([]);
@@ -234,7 +249,13 @@ describe("the packed package", () => {
       await (await dir.log("b-0")).append([{ value: "bundled" }]);
       await dir.close();
       console.log("opened a path");`;
-    await build({ ...common, stdin: stdin(source), platform: "node", minify: true, outfile: join(project, "node-bundle.mjs") });
+    await build({
+      ...common,
+      stdin: stdin(source),
+      platform: "node",
+      minify: true,
+      outfile: join(project, "node-bundle.mjs"),
+    });
     expect(node(["node-bundle.mjs", join(project, "bundled-data")])).toBe("opened a path\n");
   });
 
@@ -265,7 +286,18 @@ describe("the packed package", () => {
       `,
     );
     const tsc = join(repo, "node_modules/typescript/bin/tsc");
-    const flags = ["--noEmit", "--strict", "--target", "es2022", "--skipLibCheck", "false", "--types", "node", "--typeRoots", join(repo, "node_modules/@types")];
+    const flags = [
+      "--noEmit",
+      "--strict",
+      "--target",
+      "es2022",
+      "--skipLibCheck",
+      "false",
+      "--types",
+      "node",
+      "--typeRoots",
+      join(repo, "node_modules/@types"),
+    ];
     node([tsc, ...flags, "--module", "node16", "--moduleResolution", "node16", "types-esm.mts", "types-cjs.cts"]);
     node([tsc, ...flags, "--module", "esnext", "--moduleResolution", "bundler", "types-bundler.ts"]);
   });

@@ -24,7 +24,8 @@ import type { LogOptions } from "../../src/index.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const child = join(repo, "test/integration/fixtures/sigkill-child.mjs");
-const SEED = process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
+const SEED =
+  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
 const KILLS = Number(process.env.PAGELOG_KILLS ?? 60);
 const REPLAY = `PAGELOG_SEED=${SEED} npx vitest run test/integration/sigkill.test.ts`;
 const PARTITION = "kill-0";
@@ -66,10 +67,25 @@ beforeAll(() => {
   // so that the build resolves the package's own dependencies (crc-32) like dist/ does.
   mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
   buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-sigkill-"));
-  execFileSync(process.execPath, [join(repo, "node_modules/tsup/dist/cli-default.js"), "--no-config", "src/node.ts", "--format", "esm", "--target", "node20", "--out-dir", buildDir, "--silent"], {
-    cwd: repo,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  execFileSync(
+    process.execPath,
+    [
+      join(repo, "node_modules/tsup/dist/cli-default.js"),
+      "--no-config",
+      "src/node.ts",
+      "--format",
+      "esm",
+      "--target",
+      "node20",
+      "--out-dir",
+      buildDir,
+      "--silent",
+    ],
+    {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   dataDir = mkdtempSync(join(tmpdir(), "pagelog-sigkill-"));
 }, 60_000);
 
@@ -89,13 +105,32 @@ interface RoundResult {
 }
 
 /** Runs one child round and kills it `delayMs` after its ready line (or after spawn if `early`). */
-function runRound(round: number, seed: number, policy: LogOptions, inFlight: number, delayMs: number, early: boolean): Promise<RoundResult> {
+function runRound(
+  round: number,
+  seed: number,
+  policy: LogOptions,
+  inFlight: number,
+  delayMs: number,
+  early: boolean,
+): Promise<RoundResult> {
   return new Promise((resolvePromise, reject) => {
-    const proc = spawn(process.execPath, [child, dataDir, String(round), String(seed), JSON.stringify(policy), String(inFlight)], {
-      env: { ...process.env, PAGELOG_MODULE: join(buildDir, "node.js") },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const result: RoundResult = { ready: undefined, acked: [], maxSent: -1, signal: null, code: null, stderr: "", errors: [] };
+    const proc = spawn(
+      process.execPath,
+      [child, dataDir, String(round), String(seed), JSON.stringify(policy), String(inFlight)],
+      {
+        env: { ...process.env, PAGELOG_MODULE: join(buildDir, "node.js") },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const result: RoundResult = {
+      ready: undefined,
+      acked: [],
+      maxSent: -1,
+      signal: null,
+      code: null,
+      stderr: "",
+      errors: [],
+    };
     let pending = "";
     let timer: NodeJS.Timeout | undefined;
     const kill = () => proc.kill("SIGKILL");
@@ -129,85 +164,103 @@ function runRound(round: number, seed: number, policy: LogOptions, inFlight: num
 }
 
 describe("SIGKILL on the real file system", () => {
-  it(`every acknowledged append survives ${KILLS} kills, and the log stays a valid prefix`, async () => {
-    const rand = mulberry32(SEED);
-    /** Rounds that opened the log, with the offset they started appending at. */
-    const writers: Array<{ round: number; start: number }> = [];
-    let mustHave = 0; // 1 + the highest acknowledged offset: the log may never end below it
-    let mayHave = 0; // 1 + the highest offset ever sent: the log may never end past it
-    let kills = 0;
-    let earlyKills = 0;
-    let acks = 0;
-    let verifications = 0;
-    let records = 0;
-    const started = Date.now();
-    const where = () => `seed ${SEED}, after ${kills} kill(s), directory ${dataDir}\nReplay: ${REPLAY}`;
-    const fail = (message: string): never => {
-      failed = true;
-      throw new Error(`${message}\n(${where()})`);
-    };
-    const checkEnd = (end: number, who: string) => {
-      if (end < mustHave) fail(`${who}: the log ends at ${end}, but offset ${mustHave - 1} was acknowledged: an acknowledged append was lost`);
-      if (end > mayHave) fail(`${who}: the log ends at ${end}, past everything ever sent (${mayHave}): records that were never appended`);
-    };
+  it(
+    `every acknowledged append survives ${KILLS} kills, and the log stays a valid prefix`,
+    async () => {
+      const rand = mulberry32(SEED);
+      /** Rounds that opened the log, with the offset they started appending at. */
+      const writers: Array<{ round: number; start: number }> = [];
+      let mustHave = 0; // 1 + the highest acknowledged offset: the log may never end below it
+      let mayHave = 0; // 1 + the highest offset ever sent: the log may never end past it
+      let kills = 0;
+      let earlyKills = 0;
+      let acks = 0;
+      let verifications = 0;
+      let records = 0;
+      const started = Date.now();
+      const where = () => `seed ${SEED}, after ${kills} kill(s), directory ${dataDir}\nReplay: ${REPLAY}`;
+      const fail = (message: string): never => {
+        failed = true;
+        throw new Error(`${message}\n(${where()})`);
+      };
+      const checkEnd = (end: number, who: string) => {
+        if (end < mustHave)
+          fail(
+            `${who}: the log ends at ${end}, but offset ${mustHave - 1} was acknowledged: an acknowledged append was lost`,
+          );
+        if (end > mayHave)
+          fail(
+            `${who}: the log ends at ${end}, past everything ever sent (${mayHave}): records that were never appended`,
+          );
+      };
 
-    /** Opens the directory here (recovering after the kill), checks every record, closes cleanly. */
-    const verify = async () => {
-      const dir = await LogDir.open(dataDir);
-      try {
-        const log = await dir.log(PARTITION);
-        checkEnd(log.endOffset, "parent reopen");
-        if (log.startOffset !== 0) fail(`parent reopen: start offset ${log.startOffset}, expected 0`);
-        let expected = 0;
-        let w = 0;
-        for await (const r of log.records({ from: 0 })) {
-          if (r.offset !== expected) fail(`parent reopen: offset ${r.offset} where ${expected} was expected (a hole or a duplicate)`);
-          while (w + 1 < writers.length && writers[w + 1]!.start <= r.offset) w++;
-          const writer = writers[w];
-          const want = writer === undefined ? undefined : valueFor(writer.round, r.offset);
-          const got = r.value === null ? null : new TextDecoder().decode(r.value);
-          if (got !== want) fail(`parent reopen: offset ${r.offset} holds ${JSON.stringify(got?.slice(0, 40))}, but round ${writer?.round} sent ${JSON.stringify(want?.slice(0, 40))}`);
-          expected++;
+      /** Opens the directory here (recovering after the kill), checks every record, closes cleanly. */
+      const verify = async () => {
+        const dir = await LogDir.open(dataDir);
+        try {
+          const log = await dir.log(PARTITION);
+          checkEnd(log.endOffset, "parent reopen");
+          if (log.startOffset !== 0) fail(`parent reopen: start offset ${log.startOffset}, expected 0`);
+          let expected = 0;
+          let w = 0;
+          for await (const r of log.records({ from: 0 })) {
+            if (r.offset !== expected)
+              fail(`parent reopen: offset ${r.offset} where ${expected} was expected (a hole or a duplicate)`);
+            while (w + 1 < writers.length && writers[w + 1]!.start <= r.offset) w++;
+            const writer = writers[w];
+            const want = writer === undefined ? undefined : valueFor(writer.round, r.offset);
+            const got = r.value === null ? null : new TextDecoder().decode(r.value);
+            if (got !== want)
+              fail(
+                `parent reopen: offset ${r.offset} holds ${JSON.stringify(got?.slice(0, 40))}, but round ${writer?.round} sent ${JSON.stringify(want?.slice(0, 40))}`,
+              );
+            expected++;
+          }
+          if (expected !== log.endOffset)
+            fail(`parent reopen: read ${expected} records, but the log ends at ${log.endOffset}`);
+          records = expected;
+          verifications++;
+        } finally {
+          await dir.close();
         }
-        if (expected !== log.endOffset) fail(`parent reopen: read ${expected} records, but the log ends at ${log.endOffset}`);
-        records = expected;
-        verifications++;
-      } finally {
-        await dir.close();
-      }
-    };
+      };
 
-    for (let round = 0; kills < KILLS; round++) {
-      const policy = POLICIES[rand(POLICIES.length)]!;
-      const inFlight = [1, 1, 4, 16][rand(4)]!;
-      // About one kill in six lands early: during start-up or while the child recovers from the last kill.
-      const early = rand(6) === 0;
-      const delay = early ? 20 + rand(80) : 5 + rand(120);
-      const result = await runRound(round, rand(2 ** 31), policy.options, inFlight, delay, early);
-      if (result.errors.length > 0 || result.signal !== "SIGKILL") {
-        fail(`round ${round} (${policy.name}): the child did not die by SIGKILL (code ${result.code}, signal ${result.signal}):\n${result.errors.join("\n")}\n${result.stderr}`);
-      }
-      kills++;
-      if (result.ready === undefined) earlyKills++;
-      else {
-        checkEnd(result.ready.end, `round ${round} (${policy.name}) reopened after a kill`);
-        writers.push({ round, start: result.ready.end });
-        // Offsets from this round's start on are this round's: earlier rounds' tails past it were cut.
-        mayHave = Math.max(result.ready.end, result.maxSent + 1);
-        mustHave = result.ready.end;
-        for (const ack of result.acked) {
-          if (ack.value !== valueFor(round, ack.offset)) fail(`round ${round}: ack for offset ${ack.offset} carried ${ack.value.slice(0, 40)}`);
-          mustHave = Math.max(mustHave, ack.offset + 1);
+      for (let round = 0; kills < KILLS; round++) {
+        const policy = POLICIES[rand(POLICIES.length)]!;
+        const inFlight = [1, 1, 4, 16][rand(4)]!;
+        // About one kill in six lands early: during start-up or while the child recovers from the last kill.
+        const early = rand(6) === 0;
+        const delay = early ? 20 + rand(80) : 5 + rand(120);
+        const result = await runRound(round, rand(2 ** 31), policy.options, inFlight, delay, early);
+        if (result.errors.length > 0 || result.signal !== "SIGKILL") {
+          fail(
+            `round ${round} (${policy.name}): the child did not die by SIGKILL (code ${result.code}, signal ${result.signal}):\n${result.errors.join("\n")}\n${result.stderr}`,
+          );
         }
-        acks += result.acked.length;
+        kills++;
+        if (result.ready === undefined) earlyKills++;
+        else {
+          checkEnd(result.ready.end, `round ${round} (${policy.name}) reopened after a kill`);
+          writers.push({ round, start: result.ready.end });
+          // Offsets from this round's start on are this round's: earlier rounds' tails past it were cut.
+          mayHave = Math.max(result.ready.end, result.maxSent + 1);
+          mustHave = result.ready.end;
+          for (const ack of result.acked) {
+            if (ack.value !== valueFor(round, ack.offset))
+              fail(`round ${round}: ack for offset ${ack.offset} carried ${ack.value.slice(0, 40)}`);
+            mustHave = Math.max(mustHave, ack.offset + 1);
+          }
+          acks += result.acked.length;
+        }
+        if (kills % 2 === 0 || kills === KILLS) await verify();
       }
-      if (kills % 2 === 0 || kills === KILLS) await verify();
-    }
-    const seconds = (Date.now() - started) / 1000;
-    console.log(
-      `sigkill: seed ${SEED}, ${kills} kills (${earlyKills} before the child was ready), ${acks} acknowledged appends, ${verifications} parent verifications, ${records} records at the end, ${seconds.toFixed(1)} s`,
-    );
-    expect(kills).toBeGreaterThanOrEqual(KILLS);
-    expect(acks).toBeGreaterThan(0);
-  }, Math.max(120_000, KILLS * 2_000));
+      const seconds = (Date.now() - started) / 1000;
+      console.log(
+        `sigkill: seed ${SEED}, ${kills} kills (${earlyKills} before the child was ready), ${acks} acknowledged appends, ${verifications} parent verifications, ${records} records at the end, ${seconds.toFixed(1)} s`,
+      );
+      expect(kills).toBeGreaterThanOrEqual(KILLS);
+      expect(acks).toBeGreaterThan(0);
+    },
+    Math.max(120_000, KILLS * 2_000),
+  );
 });

@@ -19,7 +19,10 @@ describe("the crash suite catches every broken variant", () => {
     it(`catches '${variant}'`, async () => {
       const report = await fuzz({ seed: RUN_SEED, schedules: BUDGET, brokenVariant: variant });
       const found = report.violationList[0];
-      expect(found, `'${variant}' survived ${BUDGET} schedules of run seed ${RUN_SEED}: the suite does not bite`).toBeDefined();
+      expect(
+        found,
+        `'${variant}' survived ${BUDGET} schedules of run seed ${RUN_SEED}: the suite does not bite`,
+      ).toBeDefined();
       console.log(`'${variant}' caught at schedule ${found!.index} (schedule seed ${found!.seed}): ${found!.replay}`);
     });
   }
@@ -52,7 +55,12 @@ describe("the broken variants live outside the product", () => {
     expect(written).toEqual(real); // what the broken log writes is still valid Kafka
     const damaged = real.slice();
     damaged[damaged.length - 3]! ^= 0xff;
-    expect(validateBatch(damaged, 0, damaged.length, { maxBatchBytes: 1 << 20 })).toMatchObject({ ok: false, reason: "bad-crc" });
-    expect(validateBatch(damaged, 0, damaged.length, { maxBatchBytes: 1 << 20, crc32c: storedCrcMatches })).toMatchObject({ ok: true });
+    expect(validateBatch(damaged, 0, damaged.length, { maxBatchBytes: 1 << 20 })).toMatchObject({
+      ok: false,
+      reason: "bad-crc",
+    });
+    expect(
+      validateBatch(damaged, 0, damaged.length, { maxBatchBytes: 1 << 20, crc32c: storedCrcMatches }),
+    ).toMatchObject({ ok: true });
   });
 });

@@ -11,7 +11,8 @@ import type { Storage, StorageFile } from "../../src/storage/storage.js";
 import { crashTest, CrashTestError, pagelogAdapter } from "../../src/testing.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestSummary } from "../../src/testing.js";
 
-const SEED = process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
+const SEED =
+  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
 const RUNS = Number(process.env.PAGELOG_CRASH_TEST_RUNS ?? 300);
 const replay = `PAGELOG_SEED=${SEED} npx vitest run test/property/crash-test-api.test.ts`;
 
@@ -67,7 +68,12 @@ class SmallLog implements AdapterLog {
     while (at + HEADER <= size) {
       const length = view.getUint32(at);
       if (at + HEADER + length > size) break;
-      if (!mistakes.noCrc && view.getUint32(at + 4) !== checksum(bytes.subarray(at, at + 4), bytes.subarray(at + HEADER, at + HEADER + length))) break;
+      if (
+        !mistakes.noCrc &&
+        view.getUint32(at + 4) !==
+          checksum(bytes.subarray(at, at + 4), bytes.subarray(at + HEADER, at + HEADER + length))
+      )
+        break;
       values.push(bytes.slice(at + HEADER, at + HEADER + length));
       at += HEADER + length;
     }
@@ -125,18 +131,26 @@ function smallLog(mistakes: Mistakes): CrashTestAdapter {
 describe("crashTest (pagelog/testing)", () => {
   it(`pagelog's Log passes ${RUNS} schedules (flush policy off)`, async () => {
     const summary = await mustPass(pagelogAdapter(), RUNS);
-    console.log(`crashTest pagelog: seed ${SEED}, ${summary.schedules} schedules, ${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered`);
+    console.log(
+      `crashTest pagelog: seed ${SEED}, ${summary.schedules} schedules, ${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered`,
+    );
     expect(summary.violations).toEqual([]);
     expect(summary.powerCuts).toBeGreaterThanOrEqual(2 * RUNS);
   });
 
   it(`pagelog's Log passes ${Math.ceil(RUNS / 3)} schedules with flushMessages 1 and tiny segments`, async () => {
-    const summary = await mustPass(pagelogAdapter({ flushMessages: 1, segmentBytes: 200, indexIntervalBytes: 0 }), Math.ceil(RUNS / 3));
+    const summary = await mustPass(
+      pagelogAdapter({ flushMessages: 1, segmentBytes: 200, indexIntervalBytes: 0 }),
+      Math.ceil(RUNS / 3),
+    );
     expect(summary.violations).toEqual([]);
   });
 
   it(`pagelog's Log passes ${Math.ceil(RUNS / 3)} schedules with maxOpenFiles 2 (files evicted and reopened all the time)`, async () => {
-    const summary = await mustPass(pagelogAdapter({ segmentBytes: 200, indexIntervalBytes: 0 }, { maxOpenFiles: 2 }), Math.ceil(RUNS / 3));
+    const summary = await mustPass(
+      pagelogAdapter({ segmentBytes: 200, indexIntervalBytes: 0 }, { maxOpenFiles: 2 }),
+      Math.ceil(RUNS / 3),
+    );
     expect(summary.violations).toEqual([]);
   });
 
@@ -153,7 +167,12 @@ describe("crashTest (pagelog/testing)", () => {
 
   it("reports progress and validates its options", async () => {
     const seen: number[] = [];
-    await crashTest(pagelogAdapter(), { seed: SEED, schedules: 3, maxOps: 5, onProgress: (p) => seen.push(p.schedules) });
+    await crashTest(pagelogAdapter(), {
+      seed: SEED,
+      schedules: 3,
+      maxOps: 5,
+      onProgress: (p) => seen.push(p.schedules),
+    });
     expect(seen).toEqual([1, 2, 3]);
     await expect(crashTest(pagelogAdapter(), { schedules: -1 })).rejects.toThrow(TypeError);
     await expect(crashTest({} as CrashTestAdapter)).rejects.toThrow(TypeError);
@@ -171,12 +190,16 @@ describe("crashTest (pagelog/testing)", () => {
       const summary = await crashTest(adapter, { seed: SEED, schedules: 20_000, throwOnViolation: false });
       const [violation] = summary.violations;
       expect(violation, `not caught in ${summary.schedules} schedules (seed ${SEED}): ${replay}`).toBeDefined();
-      console.log(`crashTest caught "${what}" after ${summary.schedules} schedule(s); schedule seed ${violation!.seed}:\n${violation!.message.split("\n")[0]}`);
+      console.log(
+        `crashTest caught "${what}" after ${summary.schedules} schedule(s); schedule seed ${violation!.seed}:\n${violation!.message.split("\n")[0]}`,
+      );
       // The violation replays alone from its own seed.
       const again = await crashTest(adapter, { seed: violation!.seed, schedules: 1, throwOnViolation: false });
       expect(again.violations[0]?.message).toBe(violation!.message);
       // And by default it throws, with the seed and the replay call in the message.
-      await expect(crashTest(adapter, { seed: violation!.seed, schedules: 1 })).rejects.toThrow(new RegExp(`seed: ${violation!.seed}, schedules: 1`));
+      await expect(crashTest(adapter, { seed: violation!.seed, schedules: 1 })).rejects.toThrow(
+        new RegExp(`seed: ${violation!.seed}, schedules: 1`),
+      );
     });
   }
 });

@@ -55,10 +55,12 @@ function tearLast(mask: number, others: "written" | "lost"): (pending: PendingSt
 const FATES: ReadonlyArray<[string, (pending: PendingState) => CrashChooser]> = [
   ["all written", () => keepEverything],
   ["none written", () => keepNothing],
-  ...Array.from({ length: 2 ** SECTORS - 2 }, (_, i) => i + 1).flatMap((mask): Array<[string, (p: PendingState) => CrashChooser]> => [
-    [`last page torn ${mask.toString(2).padStart(SECTORS, "0")}, others written`, tearLast(mask, "written")],
-    [`last page torn ${mask.toString(2).padStart(SECTORS, "0")}, others lost`, tearLast(mask, "lost")],
-  ]),
+  ...Array.from({ length: 2 ** SECTORS - 2 }, (_, i) => i + 1).flatMap(
+    (mask): Array<[string, (p: PendingState) => CrashChooser]> => [
+      [`last page torn ${mask.toString(2).padStart(SECTORS, "0")}, others written`, tearLast(mask, "written")],
+      [`last page torn ${mask.toString(2).padStart(SECTORS, "0")}, others lost`, tearLast(mask, "lost")],
+    ],
+  ),
 ];
 
 describe("exhaustive small scope: every cut point × every enumerated page fate", () => {
@@ -85,12 +87,16 @@ describe("exhaustive small scope: every cut point × every enumerated page fate"
           try {
             await runCut({ ...base, firstCrash }, cut);
           } catch (err) {
-            throw new Error(`workload "${workload.name}", cut after op ${cut} of ${total}, fate "${fate}":\n${(err as Error).message}`);
+            throw new Error(
+              `workload "${workload.name}", cut after op ${cut} of ${total}, fate "${fate}":\n${(err as Error).message}`,
+            );
           }
           states++;
         }
       }
-      console.log(`${workload.name}${maxOpenFiles === undefined ? "" : ` (maxOpenFiles ${maxOpenFiles})`}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`);
+      console.log(
+        `${workload.name}${maxOpenFiles === undefined ? "" : ` (maxOpenFiles ${maxOpenFiles})`}: ${total + 1} cut points × ${FATES.length} fates = ${states} crash states, all valid`,
+      );
       expect(states).toBe((total + 1) * FATES.length);
     });
   }

@@ -23,10 +23,14 @@ describe("property: a power cut at any operation keeps every flushed record with
     const path = process.env.PAGELOG_PATH;
     let inWorkload = 0;
     const result = await fc.check(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(...BOUNDS), async (scheduleSeed, maxOpenFiles) => {
-        const outcome = await runSchedule({ ...generateSchedule(scheduleSeed), maxOpenFiles });
-        if (outcome.cutInWorkload) inWorkload++;
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom(...BOUNDS),
+        async (scheduleSeed, maxOpenFiles) => {
+          const outcome = await runSchedule({ ...generateSchedule(scheduleSeed), maxOpenFiles });
+          if (outcome.cutInWorkload) inWorkload++;
+        },
+      ),
       { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
     );
     if (result.failed) {

@@ -20,7 +20,10 @@ const REGRESSIONS: ReadonlyArray<readonly [seed: number, found: string]> = [
   [1172699054, "an empty replacement segment from a cut before its fsync"],
   [972049969, "the same, after group commits and rolls"],
   [1180128165, "a half-cut segment whose stale index hid a zeroed page tail"],
-  [37318794, "a time index rebuilt below the recovery point, cut before its fsync, read back as one zero entry that passed the sanity check"],
+  [
+    37318794,
+    "a time index rebuilt below the recovery point, cut before its fsync, read back as one zero entry that passed the sanity check",
+  ],
 ];
 
 describe("property: a power cut at any operation leaves a valid prefix that keeps every flushed record", () => {
@@ -55,7 +58,9 @@ describe("property: a power cut at any operation leaves a valid prefix that keep
           `Replay the fast-check run: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/log-crash.test.ts`,
       );
     }
-    console.log(`crash schedules: ${RUNS}, power cuts: ${cuts}, cut inside the workload: ${inWorkload}, records recovered: ${recovered}`);
+    console.log(
+      `crash schedules: ${RUNS}, power cuts: ${cuts}, cut inside the workload: ${inWorkload}, records recovered: ${recovered}`,
+    );
     expect(inWorkload).toBeGreaterThan(RUNS * 0.8);
   });
 });

@@ -48,7 +48,12 @@ type Step =
   | { readonly kind: "crash"; readonly options: Options }
   | { readonly kind: "crashInRecovery"; readonly options: Options; readonly afterOps: number; readonly then: Options }
   /** The power cut `afterOps` storage operations into an append, a flush or a close. */
-  | { readonly kind: "cutDuring"; readonly op: "append" | "flush" | "close"; readonly afterOps: number; readonly options: Options };
+  | {
+      readonly kind: "cutDuring";
+      readonly op: "append" | "flush" | "close";
+      readonly afterOps: number;
+      readonly options: Options;
+    };
 
 const optionsArb: fc.Arbitrary<Options> = fc.record({
   maxBatchBytes: fc.constantFrom(120, 1000, 4096, 70_000, 1_048_588, 4 << 20),
@@ -62,14 +67,40 @@ const optionsArb: fc.Arbitrary<Options> = fc.record({
 });
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ kind: fc.constant("append" as const), values: fc.array(fc.constantFrom(0, 5, 40, 300, 2000, 9000, 60_000), { minLength: 1, maxLength: 4 }), tsJitter: fc.integer({ min: -3, max: 5 }) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      kind: fc.constant("append" as const),
+      values: fc.array(fc.constantFrom(0, 5, 40, 300, 2000, 9000, 60_000), { minLength: 1, maxLength: 4 }),
+      tsJitter: fc.integer({ min: -3, max: 5 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.constant({ kind: "flush" as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.constantFrom(1, 60, 1000) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("writeback" as const), pages: fc.integer({ min: 1, max: 8 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("writeback" as const), pages: fc.integer({ min: 1, max: 8 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("close" as const), options: optionsArb }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("crash" as const), options: optionsArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("crashInRecovery" as const), options: optionsArb, afterOps: fc.integer({ min: 0, max: 60 }), then: optionsArb }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("cutDuring" as const), op: fc.constantFrom("append" as const, "flush" as const, "close" as const), afterOps: fc.integer({ min: 0, max: 25 }), options: optionsArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("crashInRecovery" as const),
+      options: optionsArb,
+      afterOps: fc.integer({ min: 0, max: 60 }),
+      then: optionsArb,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("cutDuring" as const),
+      op: fc.constantFrom("append" as const, "flush" as const, "close" as const),
+      afterOps: fc.integer({ min: 0, max: 25 }),
+      options: optionsArb,
+    }),
+  },
 );
 
 interface Model {
@@ -81,14 +112,23 @@ interface Model {
 
 const dec = new TextDecoder();
 const str = (b: Uint8Array | null) => (b === null ? null : dec.decode(b));
-const asModel = (r: LogRecord): Model => ({ key: str(r.key)!, value: str(r.value)!, timestamp: r.timestamp, headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })) });
+const asModel = (r: LogRecord): Model => ({
+  key: str(r.key)!,
+  value: str(r.value)!,
+  timestamp: r.timestamp,
+  headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
+});
 const same = (a: Model, b: Model) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A small record overhead bound: what a record adds to a batch besides its value (key, headers, varints). */
 const RECORD_OVERHEAD = 60;
 const BATCH_OVERHEAD = 61;
 
-async function runSteps(seed: number, initial: Options, steps: readonly Step[]): Promise<{ reopens: number; crashes: number; records: number }> {
+async function runSteps(
+  seed: number,
+  initial: Options,
+  steps: readonly Step[],
+): Promise<{ reopens: number; crashes: number; records: number }> {
   let now = 1_000_000;
   const clock = { now: () => now };
   let sim = new SimStorage({ seed, writeback: 0 });
@@ -118,7 +158,9 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
   };
   const history: string[] = [];
   const fail = (why: string): never => {
-    throw new Error(`${why}\n  options now: ${JSON.stringify(options)}\n  history:\n    ${history.slice(-25).join("\n    ")}`);
+    throw new Error(
+      `${why}\n  options now: ${JSON.stringify(options)}\n  history:\n    ${history.slice(-25).join("\n    ")}`,
+    );
   };
 
   /** After a reopen: prefix, durability, index truth; `exact`: nothing may be missing (clean close). */
@@ -127,21 +169,35 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
     const candidates = [...model, ...inFlight];
     const got: LogRecord[] = [];
     for await (const r of log.records()) got.push(r);
-    history.push(`${how} -> ${got.length} records (model ${model.length}, durable ${durable}), recovery ${JSON.stringify({ ...log.recovery, durationMs: undefined })}`);
+    history.push(
+      `${how} -> ${got.length} records (model ${model.length}, durable ${durable}), recovery ${JSON.stringify({ ...log.recovery, durationMs: undefined })}`,
+    );
     if (log.startOffset !== 0) fail(`${how}: start offset ${log.startOffset}, expected 0`);
-    if (log.endOffset !== got.length) fail(`${how}: endOffset ${log.endOffset}, but records() gave ${got.length} records`);
+    if (log.endOffset !== got.length)
+      fail(`${how}: endOffset ${log.endOffset}, but records() gave ${got.length} records`);
     for (const [i, r] of got.entries()) {
       if (r.offset !== i) fail(`${how}: record #${i} has offset ${r.offset}`);
-      if (i >= candidates.length || !same(asModel(r), candidates[i]!)) fail(`${how}: record at ${i} is ${JSON.stringify(asModel(r)).slice(0, 200)}, appended was ${JSON.stringify(candidates[i])?.slice(0, 200)}`);
+      if (i >= candidates.length || !same(asModel(r), candidates[i]!))
+        fail(
+          `${how}: record at ${i} is ${JSON.stringify(asModel(r)).slice(0, 200)}, appended was ${JSON.stringify(candidates[i])?.slice(0, 200)}`,
+        );
     }
-    if (got.length < durable) fail(`${how}: ${got.length} records, but ${durable} were flushed (guarantee 2/11: a flushed record lost after the options changed)`);
-    if (exact && got.length !== model.length) fail(`${how}: ${got.length} records after a clean close, ${model.length} appended (guarantee 7)`);
+    if (got.length < durable)
+      fail(
+        `${how}: ${got.length} records, but ${durable} were flushed (guarantee 2/11: a flushed record lost after the options changed)`,
+      );
+    if (exact && got.length !== model.length)
+      fail(`${how}: ${got.length} records after a clean close, ${model.length} appended (guarantee 7)`);
     // Guarantee 7: after a clean close nothing is cut or deleted (indexes may be rebuilt for a smaller maxIndexBytes).
-    if (exact && (log.recovery.bytesTruncated !== 0 || log.recovery.segmentsDeleted !== 0)) fail(`${how}: a reopen after a clean close cut ${log.recovery.bytesTruncated} bytes and deleted ${log.recovery.segmentsDeleted} segments`);
+    if (exact && (log.recovery.bytesTruncated !== 0 || log.recovery.segmentsDeleted !== 0))
+      fail(
+        `${how}: a reopen after a clean close cut ${log.recovery.bytesTruncated} bytes and deleted ${log.recovery.segmentsDeleted} segments`,
+      );
     // Index truth: every offset, and timestamps around every record's.
     for (const r of got) {
       const [one] = await log.read(r.offset, { maxRecords: 1 });
-      if (one?.offset !== r.offset || !same(asModel(one), asModel(r))) fail(`${how}: read(${r.offset}) gave ${one?.offset}`);
+      if (one?.offset !== r.offset || !same(asModel(one), asModel(r)))
+        fail(`${how}: read(${r.offset}) gave ${one?.offset}`);
     }
     const stamps = new Set<number>();
     for (const r of got) for (const d of [-1, 0, 1]) stamps.add(r.timestamp + d);
@@ -155,7 +211,12 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
     durable = got.length; // what a reopen read back, it made durable
   };
 
-  const crashAndReopen = async (how: string, o: Options, cutInRecovery?: { afterOps: number; then: Options }, inFlight: readonly Model[] = []) => {
+  const crashAndReopen = async (
+    how: string,
+    o: Options,
+    cutInRecovery?: { afterOps: number; then: Options },
+    inFlight: readonly Model[] = [],
+  ) => {
     crashes++;
     sim = sim.crash();
     if (cutInRecovery === undefined) {
@@ -174,7 +235,10 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
     crashes++;
     sim = sim.crash();
     await open(cutInRecovery.then);
-    return check(`${how}, cut ${cutInRecovery.afterOps} ops into recovery, reopened with ${JSON.stringify(cutInRecovery.then)}`, false);
+    return check(
+      `${how}, cut ${cutInRecovery.afterOps} ops into recovery, reopened with ${JSON.stringify(cutInRecovery.then)}`,
+      false,
+    );
   };
 
   await open(initial);
@@ -183,38 +247,62 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
     switch (step.kind) {
       case "append": {
         // Only appends that fit today's options: a record's value shrinks to fit maxBatchBytes.
-        const room = Math.max(0, Math.floor((options.maxBatchBytes - BATCH_OVERHEAD) / step.values.length) - RECORD_OVERHEAD);
+        const room = Math.max(
+          0,
+          Math.floor((options.maxBatchBytes - BATCH_OVERHEAD) / step.values.length) - RECORD_OVERHEAD,
+        );
         const records = step.values.map((size) => {
           const n = id++;
-          return { key: `k${n}`, value: `v${n}:`.padEnd(Math.min(size, room), "x"), timestamp: now + step.tsJitter * 10 + n, headers: n % 3 === 0 ? [{ key: "h", value: `h${n}` }, { key: "nul", value: null }] : [] };
+          return {
+            key: `k${n}`,
+            value: `v${n}:`.padEnd(Math.min(size, room), "x"),
+            timestamp: now + step.tsJitter * 10 + n,
+            headers:
+              n % 3 === 0
+                ? [
+                    { key: "h", value: `h${n}` },
+                    { key: "nul", value: null },
+                  ]
+                : [],
+          };
         });
         const base = log.endOffset;
         if (base !== model.length) fail(`before an append: endOffset ${base}, model ${model.length}`);
         // If the estimate was generous, smaller tries: the same with empty values, then one record.
-        const tries = [records, records.map((r) => ({ ...r, value: "" })), [{ ...records[0]!, value: "", headers: [] }]];
+        const tries = [
+          records,
+          records.map((r) => ({ ...r, value: "" })),
+          [{ ...records[0]!, value: "", headers: [] }],
+        ];
         let appended: typeof records | undefined;
         for (const attempt of tries) {
           try {
             const { baseOffset, lastOffset } = await log.append(attempt);
-            if (baseOffset !== base || lastOffset !== base + attempt.length - 1) fail(`append went to ${baseOffset}..${lastOffset}, the end was ${base}`);
+            if (baseOffset !== base || lastOffset !== base + attempt.length - 1)
+              fail(`append went to ${baseOffset}..${lastOffset}, the end was ${base}`);
             appended = attempt;
             break;
           } catch (err) {
             if (!(err instanceof PagelogError && err.code === ErrorCode.RECORD_TOO_LARGE)) throw err;
-            if (log.endOffset !== base) fail(`an append refused with RECORD_TOO_LARGE moved the end from ${base} to ${log.endOffset}`);
+            if (log.endOffset !== base)
+              fail(`an append refused with RECORD_TOO_LARGE moved the end from ${base} to ${log.endOffset}`);
           }
         }
         if (appended === undefined) {
           history.push(`append: nothing fits maxBatchBytes ${options.maxBatchBytes}`);
           break;
         }
-        for (const r of appended) model.push({ key: r.key, value: r.value, timestamp: r.timestamp, headers: r.headers });
-        history.push(`append ${appended.length} (${appended.map((r) => r.value.length).join(",")} B) -> end ${log.endOffset}, recoveryPoint ${log.recoveryPoint}`);
+        for (const r of appended)
+          model.push({ key: r.key, value: r.value, timestamp: r.timestamp, headers: r.headers });
+        history.push(
+          `append ${appended.length} (${appended.map((r) => r.value.length).join(",")} B) -> end ${log.endOffset}, recoveryPoint ${log.recoveryPoint}`,
+        );
         break;
       }
       case "flush":
         await log.flush();
-        if (log.recoveryPoint !== log.endOffset) fail(`flush() resolved with recoveryPoint ${log.recoveryPoint} < endOffset ${log.endOffset}`);
+        if (log.recoveryPoint !== log.endOffset)
+          fail(`flush() resolved with recoveryPoint ${log.recoveryPoint} < endOffset ${log.endOffset}`);
         history.push(`flush -> ${log.recoveryPoint}`);
         break;
       case "tick":
@@ -240,12 +328,16 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
         break;
       case "crashInRecovery":
         durable = Math.max(durable, log.recoveryPoint);
-        history.push(`power cut (recoveryPoint ${log.recoveryPoint}), reopen with ${JSON.stringify(step.options)}, cut after ${step.afterOps} ops`);
+        history.push(
+          `power cut (recoveryPoint ${log.recoveryPoint}), reopen with ${JSON.stringify(step.options)}, cut after ${step.afterOps} ops`,
+        );
         await crashAndReopen("power cut, reopen", step.options, { afterOps: step.afterOps, then: step.then });
         break;
       case "cutDuring": {
         durable = Math.max(durable, log.recoveryPoint);
-        history.push(`power cut ${step.afterOps} ops into ${step.op} (recoveryPoint ${log.recoveryPoint}), reopen with ${JSON.stringify(step.options)}`);
+        history.push(
+          `power cut ${step.afterOps} ops into ${step.op} (recoveryPoint ${log.recoveryPoint}), reopen with ${JSON.stringify(step.options)}`,
+        );
         sim.scheduleCrash({ afterOps: step.afterOps });
         let inFlight: Model[] = [];
         try {
@@ -264,7 +356,11 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
           }
           durable = Math.max(durable, step.op === "close" ? model.length : log.recoveryPoint);
         } catch (err) {
-          if (!(err instanceof PagelogError && (err.code === ErrorCode.POWER_CUT || err.code === ErrorCode.RECORD_TOO_LARGE))) throw err;
+          if (!(
+            err instanceof PagelogError &&
+            (err.code === ErrorCode.POWER_CUT || err.code === ErrorCode.RECORD_TOO_LARGE)
+          ))
+            throw err;
         }
         await crashAndReopen(`power cut during ${step.op}, reopen`, step.options, undefined, inFlight);
         break;
@@ -275,7 +371,16 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
   // Progress and a last clean close with the defaults: everything there.
   await dir.close();
   durable = model.length;
-  await open({ maxBatchBytes: 1_048_588, segmentBytes: 1 << 30, segmentMs: 7 * 24 * 60 * 60 * 1000, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: 60_000 });
+  await open({
+    maxBatchBytes: 1_048_588,
+    segmentBytes: 1 << 30,
+    segmentMs: 7 * 24 * 60 * 60 * 1000,
+    indexIntervalBytes: 4096,
+    maxIndexBytes: 10 << 20,
+    flushMessages: -1,
+    flushMs: -1,
+    checkpointIntervalMs: 60_000,
+  });
   await check("final clean close, reopen with the defaults", true);
   await dir.close();
   return { reopens, crashes, records: model.length };
@@ -283,7 +388,16 @@ async function runSteps(seed: number, initial: Options, steps: readonly Step[]):
 
 describe("property: options may change between opens (guarantee 11)", () => {
   it("the issue's case: a 2 MiB record under maxBatchBytes 4 MiB, flushed, power cut, reopened with the defaults", async () => {
-    const big: Options = { maxBatchBytes: 4 << 20, segmentBytes: 1 << 30, segmentMs: 7 * 24 * 60 * 60 * 1000, indexIntervalBytes: 4096, maxIndexBytes: 10 << 20, flushMessages: -1, flushMs: -1, checkpointIntervalMs: -1 };
+    const big: Options = {
+      maxBatchBytes: 4 << 20,
+      segmentBytes: 1 << 30,
+      segmentMs: 7 * 24 * 60 * 60 * 1000,
+      indexIntervalBytes: 4096,
+      maxIndexBytes: 10 << 20,
+      flushMessages: -1,
+      flushMs: -1,
+      checkpointIntervalMs: -1,
+    };
     const defaults: Options = { ...big, maxBatchBytes: 1_048_588 };
     await runSteps(1, big, [
       { kind: "append", values: [10], tsJitter: 0 },
@@ -302,12 +416,17 @@ describe("property: options may change between opens (guarantee 11)", () => {
     let crashes = 0;
     let records = 0;
     const result = await fc.check(
-      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), optionsArb, fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (simSeed, initial, steps) => {
-        const outcome = await runSteps(simSeed, initial, steps);
-        reopens += outcome.reopens;
-        crashes += outcome.crashes;
-        records += outcome.records;
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        optionsArb,
+        fc.array(stepArb, { minLength: 1, maxLength: 40 }),
+        async (simSeed, initial, steps) => {
+          const outcome = await runSteps(simSeed, initial, steps);
+          reopens += outcome.reopens;
+          crashes += outcome.crashes;
+          records += outcome.records;
+        },
+      ),
       { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
     );
     if (result.failed) {
@@ -318,7 +437,9 @@ describe("property: options may change between opens (guarantee 11)", () => {
           `Replay: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/options-change.test.ts`,
       );
     }
-    console.log(`options change: ${RUNS} sequences, ${reopens} reopens with other options, ${crashes} power cuts, ${records} records at the end`);
+    console.log(
+      `options change: ${RUNS} sequences, ${reopens} reopens with other options, ${crashes} power cuts, ${records} records at the end`,
+    );
     expect(reopens).toBeGreaterThan(RUNS);
   });
 });

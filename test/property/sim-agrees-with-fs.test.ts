@@ -30,11 +30,26 @@ const pos = fc.integer({ min: 0, max: 9000 });
 const len = fc.integer({ min: 0, max: 5000 });
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("open" as const), path, create: fc.boolean() }),
-  fc.record({ kind: fc.constant("write" as const), path, position: pos, length: len, byte: fc.integer({ min: 0, max: 255 }) }),
-  fc.record({ kind: fc.constant("write" as const), path, position: pos, length: len, byte: fc.integer({ min: 0, max: 255 }) }),
+  fc.record({
+    kind: fc.constant("write" as const),
+    path,
+    position: pos,
+    length: len,
+    byte: fc.integer({ min: 0, max: 255 }),
+  }),
+  fc.record({
+    kind: fc.constant("write" as const),
+    path,
+    position: pos,
+    length: len,
+    byte: fc.integer({ min: 0, max: 255 }),
+  }),
   fc.record({ kind: fc.constant("read" as const), path, position: pos, length: len }),
   fc.record({ kind: fc.constant("truncate" as const), path, length: pos }),
-  fc.record({ kind: fc.constantFrom("size" as const, "sync" as const, "stat" as const, "remove" as const, "mkdir" as const), path }),
+  fc.record({
+    kind: fc.constantFrom("size" as const, "sync" as const, "stat" as const, "remove" as const, "mkdir" as const),
+    path,
+  }),
   fc.record({ kind: fc.constantFrom("list" as const, "syncDir" as const), dir: fc.constantFrom("", "d", "a") }),
   fc.record({ kind: fc.constant("rename" as const), from: path, to: path }),
 );
@@ -103,29 +118,35 @@ describe("property: SimStorage agrees with FsStorage while the power is on", () 
     let run = 0;
     try {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.array(op, { minLength: 1, maxLength: 40, size: "max" }), async (simSeed, ops) => {
-          const fsStorage = await FsStorage.open(join(base, String(run++)));
-          const sim = new SimStorage({ seed: simSeed, pageSize: 512, sectorSize: 128, writeback: 0.3 });
-          const fsHandles = new Map<string, StorageFile>();
-          const simHandles = new Map<string, StorageFile>();
-          try {
-            // Start from a populated tree, so that most operations act on something.
-            const setup: Op[] = [
-              { kind: "mkdir", path: "d" },
-              { kind: "open", path: "a", create: true },
-              { kind: "open", path: "d/x", create: true },
-            ];
-            for (const [i, o] of [...setup, ...ops].entries()) {
-              const real = await apply(fsStorage, fsHandles, o);
-              const simulated = await apply(sim, simHandles, o);
-              if (real !== simulated) {
-                throw new Error(`op ${i} ${JSON.stringify(o)}: FsStorage says "${real.slice(0, 120)}", SimStorage says "${simulated.slice(0, 120)}"`);
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          fc.array(op, { minLength: 1, maxLength: 40, size: "max" }),
+          async (simSeed, ops) => {
+            const fsStorage = await FsStorage.open(join(base, String(run++)));
+            const sim = new SimStorage({ seed: simSeed, pageSize: 512, sectorSize: 128, writeback: 0.3 });
+            const fsHandles = new Map<string, StorageFile>();
+            const simHandles = new Map<string, StorageFile>();
+            try {
+              // Start from a populated tree, so that most operations act on something.
+              const setup: Op[] = [
+                { kind: "mkdir", path: "d" },
+                { kind: "open", path: "a", create: true },
+                { kind: "open", path: "d/x", create: true },
+              ];
+              for (const [i, o] of [...setup, ...ops].entries()) {
+                const real = await apply(fsStorage, fsHandles, o);
+                const simulated = await apply(sim, simHandles, o);
+                if (real !== simulated) {
+                  throw new Error(
+                    `op ${i} ${JSON.stringify(o)}: FsStorage says "${real.slice(0, 120)}", SimStorage says "${simulated.slice(0, 120)}"`,
+                  );
+                }
               }
+            } finally {
+              await fsStorage.close();
             }
-          } finally {
-            await fsStorage.close();
-          }
-        }),
+          },
+        ),
         { numRuns: 150, ...(seed === undefined ? {} : { seed }) },
       );
     } finally {

@@ -41,12 +41,22 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
     weight: 6,
   },
-  { arbitrary: fc.record({ kind: fc.constant("truncate" as const), name, length: fc.integer({ min: 0, max: 6 * PAGE }) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("truncate" as const),
+      name,
+      length: fc.integer({ min: 0, max: 6 * PAGE }),
+    }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ kind: fc.constant("sync" as const), name }), weight: 2 },
   { arbitrary: fc.constant({ kind: "syncDir" as const }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("remove" as const), name }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("rename" as const), from: name, to: name }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant("writeback" as const), pages: fc.integer({ min: 1, max: 4 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant("writeback" as const), pages: fc.integer({ min: 1, max: 4 }) }),
+    weight: 2,
+  },
 );
 
 /** The reference model of one file: every content it may hold on disk after a crash. */
@@ -191,7 +201,11 @@ describe("property: SimStorage crash states are ones a real disk allows", () => 
   it("every file is, sector by sector, a version since its last sync; every listing a state since the last syncDir", async () => {
     const seed = process.env.PAGELOG_SEED === undefined ? undefined : Number(process.env.PAGELOG_SEED);
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.array(op, { minLength: 5, maxLength: 60, size: "max" }), runAndCheck),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.array(op, { minLength: 5, maxLength: 60, size: "max" }),
+        runAndCheck,
+      ),
       { numRuns: 1500, ...(seed === undefined ? {} : { seed }) },
     );
   });

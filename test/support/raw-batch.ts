@@ -34,7 +34,14 @@ function bytesField(value: Uint8Array | null | undefined): number[] {
 }
 
 export function rawRecord(r: RawRecord): number[] {
-  const body = [0, ...writeVarint(r.timestampDelta ?? 0), ...writeVarint(r.offsetDelta), ...bytesField(r.key), ...bytesField(r.value), ...writeVarint(0)];
+  const body = [
+    0,
+    ...writeVarint(r.timestampDelta ?? 0),
+    ...writeVarint(r.offsetDelta),
+    ...bytesField(r.key),
+    ...bytesField(r.value),
+    ...writeVarint(0),
+  ];
   return [...writeVarint(r.lengthOverride ?? body.length), ...body];
 }
 

@@ -25,7 +25,12 @@ function typeExports(file: string): string[] {
   const names = [...source.matchAll(/export type \{([^}]*)\}/g)].flatMap((m) =>
     m[1]!
       .split(",")
-      .map((n) => n.trim().split(/\s+as\s+/).pop()!)
+      .map((n) =>
+        n
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!,
+      )
       .filter((n) => n.length > 0),
   );
   for (const m of source.matchAll(/export \* from "\.\/([a-z-]+)\.js"/g)) names.push(...typeExports(`${m[1]}.ts`));

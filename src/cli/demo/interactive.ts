@@ -14,7 +14,8 @@ const HIDE_CURSOR = "\x1b[?25l";
 const SHOW_CURSOR = "\x1b[?25h";
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
-export const KEYS_HELP = "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · q quit";
+export const KEYS_HELP =
+  "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · q quit";
 
 const KEY_STEPS: Record<string, Step> = {
   p: { kind: "produce", count: 1 },
@@ -25,7 +26,12 @@ const KEY_STEPS: Record<string, Step> = {
   s: { kind: "flush" },
 };
 
-export async function runInteractive(session: DemoSession, io: CliIo, style: Style, pagesPerRow: number): Promise<number> {
+export async function runInteractive(
+  session: DemoSession,
+  io: CliIo,
+  style: Style,
+  pagesPerRow: number,
+): Promise<number> {
   const stdin = io.stdin!;
   const draw = async (message: string) => {
     io.stdout.write(CLEAR + renderFrame(await session.snapshot(), { style, pagesPerRow, message }) + KEYS_HELP + "\n");
@@ -61,7 +67,8 @@ export async function runInteractive(session: DemoSession, io: CliIo, style: Sty
       }
     };
     const onData = (chunk: string | Buffer) => {
-      for (const key of typeof chunk === "string" ? chunk : chunk.toString("utf8")) queue = queue.then(() => handle(key));
+      for (const key of typeof chunk === "string" ? chunk : chunk.toString("utf8"))
+        queue = queue.then(() => handle(key));
     };
     const onEnd = () => void queue.then(() => finish(0));
     stdin.on("data", onData);

@@ -18,11 +18,15 @@ export function renderFrame(s: DemoSnapshot, options: FrameOptions): string {
   const { style } = options;
   const c = s.config;
   const lines: string[] = [];
-  lines.push(`${style.paint("pagelog demo", ANSI.bold)} · seed ${c.seed} · ${c.pageSize}-byte pages, ${c.sectorSize}-byte sectors · flush every: ${flushLabel(s.flushEvery)}`);
+  lines.push(
+    `${style.paint("pagelog demo", ANSI.bold)} · seed ${c.seed} · ${c.pageSize}-byte pages, ${c.sectorSize}-byte sectors · flush every: ${flushLabel(s.flushEvery)}`,
+  );
   if (s.segment === undefined) lines.push("(no segment)");
   else {
     const seg = s.segment;
-    lines.push(`${seg.path} · segment ${seg.segmentNumber} of ${seg.segmentCount} · ${seg.size} bytes, size on disk ${seg.durableSize}`);
+    lines.push(
+      `${seg.path} · segment ${seg.segmentNumber} of ${seg.segmentCount} · ${seg.size} bytes, size on disk ${seg.durableSize}`,
+    );
     lines.push(...drawStrip(seg, style, options.pagesPerRow));
   }
   lines.push(legend(style));
@@ -31,7 +35,13 @@ export function renderFrame(s: DemoSnapshot, options: FrameOptions): string {
       `log end offset ${s.endOffset} · recovery point ${s.recoveryPoint} · dirty pages ${s.segment?.dirtyPages ?? 0} · acknowledged records lost so far: ${s.lostTotal}`,
     );
   } else {
-    lines.push(style.paint(`POWER OFF · broker down · acknowledged up to offset ${s.acknowledged - 1} · the log needs recovery: restart (r)`, ANSI.red, ANSI.bold));
+    lines.push(
+      style.paint(
+        `POWER OFF · broker down · acknowledged up to offset ${s.acknowledged - 1} · the log needs recovery: restart (r)`,
+        ANSI.red,
+        ANSI.bold,
+      ),
+    );
   }
   lines.push(`last recovery: ${s.lastRecovery}`);
   if (options.message !== undefined) lines.push(`> ${options.message}`);

@@ -51,12 +51,15 @@ export function parseScript(text: string): Step[] {
     const [word = "", arg, extra] = part.split(/\s+/);
     const kind = WORDS[word.toLowerCase()];
     if (kind === undefined || extra !== undefined) {
-      throw new UsageError(`bad script step '${part}' (steps: produce [n], writeback [pages], cut, restart, flush, flush-every [off|1|5], quit; or break-it)`);
+      throw new UsageError(
+        `bad script step '${part}' (steps: produce [n], writeback [pages], cut, restart, flush, flush-every [off|1|5], quit; or break-it)`,
+      );
     }
     const count = (what: string): number | undefined => {
       if (arg === undefined) return undefined;
       const n = Number(arg);
-      if (!Number.isInteger(n) || n < 1 || n > MAX_STEP_COUNT) throw new UsageError(`bad script step '${part}': ${what} must be an integer in [1, ${MAX_STEP_COUNT}]`);
+      if (!Number.isInteger(n) || n < 1 || n > MAX_STEP_COUNT)
+        throw new UsageError(`bad script step '${part}': ${what} must be an integer in [1, ${MAX_STEP_COUNT}]`);
       return n;
     };
     if (kind === "produce") steps.push({ kind, count: count("the batch count") ?? 1 });
@@ -65,7 +68,8 @@ export function parseScript(text: string): Step[] {
       if (arg === undefined) steps.push({ kind, every: undefined });
       else {
         const every = arg === "off" ? 0 : Number(arg);
-        if (!(FLUSH_CHOICES as readonly number[]).includes(every)) throw new UsageError(`bad script step '${part}': flush-every takes off, 1 or 5`);
+        if (!(FLUSH_CHOICES as readonly number[]).includes(every))
+          throw new UsageError(`bad script step '${part}': flush-every takes off, 1 or 5`);
         steps.push({ kind, every });
       }
     } else {
@@ -120,9 +124,17 @@ export interface BreakItResult {
  * cut the power and restart, several times: nothing acknowledged is lost. Then the same with
  * flushing off: acknowledged records disappear. `show` gets every step, for the frames.
  */
-export async function runBreakIt(session: DemoSession, show: (label: string, message: string) => Promise<void>): Promise<BreakItResult> {
+export async function runBreakIt(
+  session: DemoSession,
+  show: (label: string, message: string) => Promise<void>,
+): Promise<BreakItResult> {
   const round = async (): Promise<void> => {
-    for (const step of [{ kind: "produce", count: BREAK_IT_BATCHES }, { kind: "writeback", pages: undefined }, { kind: "cut" }, { kind: "restart" }] as const) {
+    for (const step of [
+      { kind: "produce", count: BREAK_IT_BATCHES },
+      { kind: "writeback", pages: undefined },
+      { kind: "cut" },
+      { kind: "restart" },
+    ] as const) {
       await show(stepLabel(step), await applyStep(session, step));
     }
   };
@@ -138,13 +150,16 @@ export async function runBreakIt(session: DemoSession, show: (label: string, mes
 }
 
 export function breakItSummary(r: BreakItResult): string {
-  const line = (label: string, c: LossCount) => `  ${label.padEnd(20)} ${c.cuts} power cuts, ${c.lost} of ${c.acknowledged} acknowledged records lost`;
-  return [
-    "Break it:",
-    line("flush every 1 batch:", r.flushEveryBatch),
-    line("flush off:", r.flushOff),
-    r.flushOff.lost > 0
-      ? "Every flush made a produce wait for the disk, and nothing acknowledged was lost; without flushing, a power cut took acknowledged records with it."
-      : "This time the page cache got lucky: try another --seed.",
-  ].join("\n") + "\n";
+  const line = (label: string, c: LossCount) =>
+    `  ${label.padEnd(20)} ${c.cuts} power cuts, ${c.lost} of ${c.acknowledged} acknowledged records lost`;
+  return (
+    [
+      "Break it:",
+      line("flush every 1 batch:", r.flushEveryBatch),
+      line("flush off:", r.flushOff),
+      r.flushOff.lost > 0
+        ? "Every flush made a produce wait for the disk, and nothing acknowledged was lost; without flushing, a power cut took acknowledged records with it."
+        : "This time the page cache got lucky: try another --seed.",
+    ].join("\n") + "\n"
+  );
 }

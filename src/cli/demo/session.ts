@@ -172,8 +172,12 @@ export class DemoSession {
       records += count;
     }
     this.#ghost = undefined;
-    const what = batches === 1 ? `a batch of ${records} record${records === 1 ? "" : "s"}` : `${batches} batches, ${records} records`;
-    const flushed = flushes === 0 ? "only in the page cache" : flushes === 1 && batches === 1 ? "flushed" : `flushed ${flushes}x`;
+    const what =
+      batches === 1
+        ? `a batch of ${records} record${records === 1 ? "" : "s"}`
+        : `${batches} batches, ${records} records`;
+    const flushed =
+      flushes === 0 ? "only in the page cache" : flushes === 1 && batches === 1 ? "flushed" : `flushed ${flushes}x`;
     return `produced ${what}, offsets ${first}-${last}: acknowledged, ${flushed}`;
   }
 
@@ -224,7 +228,8 @@ export class DemoSession {
     this.#ghost = undefined;
     const after = (await this.#storage.stat(path))?.kind === "file" ? this.#storage.inspect(path) : undefined;
     const dirty = before.dirtyPages.length;
-    if (after === undefined) return `POWER CUT with ${dirty} dirty pages: the active segment's name never reached the disk (no directory fsync), so the whole file is gone. The log needs recovery: restart (r)`;
+    if (after === undefined)
+      return `POWER CUT with ${dirty} dirty pages: the active segment's name never reached the disk (no directory fsync), so the whole file is gone. The log needs recovery: restart (r)`;
     const valid = await validPrefix(await readFile(this.#storage, path), baseOffsetOf(path));
     const tail = after.size - valid.bytes;
     const shape =
@@ -258,7 +263,10 @@ export class DemoSession {
       this.#lastRecovery = `clean shutdown: nothing to recover, log end offset ${before} -> ${after}`;
       return `restart after a clean shutdown: clean, nothing lost`;
     }
-    const deleted = recovery.segmentsDeleted > 0 ? `, deleted ${recovery.segmentsDeleted} later segment${recovery.segmentsDeleted === 1 ? "" : "s"}` : "";
+    const deleted =
+      recovery.segmentsDeleted > 0
+        ? `, deleted ${recovery.segmentsDeleted} later segment${recovery.segmentsDeleted === 1 ? "" : "s"}`
+        : "";
     const losses = lost === 0 ? "nothing lost" : `${lost} acknowledged record${lost === 1 ? "" : "s"} LOST`;
     this.#lastRecovery = `scanned ${recovery.segmentsScanned} segment${recovery.segmentsScanned === 1 ? "" : "s"} (${recovery.bytesScanned} bytes), cut ${recovery.bytesTruncated} bytes${deleted}; log end offset ${before} -> ${after}: ${losses}`;
     return `restart after a power cut: recovery cut ${recovery.bytesTruncated} bytes; log end offset ${before} -> ${after}: ${losses}`;
@@ -293,9 +301,21 @@ export class DemoSession {
       lastRecovery: this.#lastRecovery,
     };
     if (log !== undefined) {
-      return { ...common, power: "on", endOffset: log.endOffset, recoveryPoint: log.recoveryPoint, segment: await this.#liveView(log) };
+      return {
+        ...common,
+        power: "on",
+        endOffset: log.endOffset,
+        recoveryPoint: log.recoveryPoint,
+        segment: await this.#liveView(log),
+      };
     }
-    return { ...common, power: "cut", endOffset: undefined, recoveryPoint: undefined, segment: await this.#crashedView() };
+    return {
+      ...common,
+      power: "cut",
+      endOffset: undefined,
+      recoveryPoint: undefined,
+      segment: await this.#crashedView(),
+    };
   }
 
   /** Power on: durable, cached-only and torn bytes from the simulator, batches from the bytes. */
@@ -313,7 +333,8 @@ export class DemoSession {
     }
     const ghost = this.#ghost?.path === path ? this.#ghost : undefined;
     const ranges = compress(states);
-    if (ghost !== undefined) ranges.push({ start: Math.max(ghost.start, map.size), end: Math.max(ghost.end, map.size), state: ghost.state });
+    if (ghost !== undefined)
+      ranges.push({ start: Math.max(ghost.start, map.size), end: Math.max(ghost.end, map.size), state: ghost.state });
     const bytes = await readFile(this.#storage, path);
     const marks = (await validPrefix(bytes, baseOffsetOf(path))).marks;
     const bases = log.segmentBaseOffsets;
@@ -342,7 +363,8 @@ export class DemoSession {
     const bytes = exists ? await readFile(this.#storage, cut.path) : new Uint8Array(0);
     const valid = await validPrefix(bytes, baseOffsetOf(cut.path));
     const states: ByteState[] = [];
-    for (const r of map?.ranges ?? []) for (let i = r.start; i < r.end; i++) states.push(r.state === "torn" || i >= valid.bytes ? "torn" : "durable");
+    for (const r of map?.ranges ?? [])
+      for (let i = r.start; i < r.end; i++) states.push(r.state === "torn" || i >= valid.bytes ? "torn" : "durable");
     const ranges = compress(states);
     if (cut.cachedSize > size) ranges.push({ start: size, end: cut.cachedSize, state: "lost" });
     const name = cut.path.slice(PARTITION.length + 1);

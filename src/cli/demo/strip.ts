@@ -81,7 +81,8 @@ export function drawStrip(view: SegmentView, style: Style, rowPages = DEFAULT_PA
           flush();
           run = { state, text: glyph };
         }
-        for (const mark of view.batches) if (mark.position >= start && mark.position < end) markCols.push({ col, mark });
+        for (const mark of view.batches)
+          if (mark.position >= start && mark.position < end) markCols.push({ col, mark });
         col++;
       }
     }
@@ -116,7 +117,8 @@ function byteStates(view: SegmentView): (byte: number) => CellState {
   // Ranges are sorted and few: a linear search per byte is fine for a demo-sized segment.
   return (byte) => {
     let found: CellState = "empty";
-    for (const r of view.ranges) if (byte >= r.start && byte < r.end && PRIORITY[r.state] > PRIORITY[found]) found = r.state;
+    for (const r of view.ranges)
+      if (byte >= r.start && byte < r.end && PRIORITY[r.state] > PRIORITY[found]) found = r.state;
     return found;
   };
 }

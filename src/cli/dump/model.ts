@@ -8,7 +8,14 @@ import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js
 import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 import type { Storage } from "../../storage/storage.js";
 import { hex32 } from "../files/batch-walk.js";
-import { checkOffsetIndex, checkTimeIndex, type IndexEntryReport, indexReadLimit, oversizeProblem, type SegmentFacts } from "../files/index-check.js";
+import {
+  checkOffsetIndex,
+  checkTimeIndex,
+  type IndexEntryReport,
+  indexReadLimit,
+  oversizeProblem,
+  type SegmentFacts,
+} from "../files/index-check.js";
 import { readBounded } from "../files/open-dir.js";
 import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
@@ -92,7 +99,12 @@ export function showBytes(bytes: Uint8Array | null): { text: string | null; enco
 }
 
 /** Dumps one file (`name` inside `dir`), or every segment file of the partition directory `dir` when `name` is undefined. */
-export async function buildDump(storage: Storage, dir: string, name: string | undefined, withRecords: boolean): Promise<Dump> {
+export async function buildDump(
+  storage: Storage,
+  dir: string,
+  name: string | undefined,
+  withRecords: boolean,
+): Promise<Dump> {
   const names = name === undefined ? await storage.list(dir) : [name];
   const join = (n: string) => (dir === "" ? n : `${dir}/${n}`);
   const files: DumpedFile[] = [];
@@ -111,18 +123,30 @@ export async function buildDump(storage: Storage, dir: string, name: string | un
     } else if (segment.index !== undefined || segment.timeindex !== undefined) {
       // An index asked for alone: check it against its .log if that is there.
       const logName = `${offsetName(segment.baseOffset)}.log`;
-      if ((await storage.stat(join(logName)))?.kind === "file") facts = await scanLog(storage, join(logName), segment.baseOffset);
+      if ((await storage.stat(join(logName)))?.kind === "file")
+        facts = await scanLog(storage, join(logName), segment.baseOffset);
     }
     const against = facts === undefined ? null : `${offsetName(segment.baseOffset)}.log`;
-    const none: SegmentFacts = { baseOffset: segment.baseOffset, batches: [], nextOffset: segment.baseOffset, hasLog: false };
-    for (const [kind, file] of [["index", segment.index], ["timeindex", segment.timeindex]] as const) {
+    const none: SegmentFacts = {
+      baseOffset: segment.baseOffset,
+      batches: [],
+      nextOffset: segment.baseOffset,
+      hasLog: false,
+    };
+    for (const [kind, file] of [
+      ["index", segment.index],
+      ["timeindex", segment.timeindex],
+    ] as const) {
       if (file === undefined) continue;
       // Never more than the .log can need (a sparse 10 GiB index costs its first bytes, not 10 GiB).
       const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
       const limit = indexReadLimit(entrySize, facts?.size);
       const { bytes, size } = await readBounded(storage, join(file), limit);
       const report = kind === "index" ? checkOffsetIndex(bytes, facts ?? none) : checkTimeIndex(bytes, facts ?? none);
-      const fileProblems = size > bytes.length ? [...report.fileProblems, oversizeProblem(size, bytes.length, entrySize, facts?.size)] : report.fileProblems;
+      const fileProblems =
+        size > bytes.length
+          ? [...report.fileProblems, oversizeProblem(size, bytes.length, entrySize, facts?.size)]
+          : report.fileProblems;
       files.push({ kind, path: join(file), size, checkedAgainst: against, entries: report.entries, fileProblems });
     }
   }
@@ -187,7 +211,15 @@ async function dumpLog(storage: Storage, path: string, baseOffset: number, withR
     }
     batches.push(dumped);
   });
-  const trailing = scan.end.reason === undefined ? null : { position: scan.end.position, bytes: scan.size - scan.end.position, reason: scan.end.reason, detail: scan.end.detail };
+  const trailing =
+    scan.end.reason === undefined
+      ? null
+      : {
+          position: scan.end.position,
+          bytes: scan.size - scan.end.position,
+          reason: scan.end.reason,
+          detail: scan.end.detail,
+        };
   const file: DumpedFile = { kind: "log", path, baseOffset, size: scan.size, batches, trailing };
   return { file, scan };
 }

@@ -44,24 +44,44 @@ function fileLines(f: DumpedFile): string[] {
       for (const r of b.records ?? []) out.push(recordLine(r, b.timestampType));
       if (b.recordsError !== undefined) out.push(`| records not decoded: ${b.recordsError}`);
     }
-    if (f.trailing !== null) out.push(`${f.trailing.bytes} bytes at position ${f.trailing.position} are not a whole batch: ${f.trailing.detail}`);
+    if (f.trailing !== null)
+      out.push(
+        `${f.trailing.bytes} bytes at position ${f.trailing.position} are not a whole batch: ${f.trailing.detail}`,
+      );
     const bad = f.batches.filter((b) => b.problems.length > 0).length;
     const first = f.batches[0];
     const last = f.batches[f.batches.length - 1];
-    const offsets = first === undefined || last === undefined ? "no offsets" : `offsets ${first.baseOffset}-${last.lastOffset}`;
+    const offsets =
+      first === undefined || last === undefined ? "no offsets" : `offsets ${first.baseOffset}-${last.lastOffset}`;
     const unreadable = f.batches.filter((b) => b.unsupported !== undefined).length;
-    const verdict = bad === 0 && f.trailing === null ? "every batch valid" : `${bad} damaged batches${f.trailing === null ? "" : ", an invalid tail"}`;
-    out.push(`Summary: ${f.batches.length} batches, ${offsets}, ${f.size} bytes; ${verdict}${unreadable === 0 ? "" : `; ${unreadable} batches pagelog cannot read`}`);
+    const verdict =
+      bad === 0 && f.trailing === null
+        ? "every batch valid"
+        : `${bad} damaged batches${f.trailing === null ? "" : ", an invalid tail"}`;
+    out.push(
+      `Summary: ${f.batches.length} batches, ${offsets}, ${f.size} bytes; ${verdict}${unreadable === 0 ? "" : `; ${unreadable} batches pagelog cannot read`}`,
+    );
     return out;
   }
-  out.push(f.checkedAgainst === null ? "(no .log beside it: entries not checked)" : `(entries checked against ${f.checkedAgainst})`);
+  out.push(
+    f.checkedAgainst === null
+      ? "(no .log beside it: entries not checked)"
+      : `(entries checked against ${f.checkedAgainst})`,
+  );
   for (const e of f.entries) {
-    const body = f.kind === "index" ? `offset: ${e.offset} position: ${e.position}` : `timestamp: ${e.timestamp} offset: ${e.offset}`;
-    out.push(e.problem === undefined || f.checkedAgainst === null ? body : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`);
+    const body =
+      f.kind === "index"
+        ? `offset: ${e.offset} position: ${e.position}`
+        : `timestamp: ${e.timestamp} offset: ${e.offset}`;
+    out.push(
+      e.problem === undefined || f.checkedAgainst === null ? body : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`,
+    );
   }
   for (const p of f.fileProblems) out.push(`DAMAGED at byte ${p.byte}: ${p.problem}`);
   const mismatches = f.checkedAgainst === null ? 0 : f.entries.filter((e) => e.problem !== undefined).length;
-  out.push(`Summary: ${f.entries.length} entries, ${f.size} bytes; ${mismatches + f.fileProblems.length === 0 ? "consistent" : `${mismatches + f.fileProblems.length} problems`}`);
+  out.push(
+    `Summary: ${f.entries.length} entries, ${f.size} bytes; ${mismatches + f.fileProblems.length === 0 ? "consistent" : `${mismatches + f.fileProblems.length} problems`}`,
+  );
   return out;
 }
 

@@ -55,7 +55,10 @@ export interface WalkEnd {
 const MAX_WALK_BATCH_BYTES = LOG_OVERHEAD + MAX_BATCH_LENGTH;
 
 export function bytesSource(bytes: Uint8Array): ReadSource {
-  return { size: bytes.length, read: async (position, length) => bytes.subarray(position, Math.min(bytes.length, position + length)) };
+  return {
+    size: bytes.length,
+    read: async (position, length) => bytes.subarray(position, Math.min(bytes.length, position + length)),
+  };
 }
 
 export function hex32(value: number): string {
@@ -63,21 +66,39 @@ export function hex32(value: number): string {
 }
 
 /** Calls `onBatch` for every framed batch in order; resolves with where the walk ended. */
-export async function walkBatches(source: ReadSource, onBatch: (batch: WalkedBatch) => void | Promise<void>): Promise<WalkEnd> {
+export async function walkBatches(
+  source: ReadSource,
+  onBatch: (batch: WalkedBatch) => void | Promise<void>,
+): Promise<WalkEnd> {
   let position = 0;
   for (;;) {
     const left = source.size - position;
     if (left <= 0) return { position, reason: undefined, detail: "end of file" };
     if (left < HEADER_SIZE_UP_TO_MAGIC) {
-      return { position, reason: "short-header", detail: `${left} bytes at the end, fewer than a batch header up to magic (${HEADER_SIZE_UP_TO_MAGIC})` };
+      return {
+        position,
+        reason: "short-header",
+        detail: `${left} bytes at the end, fewer than a batch header up to magic (${HEADER_SIZE_UP_TO_MAGIC})`,
+      };
     }
     const head = await source.read(position, Math.min(BATCH_HEADER_SIZE, left));
     const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
     const length = view.getInt32(LENGTH_OFFSET);
     const size = LOG_OVERHEAD + length;
-    if (length < MIN_BATCH_LENGTH) return { position, reason: "too-small", detail: `batch length ${length} is smaller than a header (${MIN_BATCH_LENGTH})` };
-    if (size > left) return { position, reason: "short", detail: `batch of ${size} bytes, only ${left} left in the file (a torn or truncated tail)` };
-    if (size > MAX_WALK_BATCH_BYTES) return { position, reason: "too-large", detail: `batch of ${size} bytes is larger than ${MAX_WALK_BATCH_BYTES}` };
+    if (length < MIN_BATCH_LENGTH)
+      return {
+        position,
+        reason: "too-small",
+        detail: `batch length ${length} is smaller than a header (${MIN_BATCH_LENGTH})`,
+      };
+    if (size > left)
+      return {
+        position,
+        reason: "short",
+        detail: `batch of ${size} bytes, only ${left} left in the file (a torn or truncated tail)`,
+      };
+    if (size > MAX_WALK_BATCH_BYTES)
+      return { position, reason: "too-large", detail: `batch of ${size} bytes is larger than ${MAX_WALK_BATCH_BYTES}` };
     const magic = view.getInt8(MAGIC_OFFSET);
     if (magic !== MAGIC_V2) return { position, reason: "bad-magic", detail: `magic ${magic}, expected ${MAGIC_V2}` };
     const bytes = size <= head.length ? head.subarray(0, size) : await source.read(position, size);
@@ -87,7 +108,8 @@ export async function walkBatches(source: ReadSource, onBatch: (batch: WalkedBat
     } catch (err) {
       return { position, reason: "bad-header", detail: (err as Error).message };
     }
-    if (header.lastOffsetDelta < 0) return { position, reason: "bad-header", detail: `lastOffsetDelta ${header.lastOffsetDelta} is negative` };
+    if (header.lastOffsetDelta < 0)
+      return { position, reason: "bad-header", detail: `lastOffsetDelta ${header.lastOffsetDelta} is negative` };
     const computedCrc = crc32c(bytes.subarray(CRC_COVERED_START, size)) >>> 0;
     const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(CRC_OFFSET);
     await onBatch({ position, header, bytes, crcValid: stored === computedCrc, computedCrc });

@@ -65,18 +65,28 @@ export function indexReadLimit(entrySize: number, logSize: number | undefined): 
 }
 
 /** The problem of an index file larger than {@link indexReadLimit}: where the unread part starts and why. */
-export function oversizeProblem(size: number, readBytes: number, entrySize: number, logSize: number | undefined): { byte: number; problem: string } {
+export function oversizeProblem(
+  size: number,
+  readBytes: number,
+  entrySize: number,
+  logSize: number | undefined,
+): { byte: number; problem: string } {
   const entries = Math.floor(size / entrySize);
   const why =
     logSize === undefined
       ? `more than the ${INDEX_READ_LIMIT_WITHOUT_LOG} bytes read of an index without its .log`
       : `${entries} entries, more than a .log of ${logSize} bytes can need (at most ${readBytes / entrySize})`;
-  return { byte: readBytes, problem: `the file is ${size} bytes: ${why}; bytes from ${readBytes} on were not read (the next open rebuilds this index)` };
+  return {
+    byte: readBytes,
+    problem: `the file is ${size} bytes: ${why}; bytes from ${readBytes} on were not read (the next open rebuilds this index)`,
+  };
 }
 
 function partial(size: number, entrySize: number): Array<{ byte: number; problem: string }> {
   const rest = size % entrySize;
-  return rest === 0 ? [] : [{ byte: size - rest, problem: `${rest} trailing bytes do not form a whole ${entrySize}-byte entry` }];
+  return rest === 0
+    ? []
+    : [{ byte: size - rest, problem: `${rest} trailing bytes do not form a whole ${entrySize}-byte entry` }];
 }
 
 function batchHolding(batches: readonly BatchSummary[], offset: number): number {
@@ -104,11 +114,15 @@ export function checkOffsetIndex(bytes: Uint8Array, segment: SegmentFacts): Inde
     let problem: string | undefined;
     const batch = byPosition.get(position);
     if (!segment.hasLog) problem = "no .log to check it against";
-    else if (offset < segment.baseOffset || offset >= segment.nextOffset) problem = `offset ${offset} is outside the segment's offsets [${segment.baseOffset}, ${segment.nextOffset})`;
+    else if (offset < segment.baseOffset || offset >= segment.nextOffset)
+      problem = `offset ${offset} is outside the segment's offsets [${segment.baseOffset}, ${segment.nextOffset})`;
     else if (batch === undefined) problem = `no batch starts at position ${position} of the .log`;
-    else if (offset < batch.lastOffset) problem = `the batch at position ${position} ends at offset ${batch.lastOffset}, after the entry's offset ${offset}`;
-    else if (previous !== undefined && offset <= previous.offset) problem = `offset ${offset} does not increase (previous entry ${previous.offset})`;
-    else if (previous !== undefined && position <= previous.position) problem = `position ${position} does not increase (previous entry ${previous.position})`;
+    else if (offset < batch.lastOffset)
+      problem = `the batch at position ${position} ends at offset ${batch.lastOffset}, after the entry's offset ${offset}`;
+    else if (previous !== undefined && offset <= previous.offset)
+      problem = `offset ${offset} does not increase (previous entry ${previous.offset})`;
+    else if (previous !== undefined && position <= previous.position)
+      problem = `position ${position} does not increase (previous entry ${previous.position})`;
     entries.push({ slot, byte, offset, position, ...(problem === undefined ? {} : { problem }) });
     previous = { offset, position };
   }
@@ -119,7 +133,8 @@ export function checkTimeIndex(bytes: Uint8Array, segment: SegmentFacts): IndexR
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // runningMax[i]: the largest maxTimestamp of batches 0..i.
   const runningMax: number[] = [];
-  for (const b of segment.batches) runningMax.push(Math.max(runningMax[runningMax.length - 1] ?? -Infinity, b.maxTimestamp));
+  for (const b of segment.batches)
+    runningMax.push(Math.max(runningMax[runningMax.length - 1] ?? -Infinity, b.maxTimestamp));
   const entries: IndexEntryReport[] = [];
   let previous: { offset: number; timestamp: number } | undefined;
   for (let slot = 0; (slot + 1) * TIME_INDEX_ENTRY_SIZE <= bytes.length; slot++) {
@@ -135,10 +150,14 @@ export function checkTimeIndex(bytes: Uint8Array, segment: SegmentFacts): IndexR
     let problem: string | undefined;
     const holding = batchHolding(segment.batches, offset);
     if (!segment.hasLog) problem = "no .log to check it against";
-    else if (holding < 0) problem = `offset ${offset} is not in any batch of the segment [${segment.baseOffset}, ${segment.nextOffset})`;
-    else if (runningMax[holding] !== timestamp) problem = `the largest timestamp up to offset ${offset} is ${runningMax[holding]}, the entry says ${timestamp}`;
-    else if (previous !== undefined && timestamp < previous.timestamp) problem = `timestamp ${timestamp} is earlier than the previous entry's ${previous.timestamp}`;
-    else if (previous !== undefined && offset < previous.offset) problem = `offset ${offset} decreases (previous entry ${previous.offset})`;
+    else if (holding < 0)
+      problem = `offset ${offset} is not in any batch of the segment [${segment.baseOffset}, ${segment.nextOffset})`;
+    else if (runningMax[holding] !== timestamp)
+      problem = `the largest timestamp up to offset ${offset} is ${runningMax[holding]}, the entry says ${timestamp}`;
+    else if (previous !== undefined && timestamp < previous.timestamp)
+      problem = `timestamp ${timestamp} is earlier than the previous entry's ${previous.timestamp}`;
+    else if (previous !== undefined && offset < previous.offset)
+      problem = `offset ${offset} decreases (previous entry ${previous.offset})`;
     entries.push({ slot, byte, offset, timestamp, ...(problem === undefined ? {} : { problem }) });
     previous = { offset, timestamp };
   }

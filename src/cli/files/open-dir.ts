@@ -60,7 +60,9 @@ export async function readBounded(storage: Storage, path: string, maxBytes: numb
 }
 
 /** A file handle as a walk source. */
-export async function fileSource(file: StorageFile): Promise<{ size: number; read: (p: number, n: number) => Promise<Uint8Array> }> {
+export async function fileSource(
+  file: StorageFile,
+): Promise<{ size: number; read: (p: number, n: number) => Promise<Uint8Array> }> {
   const size = await file.size();
   return { size, read: (p, n) => file.read(p, n) };
 }

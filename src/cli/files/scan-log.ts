@@ -41,12 +41,15 @@ const UNSUPPORTED_CODES: readonly ErrorCode[] = [ErrorCode.UNSUPPORTED_COMPRESSI
  * reads can never disagree: every record's framing, lengths, counts and deltas, and gzip
  * decompression (capped as reads cap it). Returns the decoded batch or why it cannot be read.
  */
-export async function decodeLikeRead(bytes: Uint8Array): Promise<{ decoded: DecodedBatch } | { corrupt: string } | { unsupported: string }> {
+export async function decodeLikeRead(
+  bytes: Uint8Array,
+): Promise<{ decoded: DecodedBatch } | { corrupt: string } | { unsupported: string }> {
   try {
     // A copy: decoded keys and values are views into the bytes given.
     return { decoded: await decodeBatch(bytes.slice(), { verifyCrc: false }) };
   } catch (err) {
-    if (isPagelogError(err) && UNSUPPORTED_CODES.includes(err.code)) return { unsupported: `${err.message} (reads fail with ${err.code})` };
+    if (isPagelogError(err) && UNSUPPORTED_CODES.includes(err.code))
+      return { unsupported: `${err.message} (reads fail with ${err.code})` };
     if (isPagelogError(err, ErrorCode.CORRUPT)) return { corrupt: `records cannot be read: ${err.message}` };
     throw err;
   }
@@ -56,7 +59,12 @@ export async function decodeLikeRead(bytes: Uint8Array): Promise<{ decoded: Deco
  * Walks `path`, calling `onBatch` for each batch (with its problems) before moving on; the batch's
  * bytes are only valid during the call. `baseOffset` is where the first batch must start.
  */
-export async function scanLog(storage: Storage, path: string, baseOffset: number, onBatch?: (f: BatchFinding) => void | Promise<void>): Promise<LogScan> {
+export async function scanLog(
+  storage: Storage,
+  path: string,
+  baseOffset: number,
+  onBatch?: (f: BatchFinding) => void | Promise<void>,
+): Promise<LogScan> {
   const file = await storage.open(path, { readOnly: true });
   try {
     const source = await fileSource(file);
@@ -67,9 +75,14 @@ export async function scanLog(storage: Storage, path: string, baseOffset: number
     const end = await walkBatches(source, async (batch) => {
       const found: string[] = [];
       const { header, position } = batch;
-      if (!batch.crcValid) found.push(`CRC ${hex32(header.crc)} does not match the computed ${hex32(batch.computedCrc)}`);
+      if (!batch.crcValid)
+        found.push(`CRC ${hex32(header.crc)} does not match the computed ${hex32(batch.computedCrc)}`);
       if (header.baseOffset !== expected) {
-        found.push(batches.length === 0 ? `first batch starts at offset ${header.baseOffset}, the segment's base offset is ${baseOffset}` : `batch starts at offset ${header.baseOffset}, the previous batch ended at ${expected - 1}`);
+        found.push(
+          batches.length === 0
+            ? `first batch starts at offset ${header.baseOffset}, the segment's base offset is ${baseOffset}`
+            : `batch starts at offset ${header.baseOffset}, the previous batch ended at ${expected - 1}`,
+        );
       }
       // The loader's own check, so that verify and opening agree.
       const impossible = impossibleHeader(header, position, baseOffset);
@@ -84,13 +97,27 @@ export async function scanLog(storage: Storage, path: string, baseOffset: number
       }
       for (const p of found) problems.push({ byte: position, problem: p });
       if (why !== undefined) unsupported.push({ byte: position, problem: why });
-      batches.push({ position, baseOffset: header.baseOffset, lastOffset: header.lastOffset, maxTimestamp: header.maxTimestamp });
+      batches.push({
+        position,
+        baseOffset: header.baseOffset,
+        lastOffset: header.lastOffset,
+        maxTimestamp: header.maxTimestamp,
+      });
       expected = header.lastOffset + 1;
       await onBatch?.({ batch, problems: found, unsupported: why, decoded });
     });
     if (end.reason !== undefined) problems.push({ byte: end.position, problem: end.detail });
     const last = batches[batches.length - 1];
-    return { baseOffset, batches, nextOffset: last === undefined ? baseOffset : last.lastOffset + 1, hasLog: true, size: source.size, end, problems, unsupported };
+    return {
+      baseOffset,
+      batches,
+      nextOffset: last === undefined ? baseOffset : last.lastOffset + 1,
+      hasLog: true,
+      size: source.size,
+      end,
+      problems,
+      unsupported,
+    };
   } finally {
     await file.close();
   }

@@ -14,7 +14,14 @@ import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "..
 import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 import type { Storage } from "../../storage/storage.js";
-import { checkOffsetIndex, checkTimeIndex, indexReadLimit, type IndexReport, oversizeProblem, type SegmentFacts } from "../files/index-check.js";
+import {
+  checkOffsetIndex,
+  checkTimeIndex,
+  indexReadLimit,
+  type IndexReport,
+  oversizeProblem,
+  type SegmentFacts,
+} from "../files/index-check.js";
 import { readBounded } from "../files/open-dir.js";
 import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
@@ -22,7 +29,9 @@ const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
 const LOCK_FILE = ".lock";
 const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
 /** pagelog's own temp files in the root: the next `LogDir.open` removes these, and no other `*.tmp`. */
-const ROOT_TEMP_FILES: ReadonlySet<string> = new Set([RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`));
+const ROOT_TEMP_FILES: ReadonlySet<string> = new Set(
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`),
+);
 /** Left by an interrupted write in a partition: the next open of the log removes them. */
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
 /** An interrupted Kafka compaction: the log's loader refuses to open a partition holding one. */
@@ -101,17 +110,40 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
     for (const name of [CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT]) {
       const kind = names.includes(name) ? (await storage.stat(name))?.kind : undefined;
       if (kind !== undefined && kind !== "file") {
-        const consequence = name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE ? "opening the log directory fails (PAGELOG_IO)" : "writing the checkpoint (every close) fails";
-        problems.push({ path: name, byte: 0, problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand` });
+        const consequence =
+          name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE
+            ? "opening the log directory fails (PAGELOG_IO)"
+            : "writing the checkpoint (every close) fails";
+        problems.push({
+          path: name,
+          byte: 0,
+          problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand`,
+        });
       }
     }
     const partitionCount = names.filter((n) => parsePartitionName(n) !== undefined).length;
-    recoveryPoints = await readCheckpointEntries(storage, RECOVERY_POINT_CHECKPOINT, names, partitionCount, notes, "recovers every log from offset 0");
-    startOffsets = await readCheckpointEntries(storage, LOG_START_CHECKPOINT, names, partitionCount, notes, "starts every log at its first segment");
+    recoveryPoints = await readCheckpointEntries(
+      storage,
+      RECOVERY_POINT_CHECKPOINT,
+      names,
+      partitionCount,
+      notes,
+      "recovers every log from offset 0",
+    );
+    startOffsets = await readCheckpointEntries(
+      storage,
+      LOG_START_CHECKPOINT,
+      names,
+      partitionCount,
+      notes,
+      "starts every log at its first segment",
+    );
     dirs = [];
     for (const name of names) {
-      if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir") dirs.push({ name, path: name });
-      else if (ROOT_TEMP_FILES.has(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
+      if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir")
+        dirs.push({ name, path: name });
+      else if (ROOT_TEMP_FILES.has(name))
+        notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
     }
   }
   for (const dir of dirs) {
@@ -132,7 +164,13 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
     const so = startOffsets.get(dir.name);
     // As the loader: the start is checkpointed before segments below it are deleted, so a first
     // segment past it means the segments holding the records between are gone.
-    if (so !== undefined && report.startOffset !== null && report.endOffset !== null && so.offset < report.startOffset && so.offset <= report.endOffset) {
+    if (
+      so !== undefined &&
+      report.startOffset !== null &&
+      report.endOffset !== null &&
+      so.offset < report.startOffset &&
+      so.offset <= report.endOffset
+    ) {
       problems.push({
         path: LOG_START_CHECKPOINT,
         byte: so.byte,
@@ -147,7 +185,9 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
           problem: `log start offset of ${dir.name} is ${so.offset}, past the end of its log (${report.endOffset}) after a clean shutdown, when every record was durable`,
         });
       } else {
-        notes.push(`${LOG_START_CHECKPOINT}: the start offset of ${dir.name}, ${so.offset}, is past the end of its log (${report.endOffset}): the next open starts the log over, empty, at ${so.offset}`);
+        notes.push(
+          `${LOG_START_CHECKPOINT}: the start offset of ${dir.name}, ${so.offset}, is past the end of its log (${report.endOffset}): the next open starts the log over, empty, at ${so.offset}`,
+        );
       }
     }
   }
@@ -170,7 +210,9 @@ async function readCheckpointEntries(
   const limit = maxCheckpointBytes(partitions);
   const { bytes, size } = await readBounded(storage, file, limit);
   if (size > limit) {
-    notes.push(`${file}: malformed: ${size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need (the next open ${consequence})`);
+    notes.push(
+      `${file}: malformed: ${size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need (the next open ${consequence})`,
+    );
     return out;
   }
   let text: string;
@@ -203,12 +245,14 @@ async function verifyPartition(
 ): Promise<PartitionReport> {
   const { segments, others } = groupSegments(await storage.list(dir));
   for (const other of others) {
-    if (LEFTOVER.test(other)) notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+    if (LEFTOVER.test(other))
+      notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
     if (SWAP.test(other)) {
       problems.push({
         path: join(name, other),
         byte: 0,
-        problem: "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
+        problem:
+          "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
       });
     }
   }
@@ -235,32 +279,67 @@ async function verifyPartition(
     const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
     if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
       const last = logProblems[logProblems.length - 1]!;
-      logProblems[logProblems.length - 1] = { ...last, note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it" };
+      logProblems[logProblems.length - 1] = {
+        ...last,
+        note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
+      };
     }
     if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
-      logProblems.unshift({ path: shown, byte: 0, problem: `segment starts at offset ${segment.baseOffset}, the previous segment ended at ${previousEnd - 1}` });
+      logProblems.unshift({
+        path: shown,
+        byte: 0,
+        problem: `segment starts at offset ${segment.baseOffset}, the previous segment ended at ${previousEnd - 1}`,
+      });
     }
     previousEnd = scan.nextOffset;
     start ??= segment.baseOffset;
     end = scan.nextOffset;
-    const offsets = scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
-    files.push({ path: shown, kind: "log", summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${scan.size} bytes`, problems: logProblems, unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })) });
-    for (const [kind, file] of [["index", segment.index], ["timeindex", segment.timeindex]] as const) {
+    const offsets =
+      scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
+    files.push({
+      path: shown,
+      kind: "log",
+      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${scan.size} bytes`,
+      problems: logProblems,
+      unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
+    });
+    for (const [kind, file] of [
+      ["index", segment.index],
+      ["timeindex", segment.timeindex],
+    ] as const) {
       if (file === undefined) {
-        notes.push(`${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`);
+        notes.push(
+          `${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`,
+        );
         continue;
       }
       // Never more than the .log can need: a sparse 10 GiB index costs its first bytes, not 10 GiB.
       const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
-      const { bytes: indexBytes, size: indexSize } = await readBounded(storage, join(dir, file), indexReadLimit(entrySize, scan.size));
+      const { bytes: indexBytes, size: indexSize } = await readBounded(
+        storage,
+        join(dir, file),
+        indexReadLimit(entrySize, scan.size),
+      );
       const facts: SegmentFacts = scan;
-      const report: IndexReport = kind === "index" ? checkOffsetIndex(indexBytes, facts) : checkTimeIndex(indexBytes, facts);
-      const fileProblems = indexSize > indexBytes.length ? [...report.fileProblems, oversizeProblem(indexSize, indexBytes.length, entrySize, scan.size)] : report.fileProblems;
+      const report: IndexReport =
+        kind === "index" ? checkOffsetIndex(indexBytes, facts) : checkTimeIndex(indexBytes, facts);
+      const fileProblems =
+        indexSize > indexBytes.length
+          ? [...report.fileProblems, oversizeProblem(indexSize, indexBytes.length, entrySize, scan.size)]
+          : report.fileProblems;
       const indexProblems: Problem[] = [
-        ...report.entries.filter((e) => e.problem !== undefined).map((e) => ({ path: join(name, file), byte: e.byte, problem: `entry ${e.slot}: ${e.problem!}` })),
+        ...report.entries
+          .filter((e) => e.problem !== undefined)
+          .map((e) => ({ path: join(name, file), byte: e.byte, problem: `entry ${e.slot}: ${e.problem!}` })),
         ...fileProblems.map((p) => ({ path: join(name, file), byte: p.byte, problem: p.problem })),
       ];
-      files.push({ path: join(name, file), kind, summary: plural(report.entries.length, "entry", "entries"), problems: indexProblems, unsupported: [] });
+      files.push({
+        path: join(name, file),
+        kind,
+        summary: plural(report.entries.length, "entry", "entries"),
+        problems: indexProblems,
+        unsupported: [],
+      });
     }
   }
   return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };

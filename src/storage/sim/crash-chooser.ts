@@ -52,10 +52,16 @@ export interface CrashChooser {
  */
 export function randomChooser(seed: number | RandomSource): CrashChooser {
   if (typeof seed === "number") {
-    if (!Number.isSafeInteger(seed)) throw new TypeError(`randomChooser(seed): seed must be a safe integer, got ${String(seed)}`);
+    if (!Number.isSafeInteger(seed))
+      throw new TypeError(`randomChooser(seed): seed must be a safe integer, got ${String(seed)}`);
     return chooserFrom(new Prng(seed));
   }
-  if (typeof seed !== "object" || seed === null || typeof seed.int !== "function" || typeof seed.chance !== "function") {
+  if (
+    typeof seed !== "object" ||
+    seed === null ||
+    typeof seed.int !== "function" ||
+    typeof seed.chance !== "function"
+  ) {
     throw new TypeError("randomChooser takes a seed (a safe integer) or a RandomSource ({ int(n), chance(p) })");
   }
   return chooserFrom(seed);

@@ -24,7 +24,13 @@ export class SimFile implements StorageFile {
   /** The storage's gate for this file's calls. */
   readonly #begin: (op: SimOp, detail?: string) => void;
 
-  constructor(storage: SimPower, path: string, inode: SimInode, readOnly: boolean, begin: (op: SimOp, detail?: string) => void) {
+  constructor(
+    storage: SimPower,
+    path: string,
+    inode: SimInode,
+    readOnly: boolean,
+    begin: (op: SimOp, detail?: string) => void,
+  ) {
     this.#storage = storage;
     this.path = path;
     this.#inode = inode;
@@ -35,7 +41,10 @@ export class SimFile implements StorageFile {
   /** What the OS says to a write on a read-only descriptor. */
   #checkWritable(op: string): void {
     if (!this.#readOnly) return;
-    throw new PagelogError(`${op} ${this.path}: opened read-only`, ErrorCode.IO, { path: this.path, cause: Object.assign(new Error("EBADF"), { code: "EBADF" }) });
+    throw new PagelogError(`${op} ${this.path}: opened read-only`, ErrorCode.IO, {
+      path: this.path,
+      cause: Object.assign(new Error("EBADF"), { code: "EBADF" }),
+    });
   }
 
   async size(): Promise<number> {

@@ -124,11 +124,14 @@ export function resolveOptions(options: SimStorageOptions): ResolvedOptions {
   if (!Number.isSafeInteger(r.seed)) throw new TypeError(`seed must be a safe integer, got ${String(r.seed)}`);
   if (!Number.isInteger(r.sectorSize) || r.sectorSize < 1) throw new TypeError(`sectorSize must be a positive integer`);
   if (!Number.isInteger(r.pageSize) || r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
-    throw new TypeError(`pageSize must be a positive multiple of sectorSize (${r.sectorSize}), got ${String(r.pageSize)}`);
+    throw new TypeError(
+      `pageSize must be a positive multiple of sectorSize (${r.sectorSize}), got ${String(r.pageSize)}`,
+    );
   }
   if (typeof r.writeback !== "number" || !(r.writeback >= 0 && r.writeback <= 1)) {
     throw new TypeError(`writeback must be a probability in [0, 1], got ${String(r.writeback)}`);
   }
-  if (!Number.isInteger(r.traceLimit) || r.traceLimit < 0) throw new TypeError(`traceLimit must be a non-negative integer`);
+  if (!Number.isInteger(r.traceLimit) || r.traceLimit < 0)
+    throw new TypeError(`traceLimit must be a non-negative integer`);
   return r;
 }

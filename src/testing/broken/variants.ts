@@ -11,7 +11,13 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { crc32c, type Crc32c } from "../../format/crc32c.js";
-import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, type LogDirOptions, parsePartitionName, RECOVERY_POINT_CHECKPOINT } from "../../log/log-dir.js";
+import {
+  CLEAN_SHUTDOWN_FILE,
+  LOG_START_CHECKPOINT,
+  type LogDirOptions,
+  parsePartitionName,
+  RECOVERY_POINT_CHECKPOINT,
+} from "../../log/log-dir.js";
 import { parseSegmentFileName } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
 import { HookedStorage, type StorageHook, type StorageOp } from "../hooked-storage.js";
@@ -73,7 +79,8 @@ function segmentOf(path: string): string | undefined {
 const isSegmentFile = (path: string): boolean => segmentOf(path) !== undefined;
 const isPartitionDir = (path: string): boolean => !path.includes("/") && parsePartitionName(path) !== undefined;
 /** The two offset checkpoints and their temp files, in the root directory. */
-const isCheckpointFile = (path: string): boolean => !path.includes("/") && (path.startsWith(RECOVERY_POINT_CHECKPOINT) || path.startsWith(LOG_START_CHECKPOINT));
+const isCheckpointFile = (path: string): boolean =>
+  !path.includes("/") && (path.startsWith(RECOVERY_POINT_CHECKPOINT) || path.startsWith(LOG_START_CHECKPOINT));
 
 function isFailedSync(err: unknown): boolean {
   return err instanceof PagelogError && err.code !== ErrorCode.POWER_CUT;
@@ -83,7 +90,11 @@ function isFailedSync(err: unknown): boolean {
 
 type Session = { hook: StorageHook; opened?: () => void; settle?: () => Promise<void> };
 
-function broken(variant: BrokenVariant, newSession: () => Session, dirOptions: (options: LogDirOptions) => LogDirOptions = (o) => o): BrokenLog {
+function broken(
+  variant: BrokenVariant,
+  newSession: () => Session,
+  dirOptions: (options: LogDirOptions) => LogDirOptions = (o) => o,
+): BrokenLog {
   return {
     variant,
     dirOptions,
@@ -154,7 +165,10 @@ function noDirFsyncAfterRoll(): Session {
   let justChanged: string | undefined;
   const hook: StorageHook = async (op, run) => {
     const previous = justChanged;
-    justChanged = (op.kind === "remove" || op.kind === "rename") && op.path.includes("/") ? op.path.slice(0, op.path.indexOf("/")) : undefined;
+    justChanged =
+      (op.kind === "remove" || op.kind === "rename") && op.path.includes("/")
+        ? op.path.slice(0, op.path.indexOf("/"))
+        : undefined;
     if (op.kind === "syncDir" && isPartitionDir(op.path) && !opening && previous !== op.path) return undefined;
     return run();
   };
@@ -248,7 +262,8 @@ function recoveryTruncationNotDurable(): Session {
     const isLog = op.path.endsWith(".log");
     if (op.kind === "open" && segment !== undefined && isLog) {
       const current = active.get(dirOf(segment));
-      if (opening ? current === undefined || baseOf(segment) >= baseOf(current) : op.create === true) setActive(segment);
+      if (opening ? current === undefined || baseOf(segment) >= baseOf(current) : op.create === true)
+        setActive(segment);
     }
     if (op.kind === "rename" && op.to !== undefined && op.to.endsWith(".log")) {
       const target = segmentOf(op.to);
@@ -342,7 +357,11 @@ export function brokenLog(variant: BrokenVariant): BrokenLog {
     case "recovery-truncation-not-durable":
       return broken(variant, recoveryTruncationNotDurable);
     case "skip-crc-in-recovery":
-      return broken(variant, () => ({ hook: (_op, run) => run() }), (o) => ({ ...o, log: { ...o.log, crc32c: storedCrcMatches } }));
+      return broken(
+        variant,
+        () => ({ hook: (_op, run) => run() }),
+        (o) => ({ ...o, log: { ...o.log, crc32c: storedCrcMatches } }),
+      );
     case "ignore-fsync-failure":
       return broken(variant, ignoreFsyncFailure);
   }

@@ -26,10 +26,7 @@ export interface StorageContractInstance {
  * Makes one fresh, empty storage per test (see `storageContract`): the storage itself, or
  * `{ storage, cleanup }` when something must be removed after the test, or a promise of either.
  */
-export type StorageFactory = () =>
-  | Storage
-  | StorageContractInstance
-  | Promise<Storage | StorageContractInstance>;
+export type StorageFactory = () => Storage | StorageContractInstance | Promise<Storage | StorageContractInstance>;
 
 /** The body of one contract test, given its fresh storage. */
 export type ContractTest = (s: Storage) => Promise<void>;

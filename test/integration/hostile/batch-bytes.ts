@@ -78,7 +78,7 @@ export interface BatchAt {
 /** Walks the whole (valid) batches of a segment file. */
 export function batchesOf(segment: Uint8Array): BatchAt[] {
   const out: BatchAt[] = [];
-  for (let at = 0; at + HEADER <= segment.length; ) {
+  for (let at = 0; at + HEADER <= segment.length;) {
     const size = LOG_OVERHEAD + Number(getField(segment, at, "length"));
     out.push({
       position: at,
@@ -189,7 +189,13 @@ export function splitBatch(batch: Uint8Array): SplitBatch {
  */
 export function joinBatch(
   split: SplitBatch,
-  options: { keepRecordLengths?: boolean; keepLength?: boolean; keepCount?: boolean; crc?: "fixed" | "stale"; trailing?: Uint8Array } = {},
+  options: {
+    keepRecordLengths?: boolean;
+    keepLength?: boolean;
+    keepCount?: boolean;
+    crc?: "fixed" | "stale";
+    trailing?: Uint8Array;
+  } = {},
 ): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const fields of split.records) {

@@ -60,7 +60,12 @@ export type Expect =
   | { readonly kind: "intact"; readonly start?: number }
   | { readonly kind: "intactOrLoud"; readonly start?: number }
   | { readonly kind: "loud" }
-  | { readonly kind: "damaged"; readonly at: number; readonly batch?: readonly [number, number]; readonly timestamps?: boolean }
+  | {
+      readonly kind: "damaged";
+      readonly at: number;
+      readonly batch?: readonly [number, number];
+      readonly timestamps?: boolean;
+    }
   | { readonly kind: "startPastEnd"; readonly start: number };
 
 export interface Case {
@@ -80,7 +85,13 @@ export interface Segment {
   readonly index: string;
   readonly timeindex: string;
   readonly bytes: Uint8Array;
-  readonly batches: ReadonlyArray<{ position: number; size: number; first: number; count: number; lastOffsetDelta: number }>;
+  readonly batches: ReadonlyArray<{
+    position: number;
+    size: number;
+    first: number;
+    count: number;
+    lastOffsetDelta: number;
+  }>;
 }
 
 export interface Pristine {
@@ -96,9 +107,23 @@ export function describePristine(tree: Tree): Pristine {
   const segments: Segment[] = logs.map((log) => {
     const bytes = tree.get(log) as Uint8Array;
     const base = Number(log.slice(PARTITION.length + 1, PARTITION.length + 21));
-    const batches = batchesOf(bytes).map((b) => ({ position: b.position, size: b.size, first: b.baseOffset, count: b.recordsCount, lastOffsetDelta: b.lastOffsetDelta }));
+    const batches = batchesOf(bytes).map((b) => ({
+      position: b.position,
+      size: b.size,
+      first: b.baseOffset,
+      count: b.recordsCount,
+      lastOffsetDelta: b.lastOffsetDelta,
+    }));
     const last = batches[batches.length - 1]!;
-    return { base, next: last.first + last.lastOffsetDelta + 1, log, index: log.replace(/\.log$/, ".index"), timeindex: log.replace(/\.log$/, ".timeindex"), bytes, batches };
+    return {
+      base,
+      next: last.first + last.lastOffsetDelta + 1,
+      log,
+      index: log.replace(/\.log$/, ".index"),
+      timeindex: log.replace(/\.log$/, ".timeindex"),
+      bytes,
+      batches,
+    };
   });
   return { tree, end: segments[segments.length - 1]!.next, segments, midRecoveryPoint: segments[1]!.batches[1]!.first };
 }
@@ -116,8 +141,15 @@ const I64_MAX = 2n ** 63n - 1n;
 const I64_MIN = -(2n ** 63n);
 
 /** A checkpoint's text: `0\n<count>\n` then `topic partition offset\n` lines (Kafka's CheckpointFile). */
-export function checkpointText(entries: ReadonlyArray<readonly [string, string | number]>, options: { version?: string; count?: string } = {}): string {
-  const lines = [options.version ?? "0", options.count ?? String(entries.length), ...entries.map(([name, offset]) => `${name.replace(/-(\d+)$/, " $1")} ${offset}`)];
+export function checkpointText(
+  entries: ReadonlyArray<readonly [string, string | number]>,
+  options: { version?: string; count?: string } = {},
+): string {
+  const lines = [
+    options.version ?? "0",
+    options.count ?? String(entries.length),
+    ...entries.map(([name, offset]) => `${name.replace(/-(\d+)$/, " $1")} ${offset}`),
+  ];
   return `${lines.join("\n")}\n`;
 }
 
@@ -134,11 +166,24 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
   };
 
   // ---- sizes: every file cut or grown ----------------------------------------------------------
-  const sizeTargets = [...partitionFiles, RECOVERY_CHECKPOINT, START_CHECKPOINT, MARKER, ...[...p.tree.keys()].filter((k) => k.startsWith(`${OTHER}/`) && p.tree.get(k) !== "dir")];
+  const sizeTargets = [
+    ...partitionFiles,
+    RECOVERY_CHECKPOINT,
+    START_CHECKPOINT,
+    MARKER,
+    ...[...p.tree.keys()].filter((k) => k.startsWith(`${OTHER}/`) && p.tree.get(k) !== "dir"),
+  ];
   for (const path of sizeTargets) {
     const size = file(p.tree, path).length;
     const seg = segments.find((s) => s.log === path);
-    const variants = path === RECOVERY_CHECKPOINT ? CLEAN_AND_UNCLEAN : path === MARKER ? (["clean"] as const) : seg !== undefined ? DATA_VARIANTS : VARIANTS;
+    const variants =
+      path === RECOVERY_CHECKPOINT
+        ? CLEAN_AND_UNCLEAN
+        : path === MARKER
+          ? (["clean"] as const)
+          : seg !== undefined
+            ? DATA_VARIANTS
+            : VARIANTS;
     const sizes = new Map<string, (b: Uint8Array) => Uint8Array>([
       ["0", () => new Uint8Array(0)],
       ["1", (b) => b.slice(0, 1)],
@@ -154,9 +199,16 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       const bytes = resize(file(p.tree, path));
       if (bytes.length === size) continue;
       let expect: Expect;
-      if (seg !== undefined) expect = { kind: "damaged", at: bytes.length < size ? damagedAtByte(seg, bytes.length) : seg.next };
+      if (seg !== undefined)
+        expect = { kind: "damaged", at: bytes.length < size ? damagedAtByte(seg, bytes.length) : seg.next };
       else expect = { kind: "intact" };
-      add({ id: `${path} resized to ${bytes.length} bytes (${label}, was ${size})`, group: `sizes: ${kindOf(path)}`, variants, expect, mutate: (t) => void t.set(path, bytes.slice()) });
+      add({
+        id: `${path} resized to ${bytes.length} bytes (${label}, was ${size})`,
+        group: `sizes: ${kindOf(path)}`,
+        variants,
+        expect,
+        mutate: (t) => void t.set(path, bytes.slice()),
+      });
     }
   }
 
@@ -173,14 +225,65 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     const at = batch.position;
     const old = (f: FieldName) => getField(seg.bytes, at, f);
     const values: Record<FieldName, bigint[]> = {
-      baseOffset: [old("baseOffset") - 1n, old("baseOffset") + 1n, 0n, old("baseOffset") + BigInt(batch.count), I32_MAX, I32_MAX + 1n, 2n ** 32n, 2n ** 53n, I64_MAX, -1n, I64_MIN],
-      length: [0n, 1n, 48n, 49n, old("length") - 13n, old("length") - 1n, old("length") + 1n, old("length") + 12n, old("length") + 300n, I32_MAX, -1n, I32_MIN],
+      baseOffset: [
+        old("baseOffset") - 1n,
+        old("baseOffset") + 1n,
+        0n,
+        old("baseOffset") + BigInt(batch.count),
+        I32_MAX,
+        I32_MAX + 1n,
+        2n ** 32n,
+        2n ** 53n,
+        I64_MAX,
+        -1n,
+        I64_MIN,
+      ],
+      length: [
+        0n,
+        1n,
+        48n,
+        49n,
+        old("length") - 13n,
+        old("length") - 1n,
+        old("length") + 1n,
+        old("length") + 12n,
+        old("length") + 300n,
+        I32_MAX,
+        -1n,
+        I32_MIN,
+      ],
       partitionLeaderEpoch: [0n, 7n, -2n, I32_MAX],
       magic: [0n, 1n, 3n, -1n],
       crc: [old("crc") ^ 1n],
-      attributes: [...[1n, 2n, 3n, 4n, 5n, 6n, 7n].map((c) => (old("attributes") & ~7n) | c), old("attributes") | 8n, old("attributes") | 16n, old("attributes") | 32n, old("attributes") | 48n, old("attributes") | 64n, old("attributes") | 128n, 0x7fffn, -1n],
-      lastOffsetDelta: [-1n, 0n, old("lastOffsetDelta") - 1n, old("lastOffsetDelta") + 1n, old("lastOffsetDelta") + 1000n, I32_MAX, I32_MIN],
-      baseTimestamp: [-1n, 0n, old("baseTimestamp") + 1n, old("baseTimestamp") - 1_000_000n, 2n ** 53n, I64_MAX, I64_MIN],
+      attributes: [
+        ...[1n, 2n, 3n, 4n, 5n, 6n, 7n].map((c) => (old("attributes") & ~7n) | c),
+        old("attributes") | 8n,
+        old("attributes") | 16n,
+        old("attributes") | 32n,
+        old("attributes") | 48n,
+        old("attributes") | 64n,
+        old("attributes") | 128n,
+        0x7fffn,
+        -1n,
+      ],
+      lastOffsetDelta: [
+        -1n,
+        0n,
+        old("lastOffsetDelta") - 1n,
+        old("lastOffsetDelta") + 1n,
+        old("lastOffsetDelta") + 1000n,
+        I32_MAX,
+        I32_MIN,
+      ],
+      baseTimestamp: [
+        -1n,
+        0n,
+        old("baseTimestamp") + 1n,
+        old("baseTimestamp") - 1_000_000n,
+        2n ** 53n,
+        I64_MAX,
+        I64_MIN,
+      ],
       maxTimestamp: [-1n, 0n, old("maxTimestamp") + 1n, old("maxTimestamp") - 1n, 2n ** 53n, I64_MAX, I64_MIN],
       producerId: [0n, 1234n, -2n, I64_MAX],
       producerEpoch: [0n, 5n, -2n],
@@ -190,7 +293,8 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     for (const field of Object.keys(FIELDS) as FieldName[]) {
       const covered = FIELDS[field].at >= 21;
       for (const value of new Set(values[field])) {
-        if (BigInt.asUintN(FIELDS[field].width * 8, value) === BigInt.asUintN(FIELDS[field].width * 8, old(field))) continue;
+        if (BigInt.asUintN(FIELDS[field].width * 8, value) === BigInt.asUintN(FIELDS[field].width * 8, old(field)))
+          continue;
         // A field the CRC covers: CRC-fixed (the batch passes its CRC) and stale. The length: the
         // CRC is over [21, 12 + length), so fixing it over the new range means something too.
         const fixes: Array<"fixed" | "stale"> = covered || field === "length" ? ["fixed", "stale"] : ["stale"];
@@ -201,7 +305,12 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
           const expect: Expect =
             field === "partitionLeaderEpoch"
               ? { kind: "intact" }
-              : { kind: "damaged", at: batch.first, batch: [batch.first, batch.first + batch.count], timestamps: field === "baseTimestamp" || field === "maxTimestamp" || field === "attributes" };
+              : {
+                  kind: "damaged",
+                  at: batch.first,
+                  batch: [batch.first, batch.first + batch.count],
+                  timestamps: field === "baseTimestamp" || field === "maxTimestamp" || field === "attributes",
+                };
           add({
             id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${field} ${old(field)} -> ${value}${covered || field === "length" ? `, CRC ${crc}` : ""}`,
             group: `batch header: ${field}`,
@@ -219,13 +328,24 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     const batch = seg.batches[b]!;
     const original = seg.bytes.slice(batch.position, batch.position + batch.size);
     const seen = new Set<string>();
-    const expectFor = (timestamps = false): Expect => ({ kind: "damaged", at: batch.first, batch: [batch.first, batch.first + batch.count], timestamps });
+    const expectFor = (timestamps = false): Expect => ({
+      kind: "damaged",
+      at: batch.first,
+      batch: [batch.first, batch.first + batch.count],
+      timestamps,
+    });
     const emit = (what: string, group: string, newBatch: Uint8Array, timestamps = false) => {
       const key = Buffer.from(newBatch).toString("hex");
       if (seen.has(key) || key === Buffer.from(original).toString("hex")) return;
       seen.add(key);
       const bytes = splice(seg.bytes, batch.position, batch.position + batch.size, newBatch);
-      add({ id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${what}`, group, variants: DATA_VARIANTS, expect: expectFor(timestamps), mutate: (t) => void t.set(seg.log, bytes.slice()) });
+      add({
+        id: `${seg.log} ${label} (offsets ${batch.first}..${batch.first + batch.count - 1}): ${what}`,
+        group,
+        variants: DATA_VARIANTS,
+        expect: expectFor(timestamps),
+        mutate: (t) => void t.set(seg.log, bytes.slice()),
+      });
     };
     const split0 = splitBatch(original);
     const recordIndexes = [...new Set([0, split0.records.length - 1])];
@@ -252,7 +372,9 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
           }
           // Not null <-> empty: that is a valid record with other content, which no reader can tell.
           const nullable = /(^key|^value|\.value)Length$/.test(fieldName);
-          replacements = nums.filter((n) => !(nullable && ((v === -1n && n === 0n) || (v === 0n && n === -1n)))).map((n) => [`${fieldName} ${v} -> ${n}`, zigzag(n, bits)]);
+          replacements = nums
+            .filter((n) => !(nullable && ((v === -1n && n === 0n) || (v === 0n && n === -1n))))
+            .map((n) => [`${fieldName} ${v} -> ${n}`, zigzag(n, bits)]);
           const max = bits === 32 ? 5 : 10;
           replacements.push(
             [`${fieldName} ${v} non-canonical in 2 bytes`, paddedVarint(v, 2, bits)],
@@ -296,7 +418,11 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       if (n > 1) {
         const dropped = splitBatch(original);
         dropped.records.pop();
-        emit(`last record dropped (count fixed, lastOffsetDelta kept), CRC ${crc}`, "batch framing", joinBatch(dropped, { crc }));
+        emit(
+          `last record dropped (count fixed, lastOffsetDelta kept), CRC ${crc}`,
+          "batch framing",
+          joinBatch(dropped, { crc }),
+        );
         const shorter = splitBatch(original);
         shorter.records.pop();
         setField(shorter.header, 0, "lastOffsetDelta", lod - 1n);
@@ -310,9 +436,17 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       emit(`last record twice (same offset delta), CRC ${crc}`, "batch framing", joinBatch(doubled, { crc }));
       emit(`last record twice, count kept, CRC ${crc}`, "batch framing", joinBatch(doubled, { crc, keepCount: true }));
       for (const trailing of [Uint8Array.of(0), new Uint8Array(7), seededBytes(5, 3)]) {
-        emit(`${trailing.length} bytes after the last record, CRC ${crc}`, "batch framing", joinBatch(splitBatch(original), { crc, trailing }));
+        emit(
+          `${trailing.length} bytes after the last record, CRC ${crc}`,
+          "batch framing",
+          joinBatch(splitBatch(original), { crc, trailing }),
+        );
       }
-      emit(`records count kept, records section empty, CRC ${crc}`, "batch framing", joinBatch({ header: split0.header, records: [] }, { crc, keepCount: true }));
+      emit(
+        `records count kept, records section empty, CRC ${crc}`,
+        "batch framing",
+        joinBatch({ header: split0.header, records: [] }, { crc, keepCount: true }),
+      );
     }
     // Compressed: the same records gzipped (a valid batch, which must read back the same), and
     // gzip streams cut, flipped, followed by garbage, or inflating far past any limit (a bomb).
@@ -335,9 +469,17 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     const zipped = new Uint8Array(gzipSync(plainRecords));
     gz(zipped, label, "the same records compressed (a valid batch)", true);
     gz(zipped.slice(0, zipped.length - 5), label, "the stream cut 5 bytes short");
-    gz(Uint8Array.from(zipped, (v, k) => (k === zipped.length >> 1 ? v ^ 0x10 : v)), label, "a byte of the stream flipped");
+    gz(
+      Uint8Array.from(zipped, (v, k) => (k === zipped.length >> 1 ? v ^ 0x10 : v)),
+      label,
+      "a byte of the stream flipped",
+    );
     gz(concat([zipped, seededBytes(9, 9)]), label, "9 bytes of garbage after the stream");
-    gz(new Uint8Array(gzipSync(concat([plainRecords, plainRecords]))), label, "the records twice inside (count says once)");
+    gz(
+      new Uint8Array(gzipSync(concat([plainRecords, plainRecords]))),
+      label,
+      "the records twice inside (count says once)",
+    );
     gz(new Uint8Array(gzipSync(plainRecords.slice(0, plainRecords.length - 3))), label, "the records cut short inside");
     gz(bomb(), label, "a bomb: 200 MiB of zeros inside");
   }
@@ -347,8 +489,22 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
   // agrees with a linear scan (rebuilt at open, or checked where a lookup lands).
   for (const seg of segments) {
     for (const [path, entrySize, fields] of [
-      [seg.index, 8, [["relative offset", 0, 4], ["position", 4, 4]]],
-      [seg.timeindex, 12, [["timestamp", 0, 8], ["relative offset", 8, 4]]],
+      [
+        seg.index,
+        8,
+        [
+          ["relative offset", 0, 4],
+          ["position", 4, 4],
+        ],
+      ],
+      [
+        seg.timeindex,
+        12,
+        [
+          ["timestamp", 0, 8],
+          ["relative offset", 8, 4],
+        ],
+      ],
     ] as const) {
       const old = file(p.tree, path);
       const entries = old.length / entrySize;
@@ -387,10 +543,30 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
   // ---- checkpoints ---------------------------------------------------------------------------------
   const otherEntry = [OTHER, 2] as const;
   const ckptCases: Array<[string, string | Uint8Array, Expect | "byFile"]> = [];
-  const ours = (v: string | number, extra: { version?: string; count?: string } = {}) => checkpointText(([otherEntry, [PARTITION, v] as const] as Array<readonly [string, string | number]>).sort(([a], [b]) => (a < b ? -1 : 1)), extra);
+  const ours = (v: string | number, extra: { version?: string; count?: string } = {}) =>
+    checkpointText(
+      ([otherEntry, [PARTITION, v] as const] as Array<readonly [string, string | number]>).sort(([a], [b]) =>
+        a < b ? -1 : 1,
+      ),
+      extra,
+    );
   for (const v of [0, 1, end - 1, end]) ckptCases.push([`value ${v} (at or below the end ${end})`, ours(v), "byFile"]);
-  for (const v of [end + 1, end + 1000, 2 ** 31, 2 ** 53 - 1]) ckptCases.push([`value ${v} (past the end ${end})`, ours(v), "byFile"]);
-  for (const v of ["9223372036854775807", "99999999999999999999999", "-1", "abc", "1e3", "0x10", "+5", "05", "5.0", "", " 5", "5 "]) {
+  for (const v of [end + 1, end + 1000, 2 ** 31, 2 ** 53 - 1])
+    ckptCases.push([`value ${v} (past the end ${end})`, ours(v), "byFile"]);
+  for (const v of [
+    "9223372036854775807",
+    "99999999999999999999999",
+    "-1",
+    "abc",
+    "1e3",
+    "0x10",
+    "+5",
+    "05",
+    "5.0",
+    "",
+    " 5",
+    "5 ",
+  ]) {
     ckptCases.push([`value ${JSON.stringify(v)} (not a number the format allows)`, ours(v), { kind: "intactOrLoud" }]);
   }
   ckptCases.push(
@@ -412,16 +588,60 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     ["an extra line after the entries", `${ours(0)}junk\n`, { kind: "intact" }],
     ["only the other partition", checkpointText([otherEntry]), { kind: "intact" }],
     // Another partition's entry is that partition's business: hostile-0 opens whatever it says.
-    [`the other partition past its end (1000)`, checkpointText([[OTHER, 1000], [PARTITION, 0]]), { kind: "intact" }],
-    ["an entry for a partition that does not exist", checkpointText([["ghost-3", 77], [PARTITION, 0]]), { kind: "intact" }],
-    ["a partition number past int32", checkpointText([]).replace("0\n0\n", `0\n2\nhostile 99999999999 ${end + 5}\nhostile 0 0\n`), { kind: "intactOrLoud" }],
-    ["a topic that is not a valid name", checkpointText([]).replace("0\n0\n", `0\n2\nno/pe 0 5\nhostile 0 0\n`), { kind: "intactOrLoud" }],
+    [
+      `the other partition past its end (1000)`,
+      checkpointText([
+        [OTHER, 1000],
+        [PARTITION, 0],
+      ]),
+      { kind: "intact" },
+    ],
+    [
+      "an entry for a partition that does not exist",
+      checkpointText([
+        ["ghost-3", 77],
+        [PARTITION, 0],
+      ]),
+      { kind: "intact" },
+    ],
+    [
+      "a partition number past int32",
+      checkpointText([]).replace("0\n0\n", `0\n2\nhostile 99999999999 ${end + 5}\nhostile 0 0\n`),
+      { kind: "intactOrLoud" },
+    ],
+    [
+      "a topic that is not a valid name",
+      checkpointText([]).replace("0\n0\n", `0\n2\nno/pe 0 5\nhostile 0 0\n`),
+      { kind: "intactOrLoud" },
+    ],
     ["no entries", checkpointText([]), { kind: "intact" }],
     // Read into a map, as Kafka's CheckpointFile does: the last entry wins.
-    [`our partition twice (0, then value ${end + 5})`, checkpointText([[PARTITION, 0], [PARTITION, end + 5]]), "byFile"],
-    [`our partition twice (${end + 5}, then 0)`, checkpointText([[PARTITION, end + 5], [PARTITION, 0]]), { kind: "intactOrLoud" }],
-    ["our partition as topic 'hostile' partition '00'", checkpointText([]).replace("0\n0\n", `0\n1\nhostile 00 ${end + 5}\n`), { kind: "intactOrLoud" }],
-    ["100,000 entries (about 2.5 MB)", checkpointText([...Array.from({ length: 99_999 }, (_, k) => [`t${k}-0`, 1] as const), [PARTITION, 0]]), { kind: "intactOrLoud" }],
+    [
+      `our partition twice (0, then value ${end + 5})`,
+      checkpointText([
+        [PARTITION, 0],
+        [PARTITION, end + 5],
+      ]),
+      "byFile",
+    ],
+    [
+      `our partition twice (${end + 5}, then 0)`,
+      checkpointText([
+        [PARTITION, end + 5],
+        [PARTITION, 0],
+      ]),
+      { kind: "intactOrLoud" },
+    ],
+    [
+      "our partition as topic 'hostile' partition '00'",
+      checkpointText([]).replace("0\n0\n", `0\n1\nhostile 00 ${end + 5}\n`),
+      { kind: "intactOrLoud" },
+    ],
+    [
+      "100,000 entries (about 2.5 MB)",
+      checkpointText([...Array.from({ length: 99_999 }, (_, k) => [`t${k}-0`, 1] as const), [PARTITION, 0]]),
+      { kind: "intactOrLoud" },
+    ],
     ["only zeros (4 KiB)", new Uint8Array(4096), { kind: "intact" }],
   );
   for (const [path, name] of [
@@ -445,8 +665,20 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
         mutate: (t) => void t.set(path, bytes.slice()),
       });
     }
-    add({ id: `${path}: a directory`, group: `checkpoint: ${name}`, variants: path === RECOVERY_CHECKPOINT ? CLEAN_AND_UNCLEAN : VARIANTS, expect: { kind: "intactOrLoud" }, mutate: (t) => void t.set(path, "dir") });
-    add({ id: `${path}: missing`, group: `checkpoint: ${name}`, variants: ["clean"], expect: path === RECOVERY_CHECKPOINT ? { kind: "intact" } : { kind: "intact" }, mutate: (t) => void t.delete(path) });
+    add({
+      id: `${path}: a directory`,
+      group: `checkpoint: ${name}`,
+      variants: path === RECOVERY_CHECKPOINT ? CLEAN_AND_UNCLEAN : VARIANTS,
+      expect: { kind: "intactOrLoud" },
+      mutate: (t) => void t.set(path, "dir"),
+    });
+    add({
+      id: `${path}: missing`,
+      group: `checkpoint: ${name}`,
+      variants: ["clean"],
+      expect: path === RECOVERY_CHECKPOINT ? { kind: "intact" } : { kind: "intact" },
+      mutate: (t) => void t.delete(path),
+    });
   }
 
   // ---- the marker and the lock ----------------------------------------------------------------------------
@@ -456,9 +688,21 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     ["another version", text('{"version":1,"brokerEpoch":7}')],
     ["1 MiB of zeros", new Uint8Array(1 << 20)],
   ] as const) {
-    add({ id: `${MARKER}: ${what}`, group: "marker", variants: VARIANTS, expect: { kind: "intact" }, mutate: (t) => void t.set(MARKER, content.slice()) });
+    add({
+      id: `${MARKER}: ${what}`,
+      group: "marker",
+      variants: VARIANTS,
+      expect: { kind: "intact" },
+      mutate: (t) => void t.set(MARKER, content.slice()),
+    });
   }
-  add({ id: `${MARKER}: an empty directory`, group: "marker", variants: VARIANTS, expect: { kind: "intactOrLoud" }, mutate: (t) => void t.set(MARKER, "dir") });
+  add({
+    id: `${MARKER}: an empty directory`,
+    group: "marker",
+    variants: VARIANTS,
+    expect: { kind: "intactOrLoud" },
+    mutate: (t) => void t.set(MARKER, "dir"),
+  });
   add({
     id: `${MARKER}: a directory holding a file`,
     group: "marker",
@@ -470,8 +714,20 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       t.set(`${MARKER}/x`, text("x"));
     },
   });
-  add({ id: `${LOCK}: a stale lock file with a pid in it`, group: "lock", variants: VARIANTS, expect: { kind: "intact" }, mutate: (t) => void t.set(LOCK, text("12345\n")) });
-  add({ id: `${LOCK}: a directory`, group: "lock", variants: VARIANTS, expect: { kind: "intactOrLoud" }, mutate: (t) => void t.set(LOCK, "dir") });
+  add({
+    id: `${LOCK}: a stale lock file with a pid in it`,
+    group: "lock",
+    variants: VARIANTS,
+    expect: { kind: "intact" },
+    mutate: (t) => void t.set(LOCK, text("12345\n")),
+  });
+  add({
+    id: `${LOCK}: a directory`,
+    group: "lock",
+    variants: VARIANTS,
+    expect: { kind: "intactOrLoud" },
+    mutate: (t) => void t.set(LOCK, "dir"),
+  });
 
   // ---- leftovers: temp, swap, deleted, cleaned --------------------------------------------------------------
   const seg0 = first.log.slice(PARTITION.length + 1, -4);
@@ -574,7 +830,15 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
           variants: DATA_VARIANTS,
           // Renamed down, it overlaps the previous segment: with no checkpoint, recovery may take
           // that for an interrupted truncateTo and cut the batch holding the new base.
-          expect: { kind: "damaged", at: delta > 0 ? seg.base : segments[segments.indexOf(seg) - 1]!.batches.find((x) => x.first + x.lastOffsetDelta >= seg.base + delta)!.first },
+          expect: {
+            kind: "damaged",
+            at:
+              delta > 0
+                ? seg.base
+                : segments[segments.indexOf(seg) - 1]!.batches.find(
+                    (x) => x.first + x.lastOffsetDelta >= seg.base + delta,
+                  )!.first,
+          },
           mutate: (t) => {
             for (const suffix of [".log", ".index", ".timeindex"]) {
               const from = seg.log.replace(/\.log$/, suffix);
@@ -587,7 +851,13 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       }
     }
   }
-  add({ id: `${first.log} also under the name of the last segment's base (its copy replaces it)`, group: "names: renamed segments", variants: DATA_VARIANTS, expect: { kind: "damaged", at: last.base }, mutate: (t) => void t.set(last.log, first.bytes.slice()) });
+  add({
+    id: `${first.log} also under the name of the last segment's base (its copy replaces it)`,
+    group: "names: renamed segments",
+    variants: DATA_VARIANTS,
+    expect: { kind: "damaged", at: last.base },
+    mutate: (t) => void t.set(last.log, first.bytes.slice()),
+  });
   add({
     id: `${PARTITION} is a file`,
     group: "names: partition directories",
@@ -627,7 +897,29 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
     x ^= x << 5;
     return (x >>> 0) % n;
   };
-  const interesting = [0n, 1n, -1n, 2n, 48n, 49n, 61n, 127n, 128n, 255n, 256n, 0x7fffn, 0x8000n, 0xffffn, I32_MAX, I32_MIN, I32_MAX + 1n, 2n ** 32n - 1n, 2n ** 53n, I64_MAX, I64_MIN];
+  const interesting = [
+    0n,
+    1n,
+    -1n,
+    2n,
+    48n,
+    49n,
+    61n,
+    127n,
+    128n,
+    255n,
+    256n,
+    0x7fffn,
+    0x8000n,
+    0xffffn,
+    I32_MAX,
+    I32_MIN,
+    I32_MAX + 1n,
+    2n ** 32n - 1n,
+    2n ** 53n,
+    I64_MAX,
+    I64_MIN,
+  ];
   const structural: FieldName[] = ["length", "magic", "attributes", "lastOffsetDelta", "recordsCount", "baseOffset"];
   for (let n = 0; n < randomCases; n++) {
     const seg = segments[rand(segments.length)]!;
@@ -641,7 +933,13 @@ export function generateCases(p: Pristine, randomSeed: number, randomCases: numb
       const bytes = concat([old, new Uint8Array(Math.max(0, size - old.length))]).slice(0, size);
       const hits = 1 + rand(4);
       for (let h = 0; h < hits && size > 0; h++) bytes[rand(size)] = rand(256);
-      add({ id: `random #${n} (seed ${caseSeed}): ${path} ${hits} random bytes, size ${size}`, group: "random: indexes", variants: VARIANTS, expect: { kind: "intact" }, mutate: (t) => void t.set(path, bytes.slice()) });
+      add({
+        id: `random #${n} (seed ${caseSeed}): ${path} ${hits} random bytes, size ${size}`,
+        group: "random: indexes",
+        variants: VARIANTS,
+        expect: { kind: "intact" },
+        mutate: (t) => void t.set(path, bytes.slice()),
+      });
       continue;
     }
     const batch = seg.batches[rand(seg.batches.length)]!;

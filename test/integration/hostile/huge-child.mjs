@@ -32,7 +32,13 @@ function hashDir(dir, rel = "", out = []) {
     const h = createHash("sha256");
     const fd = openSync(join(dir, path), "r");
     try {
-      const parts = st.size <= 2 * SAMPLE ? [[0, st.size]] : [[0, SAMPLE], [st.size - SAMPLE, SAMPLE]];
+      const parts =
+        st.size <= 2 * SAMPLE
+          ? [[0, st.size]]
+          : [
+              [0, SAMPLE],
+              [st.size - SAMPLE, SAMPLE],
+            ];
       for (const [at, n] of parts) {
         const buf = Buffer.alloc(n);
         readSync(fd, buf, 0, n, at);
@@ -54,7 +60,8 @@ function guard(storage) {
         if (prop === "read") {
           return async (position, length) => {
             const size = await target.size();
-            if (length > Math.max(0, size - position) + READ_SLACK) overReads.push({ path: target.path, position, length, size });
+            if (length > Math.max(0, size - position) + READ_SLACK)
+              overReads.push({ path: target.path, position, length, size });
             return target.read(position, length);
           };
         }
@@ -71,7 +78,12 @@ function guard(storage) {
   });
 }
 
-const describe = (err) => ({ name: err?.name, code: err?.code, pagelog: err instanceof PagelogError, message: String(err?.message ?? err).slice(0, 300) });
+const describe = (err) => ({
+  name: err?.name,
+  code: err?.code,
+  pagelog: err instanceof PagelogError,
+  message: String(err?.message ?? err).slice(0, 300),
+});
 const result = { records: [], error: undefined, phase: undefined, changedByRejectingOpen: undefined, overReads };
 const before = hashDir(root);
 const storage = guard(await FsStorage.open(root));
@@ -83,7 +95,11 @@ try {
   const log = await dir.log(partition, { segmentBytes: 600, indexIntervalBytes: 100 });
   result.phase = "records()";
   for await (const r of log.records()) {
-    result.records.push({ offset: r.offset, key: r.key === null ? null : new TextDecoder().decode(r.key), value: r.value === null ? null : new TextDecoder().decode(r.value) });
+    result.records.push({
+      offset: r.offset,
+      key: r.key === null ? null : new TextDecoder().decode(r.key),
+      value: r.value === null ? null : new TextDecoder().decode(r.value),
+    });
   }
   result.startOffset = log.startOffset;
   result.endOffset = log.endOffset;

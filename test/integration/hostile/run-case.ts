@@ -62,7 +62,13 @@ const withoutMarker = (tree: Tree) => without(tree, MARKER);
  * `fsDir`: run on real files instead (FsStorage rooted at that empty directory), to check that
  * SimStorage's answers are the real ones; no operation budget there (the test's timeout bounds it).
  */
-export async function runCase(pristine: Pristine, originals: readonly Plain[], c: Case, variant: Variant, fsDir?: string): Promise<CaseResult> {
+export async function runCase(
+  pristine: Pristine,
+  originals: readonly Plain[],
+  c: Case,
+  variant: Variant,
+  fsDir?: string,
+): Promise<CaseResult> {
   const tree = prepare(pristine, c, variant);
   let backing: Storage;
   if (fsDir === undefined) {
@@ -89,7 +95,14 @@ function writeTreeToDisk(tree: Tree, dir: string): void {
   }
 }
 
-async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], c: Case, variant: Variant, midRecoveryPoint: number): Promise<CaseResult> {
+async function runOn(
+  backing: Storage,
+  tree: Tree,
+  originals: readonly Plain[],
+  c: Case,
+  variant: Variant,
+  midRecoveryPoint: number,
+): Promise<CaseResult> {
   const overReads: OverRead[] = [];
   const storage: Storage = guardReads(backing, overReads);
   const violations: string[] = [];
@@ -101,14 +114,17 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
   /** Any error must be a PagelogError with a documented code; a power cut here means the case ran out of operations. */
   const judge = (err: unknown, where: string): PagelogError | undefined => {
     if (!(err instanceof PagelogError)) {
-      violations.push(`${where} threw ${(err as Error)?.name ?? typeof err} (not a PagelogError): ${(err as Error)?.message ?? String(err)}`);
+      violations.push(
+        `${where} threw ${(err as Error)?.name ?? typeof err} (not a PagelogError): ${(err as Error)?.message ?? String(err)}`,
+      );
       return undefined;
     }
     if (err.code === ErrorCode.POWER_CUT) {
       violations.push(`${where}: still running after ${OP_BUDGET} storage operations (a hang)`);
       return undefined;
     }
-    if (!DOCUMENTED.has(err.code)) violations.push(`${where} threw a PagelogError with an undocumented code ${String(err.code)}`);
+    if (!DOCUMENTED.has(err.code))
+      violations.push(`${where} threw a PagelogError with an undocumented code ${String(err.code)}`);
     if (/pagelog bug/i.test(err.message)) violations.push(`${where}: ${err.message}`);
     if (!where.startsWith("close()") && !where.startsWith("append")) refusal ??= err;
     return err;
@@ -119,7 +135,9 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
     // LogDir.open deletes before anything else, by design, and close() puts back).
     const now = await readTree(backing);
     if (hashTree(withoutMarker(now)) !== hashTree(withoutMarker(tree))) {
-      violations.push(`${where} rejected the log but changed files first:\n${treeDiff(hashTree(withoutMarker(tree)), hashTree(withoutMarker(now)))}`);
+      violations.push(
+        `${where} rejected the log but changed files first:\n${treeDiff(hashTree(withoutMarker(tree)), hashTree(withoutMarker(now)))}`,
+      );
     }
     if (dir !== undefined) {
       try {
@@ -131,7 +149,8 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
       // open): their text may change, nothing else may.
       const after = hashTree(without(await readTree(backing), RECOVERY_CHECKPOINT, START_CHECKPOINT));
       const was = hashTree(without(tree, RECOVERY_CHECKPOINT, START_CHECKPOINT));
-      if (after !== was && violations.length === 0) violations.push(`${where} rejected the log, and after close() the files differ:\n${treeDiff(was, after)}`);
+      if (after !== was && violations.length === 0)
+        violations.push(`${where} rejected the log, and after close() the files differ:\n${treeDiff(was, after)}`);
     }
   };
 
@@ -164,22 +183,47 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
     readError = judge(err, "records()");
     if (readError === undefined) readError = new PagelogError("(not a PagelogError)", ErrorCode.CORRUPT);
   }
-  outcome = readError !== undefined ? `opened, records(): ${readError.code}` : records.length === originals.length && startOffset === 0 ? "opened: every record" : `opened: ${records.length} records from ${startOffset}`;
+  outcome =
+    readError !== undefined
+      ? `opened, records(): ${readError.code}`
+      : records.length === originals.length && startOffset === 0
+        ? "opened: every record"
+        : `opened: ${records.length} records from ${startOffset}`;
 
   // Every record served is the one appended at its offset, in order, from the start offset.
   const tolerant = c.expect.kind === "damaged" && c.expect.timestamps === true ? c.expect.batch : undefined;
   for (const [k, r] of records.entries()) {
     const want = originals[r.offset];
-    const same = want !== undefined && (tolerant !== undefined && r.offset >= tolerant[0] && r.offset < tolerant[1] ? JSON.stringify({ ...r, timestamp: 0 }) === JSON.stringify({ ...want, timestamp: 0 }) : JSON.stringify(r) === JSON.stringify(want));
+    const same =
+      want !== undefined &&
+      (tolerant !== undefined && r.offset >= tolerant[0] && r.offset < tolerant[1]
+        ? JSON.stringify({ ...r, timestamp: 0 }) === JSON.stringify({ ...want, timestamp: 0 })
+        : JSON.stringify(r) === JSON.stringify(want));
     if (r.offset !== startOffset + k || !same) {
-      violations.push(`records() #${k} is ${JSON.stringify(r)}, but ${want === undefined ? "no record" : JSON.stringify(want)} was appended at offset ${startOffset + k}`);
+      violations.push(
+        `records() #${k} is ${JSON.stringify(r)}, but ${want === undefined ? "no record" : JSON.stringify(want)} was appended at offset ${startOffset + k}`,
+      );
       break;
     }
   }
   if (readError === undefined && startOffset + records.length !== endOffset) {
-    violations.push(`records() ended after ${records.length} records from ${startOffset}, without an error, but endOffset is ${endOffset}`);
+    violations.push(
+      `records() ended after ${records.length} records from ${startOffset}, without an error, but endOffset is ${endOffset}`,
+    );
   }
-  checkExpectation(c.expect, variant, { loud: readError !== undefined, startOffset, endOffset, count: records.length, end: originals.length, midRecoveryPoint }, violations);
+  checkExpectation(
+    c.expect,
+    variant,
+    {
+      loud: readError !== undefined,
+      startOffset,
+      endOffset,
+      count: records.length,
+      end: originals.length,
+      midRecoveryPoint,
+    },
+    violations,
+  );
 
   if (readError === undefined && violations.length === 0) {
     await checkLookups(log, records, violations, judge, c.expect.kind === "intact");
@@ -188,7 +232,8 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
       const at = log.endOffset;
       const { baseOffset } = await log.append([{ key: "progress", value: "after the open" }]);
       const [got] = await log.read(baseOffset, { maxRecords: 1 });
-      if (baseOffset !== at || got?.offset !== at || new TextDecoder().decode(got.value!) !== "after the open") violations.push(`an append after the open went to ${baseOffset}, not the end ${at}, or did not read back`);
+      if (baseOffset !== at || got?.offset !== at || new TextDecoder().decode(got.value!) !== "after the open")
+        violations.push(`an append after the open went to ${baseOffset}, not the end ${at}, or did not read back`);
     } catch (err) {
       // Loud is allowed (a stray directory named like the next segment's index, say); anything
       // but a PagelogError is not.
@@ -204,7 +249,8 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
   for (const path of c.mustRemain ?? []) {
     const now = (await readTree(backing)).get(path);
     const was = tree.get(path);
-    if (now === undefined || (now !== "dir" && was !== "dir" && Buffer.compare(now, was!) !== 0)) violations.push(`${path} is not pagelog's, but it was removed or changed`);
+    if (now === undefined || (now !== "dir" && was !== "dir" && Buffer.compare(now, was!) !== 0))
+      violations.push(`${path} is not pagelog's, but it was removed or changed`);
   }
   return finish();
 
@@ -212,15 +258,22 @@ async function runOn(backing: Storage, tree: Tree, originals: readonly Plain[], 
     // Whatever the library refuses as damaged or unreadable, verify must not call clean (issue 9,
     // item 7). With no recovery-point checkpoint a torn tail is cut silently: not checked there.
     if (verdict?.clean === true && refusal !== undefined && VERIFY_MUST_SEE.has(refusal.code)) {
-      violations.push(`pagelog verify calls these files clean, but the library refuses them: ${refusal.code}: ${refusal.message}`);
+      violations.push(
+        `pagelog verify calls these files clean, but the library refuses them: ${refusal.code}: ${refusal.message}`,
+      );
     }
-    for (const r of overReads.slice(0, 3)) violations.push(`read of ${r.length} bytes at ${r.position} of ${r.path}, which holds ${r.size}`);
+    for (const r of overReads.slice(0, 3))
+      violations.push(`read of ${r.length} bytes at ${r.position} of ${r.path}, which holds ${r.size}`);
     return { outcome, violations };
   }
 }
 
 /** Codes that mean "these bytes are damaged or unreadable": verify must report what gives them. */
-const VERIFY_MUST_SEE = new Set<string>([ErrorCode.CORRUPT, ErrorCode.UNSUPPORTED_COMPRESSION, ErrorCode.RECORD_TOO_LARGE]);
+const VERIFY_MUST_SEE = new Set<string>([
+  ErrorCode.CORRUPT,
+  ErrorCode.UNSUPPORTED_COMPRESSION,
+  ErrorCode.RECORD_TOO_LARGE,
+]);
 
 /** `pagelog verify`'s check (the function the CLI calls) on a fresh copy of `tree`: clean or not; it must change nothing. */
 async function verifyVerdict(tree: Tree, violations: string[]): Promise<{ clean: boolean } | undefined> {
@@ -231,7 +284,8 @@ async function verifyVerdict(tree: Tree, violations: string[]): Promise<{ clean:
     if (hashTree(await readTree(sim)) !== hashTree(tree)) violations.push("pagelog verify changed files");
     return { clean: report.problems.length === 0 && unsupported.length === 0 };
   } catch (err) {
-    if (!(err instanceof PagelogError)) violations.push(`pagelog verify threw ${(err as Error)?.name}: ${(err as Error)?.message}`);
+    if (!(err instanceof PagelogError))
+      violations.push(`pagelog verify threw ${(err as Error)?.name}: ${(err as Error)?.message}`);
     return undefined;
   }
 }
@@ -249,11 +303,15 @@ interface Seen {
 function checkExpectation(expect: Expect, variant: Variant, seen: Seen, violations: string[]): void {
   const got = `opened with ${seen.count} records [${seen.startOffset}, ${seen.startOffset + seen.count}) and endOffset ${seen.endOffset}`;
   const everything = (start: number) => {
-    if (seen.startOffset !== start || seen.count !== seen.end - start || seen.endOffset !== seen.end) violations.push(`expected every record [${start}, ${seen.end}), ${got}: flushed records lost without an error`);
+    if (seen.startOffset !== start || seen.count !== seen.end - start || seen.endOffset !== seen.end)
+      violations.push(`expected every record [${start}, ${seen.end}), ${got}: flushed records lost without an error`);
   };
   switch (expect.kind) {
     case "intact":
-      if (seen.loud) violations.push(`expected every record [${expect.start ?? 0}, ${seen.end}) (the mutation is of nothing the log trusts), but reading failed`);
+      if (seen.loud)
+        violations.push(
+          `expected every record [${expect.start ?? 0}, ${seen.end}) (the mutation is of nothing the log trusts), but reading failed`,
+        );
       else everything(expect.start ?? 0);
       return;
     case "intactOrLoud":
@@ -265,17 +323,30 @@ function checkExpectation(expect: Expect, variant: Variant, seen: Seen, violatio
     case "damaged": {
       if (seen.loud) return;
       // Records below this are known flushed: damage among them must be loud, damage above may be cut.
-      const flushed = variant === "unclean, no checkpoint" ? 0 : variant === "unclean, recovery point mid-log" ? seen.midRecoveryPoint : seen.end;
+      const flushed =
+        variant === "unclean, no checkpoint"
+          ? 0
+          : variant === "unclean, recovery point mid-log"
+            ? seen.midRecoveryPoint
+            : seen.end;
       if (expect.at < flushed) everything(0);
       else if (seen.startOffset !== 0 || seen.count < expect.at) {
-        violations.push(`damage at offset ${expect.at}${flushed > 0 ? ` (recovery point ${flushed})` : ""}: recovery may cut there, but ${got}: records before the damage lost`);
+        violations.push(
+          `damage at offset ${expect.at}${flushed > 0 ? ` (recovery point ${flushed})` : ""}: recovery may cut there, but ${got}: records before the damage lost`,
+        );
       }
       return;
     }
     case "startPastEnd":
       if (seen.loud) return;
-      if (variant === "clean") violations.push(`log start ${expect.start} is past the end ${seen.end} after a clean shutdown, which cannot be: expected PAGELOG_CORRUPT, ${got}`);
-      else if (seen.count !== 0 || seen.startOffset !== expect.start || seen.endOffset !== expect.start) violations.push(`log start ${expect.start} past the end after a crash: expected an empty log at ${expect.start} (or an error), ${got}`);
+      if (variant === "clean")
+        violations.push(
+          `log start ${expect.start} is past the end ${seen.end} after a clean shutdown, which cannot be: expected PAGELOG_CORRUPT, ${got}`,
+        );
+      else if (seen.count !== 0 || seen.startOffset !== expect.start || seen.endOffset !== expect.start)
+        violations.push(
+          `log start ${expect.start} past the end after a crash: expected an empty log at ${expect.start} (or an error), ${got}`,
+        );
       return;
   }
 }
@@ -286,12 +357,20 @@ function checkExpectation(expect: Expect, variant: Variant, seen: Seen, violatio
  * batch whose header disagrees with the next one may read through records() and fail a lookup),
  * but not where only an index was: an index is rebuilt, never trusted into a failure.
  */
-async function checkLookups(log: Log, records: readonly Plain[], violations: string[], judge: (err: unknown, where: string) => unknown, strict: boolean): Promise<void> {
+async function checkLookups(
+  log: Log,
+  records: readonly Plain[],
+  violations: string[],
+  judge: (err: unknown, where: string) => unknown,
+  strict: boolean,
+): Promise<void> {
   try {
     for (const r of records) {
       const [got] = await log.read(r.offset, { maxRecords: 1 });
       if (got === undefined || JSON.stringify(plain(got as LogRecord)) !== JSON.stringify(r)) {
-        violations.push(`read(${r.offset}) gave ${got === undefined ? "nothing" : JSON.stringify(plain(got))}, records() gave ${JSON.stringify(r)}`);
+        violations.push(
+          `read(${r.offset}) gave ${got === undefined ? "nothing" : JSON.stringify(plain(got))}, records() gave ${JSON.stringify(r)}`,
+        );
         return;
       }
     }

@@ -43,7 +43,13 @@ function batchRecords(b: number, offset: number): RecordInput[] {
     records.push({
       key: offset % 4 === 0 ? null : `k${offset}`,
       value: offset % 7 === 5 ? null : `value ${offset} ` + "abcdefghij".repeat(offset % 5),
-      headers: offset % 3 === 0 ? [{ key: "h", value: `x${offset}` }, { key: "n", value: null }] : [],
+      headers:
+        offset % 3 === 0
+          ? [
+              { key: "h", value: `x${offset}` },
+              { key: "n", value: null },
+            ]
+          : [],
       // Not monotonic: a later record may be older, so offsetForTimestamp has something to get wrong.
       timestamp: 1_700_000_000_000 + offset * 1000 - (offset % 4 === 3 ? 2500 : 0),
     });
@@ -60,7 +66,10 @@ export async function writePristine(where: string | Storage): Promise<Plain[]> {
   const log = await dir.log(PARTITION, LOG_OPTIONS);
   for (let b = 0; b < 16; b++) await log.append(batchRecords(b, log.endOffset));
   const other = await dir.log(OTHER);
-  await other.append([{ key: "a", value: "b" }, { key: "c", value: "d" }]);
+  await other.append([
+    { key: "a", value: "b" },
+    { key: "c", value: "d" },
+  ]);
   const records: Plain[] = [];
   for await (const r of log.records()) records.push(plain(r));
   await dir.close();
@@ -125,7 +134,9 @@ export async function simOf(tree: Tree, seed = 1): Promise<SimStorage> {
 export function hashTree(tree: Tree): string {
   return [...tree]
     .filter(([path]) => path !== LOCK && !path.startsWith(`${LOCK}/`))
-    .map(([path, v]) => (v === "dir" ? `${path}/ dir` : `${path} ${v.length} ${createHash("sha256").update(v).digest("hex").slice(0, 16)}`))
+    .map(([path, v]) =>
+      v === "dir" ? `${path}/ dir` : `${path} ${v.length} ${createHash("sha256").update(v).digest("hex").slice(0, 16)}`,
+    )
     .sort()
     .join("\n");
 }
@@ -134,7 +145,10 @@ export function hashTree(tree: Tree): string {
 export function treeDiff(before: string, after: string): string {
   const a = new Set(before.split("\n"));
   const b = new Set(after.split("\n"));
-  return [...[...a].filter((l) => !b.has(l)).map((l) => `- ${l}`), ...[...b].filter((l) => !a.has(l)).map((l) => `+ ${l}`)].join("\n");
+  return [
+    ...[...a].filter((l) => !b.has(l)).map((l) => `- ${l}`),
+    ...[...b].filter((l) => !a.has(l)).map((l) => `+ ${l}`),
+  ].join("\n");
 }
 
 /** Reads that asked for more than the file holds: a storage allocating `length` would allocate that much. */
@@ -161,7 +175,8 @@ export function guardReads(storage: Storage, overReads: OverRead[]): Storage {
         if (prop === "read") {
           return async (position: number, length: number) => {
             const size = await target.size();
-            if (typeof length === "number" && length > Math.max(0, size - position) + READ_SLACK) overReads.push({ path: target.path, position, length, size });
+            if (typeof length === "number" && length > Math.max(0, size - position) + READ_SLACK)
+              overReads.push({ path: target.path, position, length, size });
             return target.read(position, length);
           };
         }

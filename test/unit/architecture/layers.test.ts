@@ -42,7 +42,9 @@ function layerOf(file: string): string {
 /** Every module a file imports or re-exports, static or dynamic (type-only imports included: they are dependencies too). */
 function importsOf(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)) {
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  )) {
     found.push(m[1] ?? m[2]!);
   }
   return found;
@@ -57,7 +59,10 @@ describe("layers", () => {
       const from = layerOf(file);
       for (const spec of importsOf(readFileSync(join(SRC, file), "utf8"))) {
         if (!spec.startsWith(".")) continue;
-        const target = relative(SRC, resolve(dirname(join(SRC, file)), spec)).split("\\").join("/").replace(/\.js$/, ".ts");
+        const target = relative(SRC, resolve(dirname(join(SRC, file)), spec))
+          .split("\\")
+          .join("/")
+          .replace(/\.js$/, ".ts");
         const to = layerOf(target);
         if (to === from || to === "errors") continue;
         if (!(MAY_IMPORT[from] ?? []).includes(to)) wrong.push(`${file} (${from}) imports ${target} (${to})`);

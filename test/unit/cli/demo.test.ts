@@ -8,7 +8,10 @@ function frames(stdout: string): Array<{ title: string; body: string }> {
   return stdout
     .split(/^── /m)
     .slice(1)
-    .map((chunk) => ({ title: chunk.slice(0, chunk.indexOf("\n")).replace(/ ─+$/, ""), body: chunk.slice(chunk.indexOf("\n") + 1) }));
+    .map((chunk) => ({
+      title: chunk.slice(0, chunk.indexOf("\n")).replace(/ ─+$/, ""),
+      body: chunk.slice(chunk.indexOf("\n") + 1),
+    }));
 }
 
 describe("pagelog demo, non-interactive", () => {
@@ -31,8 +34,12 @@ describe("pagelog demo, non-interactive", () => {
     expect(f[1]!.body).toMatch(/▒/);
     expect(f[1]!.body).not.toMatch(/█{16}/);
     expect(f[1]!.body).toMatch(/^ +╵0 /m);
-    expect(f[1]!.body).toMatch(/^log end offset \d+ · recovery point 0 · dirty pages [1-9]\d* · acknowledged records lost so far: 0$/m);
-    expect(f[1]!.body).toMatch(/^> produced 5 batches, \d+ records, offsets 0-\d+: acknowledged, only in the page cache$/m);
+    expect(f[1]!.body).toMatch(
+      /^log end offset \d+ · recovery point 0 · dirty pages [1-9]\d* · acknowledged records lost so far: 0$/m,
+    );
+    expect(f[1]!.body).toMatch(
+      /^> produced 5 batches, \d+ records, offsets 0-\d+: acknowledged, only in the page cache$/m,
+    );
     // writeback: some pages are now on disk (green), some still dirty.
     expect(f[2]!.body).toMatch(/█/);
     expect(f[2]!.body).toMatch(/^> the OS wrote back \d+ of \d+ dirty pages/m);
@@ -44,7 +51,9 @@ describe("pagelog demo, non-interactive", () => {
     expect(leo).not.toBeNull();
     const [before, after] = [Number(leo![1]), Number(leo![2])];
     expect(after).toBeLessThanOrEqual(before);
-    expect(f[4]!.body).toMatch(after === before ? /nothing lost/ : new RegExp(`${before - after} acknowledged records? LOST`));
+    expect(f[4]!.body).toMatch(
+      after === before ? /nothing lost/ : new RegExp(`${before - after} acknowledged records? LOST`),
+    );
     expect(f[4]!.body).toMatch(/^last recovery: scanned 1 segment \(\d+ bytes\), cut \d+ bytes; log end offset/m);
     expect(f[4]!.body).toMatch(new RegExp(`^log end offset ${after} · recovery point ${after} · dirty pages 0`, "m"));
   });
@@ -56,7 +65,9 @@ describe("pagelog demo, non-interactive", () => {
     expect(last.title).toBe("5. restart");
     expect(last.body).toMatch(/^> restart after a clean shutdown: clean, nothing lost$/m);
     expect(last.body).toMatch(/^last recovery: clean shutdown: nothing to recover/m);
-    expect(frames(run.stdout)[3]!.body).toMatch(/^> flushed: fsync of the segment and its indexes, then the recovery point moved 0 -> \d+$/m);
+    expect(frames(run.stdout)[3]!.body).toMatch(
+      /^> flushed: fsync of the segment and its indexes, then the recovery point moved 0 -> \d+$/m,
+    );
   });
 
   it("demo: with flush every 1 batch, a cut after producing loses nothing", async () => {
@@ -69,13 +80,22 @@ describe("pagelog demo, non-interactive", () => {
   it("demo: without a terminal and without --script, it runs the default script", async () => {
     const run = await cli(["demo"]);
     expect(run.code).toBe(0);
-    expect(frames(run.stdout).map((f) => f.title)).toEqual(["0. start", "1. produce 4", "2. writeback", "3. produce 2", "4. cut", "5. restart"]);
+    expect(frames(run.stdout).map((f) => f.title)).toEqual([
+      "0. start",
+      "1. produce 4",
+      "2. writeback",
+      "3. produce 2",
+      "4. cut",
+      "5. restart",
+    ]);
   });
 
   it("demo: --color forces ANSI colours even without a terminal", async () => {
     const run = await cli(["demo", "--color", "--script", "produce 2"], { env: {} });
     expect(run.stdout).toMatch(/\x1b\[33m█/); // gold: cached only
-    expect((await cli(["demo", "--color", "--no-color", "--script", "produce 2"], { env: {} })).stdout).not.toMatch(/\x1b\[/);
+    expect((await cli(["demo", "--color", "--no-color", "--script", "produce 2"], { env: {} })).stdout).not.toMatch(
+      /\x1b\[/,
+    );
   });
 
   it("break-it: flush every 1 batch loses nothing; flushing off loses acknowledged records over several cuts", async () => {
@@ -117,7 +137,18 @@ describe("pagelog demo, non-interactive", () => {
   it("demo --help lists the keys and the script steps", async () => {
     const run = await cli(["demo", "--help"]);
     expect(run.code).toBe(0);
-    for (const key of ["p  produce", "c  cut the power", "r  restart", "w  let the OS", "f  cycle", "s  flush now", "q  quit", "break-it", "--seed", "--no-color"]) {
+    for (const key of [
+      "p  produce",
+      "c  cut the power",
+      "r  restart",
+      "w  let the OS",
+      "f  cycle",
+      "s  flush now",
+      "q  quit",
+      "break-it",
+      "--seed",
+      "--no-color",
+    ]) {
       expect(run.stdout).toContain(key);
     }
   });
@@ -125,7 +156,14 @@ describe("pagelog demo, non-interactive", () => {
 
 describe("pagelog demo, interactive", () => {
   it("demo: at a terminal, keys drive the log in raw mode: produce, cut, restart, quit", async () => {
-    const stdin = Object.assign(new PassThrough(), { isTTY: true, rawModes: [] as boolean[], setRawMode(raw: boolean) { this.rawModes.push(raw); return this; } });
+    const stdin = Object.assign(new PassThrough(), {
+      isTTY: true,
+      rawModes: [] as boolean[],
+      setRawMode(raw: boolean) {
+        this.rawModes.push(raw);
+        return this;
+      },
+    });
     let stdout = "";
     const io: CliIo = {
       stdout: { write: (t: string) => (stdout += t), isTTY: true, columns: 80 },
@@ -143,7 +181,9 @@ describe("pagelog demo, interactive", () => {
     expect(stdin.rawModes).toEqual([true, false]);
     const screens = stdout.split("\x1b[H\x1b[2J").slice(1);
     expect(screens).toHaveLength(1 + 5); // the first frame, then one per key before q
-    expect(screens[3]).toMatch(/^> produced a batch of \d records?, offsets \d+-\d+: acknowledged, only in the page cache$/m);
+    expect(screens[3]).toMatch(
+      /^> produced a batch of \d records?, offsets \d+-\d+: acknowledged, only in the page cache$/m,
+    );
     expect(screens[4]).toMatch(/the log needs recovery/);
     expect(screens[5]).toMatch(/^> restart after a power cut: recovery cut \d+ bytes; log end offset \d+ -> \d+/m);
     expect(screens[5]).toMatch(/^keys: p produce · c cut power · r restart/m);

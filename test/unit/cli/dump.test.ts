@@ -44,13 +44,25 @@ describe("pagelog dump", () => {
   });
 
   it("dump --records: keys and values as UTF-8, the gzip LogAppendTime vector decoded", async () => {
-    const six = await cli(["dump", "--records", join(vectorPartition("kafka-broker-6-batches.bin"), "00000000000000000000.log")]);
-    expect(six.stdout).toContain('| offset: 0 CreateTime: 1539644731680 key: "KEY-1" payload: "VALUE-Lorem ipsum dolor sit amet-1" headers: []');
-    expect(six.stdout).toContain('| offset: 5 CreateTime: 1539644734213 key: "KEY-6" payload: "VALUE-Lorem ipsum dolor sit amet-6"');
+    const six = await cli([
+      "dump",
+      "--records",
+      join(vectorPartition("kafka-broker-6-batches.bin"), "00000000000000000000.log"),
+    ]);
+    expect(six.stdout).toContain(
+      '| offset: 0 CreateTime: 1539644731680 key: "KEY-1" payload: "VALUE-Lorem ipsum dolor sit amet-1" headers: []',
+    );
+    expect(six.stdout).toContain(
+      '| offset: 5 CreateTime: 1539644734213 key: "KEY-6" payload: "VALUE-Lorem ipsum dolor sit amet-6"',
+    );
     const gzip = await cli(["dump", "--records", vectorPartition("kafka-gzip-logappendtime-batch.bin")]);
     expect(gzip.code).toBe(0);
-    expect(gzip.stdout).toMatch(/baseOffset: 0 lastOffset: 0 count: 1 position: 0 size: 125 LogAppendTime: 1597425188809 baseTimestamp: 1597425188775 compresscodec: gzip .* isvalid: true/);
-    expect(gzip.stdout).toContain('| offset: 0 LogAppendTime: 1597425188809 key: "key-0" payload: "value-0-2020-08-14T17:13:08.682Z"');
+    expect(gzip.stdout).toMatch(
+      /baseOffset: 0 lastOffset: 0 count: 1 position: 0 size: 125 LogAppendTime: 1597425188809 baseTimestamp: 1597425188775 compresscodec: gzip .* isvalid: true/,
+    );
+    expect(gzip.stdout).toContain(
+      '| offset: 0 LogAppendTime: 1597425188809 key: "key-0" payload: "value-0-2020-08-14T17:13:08.682Z"',
+    );
   });
 
   it("dump --json: one document with every header field; bytes that are not printable come out as hex", async () => {
@@ -63,8 +75,24 @@ describe("pagelog dump", () => {
     expect(run.code).toBe(0);
     const dump = JSON.parse(run.stdout) as JsonDump;
     const log0 = dump.files.find((f) => f.kind === "log")!;
-    expect(log0.batches![0]).toMatchObject({ position: 0, baseOffset: 0, lastOffset: 0, count: 1, crcValid: true, compression: "none", timestampType: "CreateTime", magic: 2 });
-    expect(log0.batches![0]!.records![0]).toMatchObject({ offset: 0, key: "0001ff", keyEncoding: "hex", value: "text", valueEncoding: "utf8", headers: [{ key: "h", value: "07", valueEncoding: "hex" }] });
+    expect(log0.batches![0]).toMatchObject({
+      position: 0,
+      baseOffset: 0,
+      lastOffset: 0,
+      count: 1,
+      crcValid: true,
+      compression: "none",
+      timestampType: "CreateTime",
+      magic: 2,
+    });
+    expect(log0.batches![0]!.records![0]).toMatchObject({
+      offset: 0,
+      key: "0001ff",
+      keyEncoding: "hex",
+      value: "text",
+      valueEncoding: "utf8",
+      headers: [{ key: "h", value: "07", valueEncoding: "hex" }],
+    });
     expect(dump.files.map((f) => f.kind)).toEqual(["log", "index", "timeindex"]);
   });
 
@@ -72,12 +100,17 @@ describe("pagelog dump", () => {
     const dir = tempDir("dump-pagelog");
     const logDir = await LogDir.open(dir);
     const log = await logDir.log("sensors-0", { segmentBytes: 2000, indexIntervalBytes: 200 });
-    for (let i = 0; i < 40; i++) await log.append([{ key: `sensor-${i}`, value: `reading ${i}`, timestamp: 1_700_000_000_000 + i }]);
+    for (let i = 0; i < 40; i++)
+      await log.append([{ key: `sensor-${i}`, value: `reading ${i}`, timestamp: 1_700_000_000_000 + i }]);
     await logDir.close();
     const run = await cli(["dump", join(dir, "sensors-0")]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Dumping .*sensors-0\/00000000000000000000\.index\n\(entries checked against 00000000000000000000\.log\)\noffset: \d+ position: \d+\n/);
-    expect(run.stdout).toMatch(/Dumping .*sensors-0\/00000000000000000000\.timeindex\n\(entries checked against 00000000000000000000\.log\)\ntimestamp: 1700000000\d+ offset: \d+\n/);
+    expect(run.stdout).toMatch(
+      /Dumping .*sensors-0\/00000000000000000000\.index\n\(entries checked against 00000000000000000000\.log\)\noffset: \d+ position: \d+\n/,
+    );
+    expect(run.stdout).toMatch(
+      /Dumping .*sensors-0\/00000000000000000000\.timeindex\n\(entries checked against 00000000000000000000\.log\)\ntimestamp: 1700000000\d+ offset: \d+\n/,
+    );
     expect(run.stdout).not.toMatch(/MISMATCH|DAMAGED/);
     const segments = run.stdout.match(/Dumping .*\.log$/gm) ?? [];
     expect(segments.length).toBeGreaterThan(1);
@@ -104,7 +137,9 @@ describe("pagelog dump", () => {
     expect(run.stdout).toMatch(/baseOffset: 2 lastOffset: 2 count: 1 position: 214 .* isvalid: false/);
     expect(run.stdout).toContain("DAMAGED at byte 214: CRC");
     expect(run.stdout).toContain("offset: 1 position: 107\n");
-    expect(run.stdout).toContain("offset: 3 position: 300 MISMATCH at byte 8: no batch starts at position 300 of the .log");
+    expect(run.stdout).toContain(
+      "offset: 3 position: 300 MISMATCH at byte 8: no batch starts at position 300 of the .log",
+    );
   });
 
   it("dump: a torn tail is reported with its position, not a crash", async () => {
@@ -118,7 +153,13 @@ describe("pagelog dump", () => {
 
   it("dump: bad arguments are one-line errors", async () => {
     const empty = tempDir("dump-empty");
-    for (const argv of [["dump"], ["dump", "/nonexistent/pagelog/x"], ["dump", empty], ["dump", "--bogus", empty], ["dump", empty, empty]]) {
+    for (const argv of [
+      ["dump"],
+      ["dump", "/nonexistent/pagelog/x"],
+      ["dump", empty],
+      ["dump", "--bogus", empty],
+      ["dump", empty, empty],
+    ]) {
       const run = await cli(argv);
       expect(run.code, argv.join(" ")).toBe(2);
       expect(run.stderr, argv.join(" ")).toMatch(/^pagelog dump: [^\n]+\n$/);

@@ -26,7 +26,12 @@ describe("pagelog fuzz", () => {
   });
 
   it("fuzz: bad arguments are one-line errors with exit 2", async () => {
-    for (const argv of [["fuzz", "--runs", "x"], ["fuzz", "--broken", "nope"], ["fuzz", "--runs", "1", "--minutes", "1"], ["fuzz", "--bogus"]]) {
+    for (const argv of [
+      ["fuzz", "--runs", "x"],
+      ["fuzz", "--broken", "nope"],
+      ["fuzz", "--runs", "1", "--minutes", "1"],
+      ["fuzz", "--bogus"],
+    ]) {
       const run = await cli(argv);
       expect(run.code, argv.join(" ")).toBe(2);
       expect(run.stderr.trim().split("\n"), argv.join(" ")).toHaveLength(1);

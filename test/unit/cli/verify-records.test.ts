@@ -38,7 +38,11 @@ async function buildBatches(gzipTarget: boolean): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   for (let b = 0; b < BATCHES; b++) {
     const options = { baseOffset: b * PER_BATCH, timestamp: T };
-    out.push(gzipTarget && b === TARGET ? await encodeBatchAsync(recordsOf(b), { ...options, compression: "gzip" }) : encodeBatch(recordsOf(b), options));
+    out.push(
+      gzipTarget && b === TARGET
+        ? await encodeBatchAsync(recordsOf(b), { ...options, compression: "gzip" })
+        : encodeBatch(recordsOf(b), options),
+    );
   }
   return out;
 }
@@ -91,21 +95,46 @@ async function readOutcome(dir: string): Promise<string> {
   }
 }
 
-const EXIT_FOR: Record<string, number> = { ok: 0, PAGELOG_CORRUPT: 1, PAGELOG_UNSUPPORTED_COMPRESSION: 3, PAGELOG_RECORD_TOO_LARGE: 3 };
+const EXIT_FOR: Record<string, number> = {
+  ok: 0,
+  PAGELOG_CORRUPT: 1,
+  PAGELOG_UNSUPPORTED_COMPRESSION: 3,
+  PAGELOG_RECORD_TOO_LARGE: 3,
+};
 
 /** Mutations of the target batch (61-byte header, then records: length, attributes, tsDelta, offsetDelta, key length, …). */
 const MUTATIONS: Array<{ name: string; expect: string; mutate: (b: Uint8Array, v: DataView) => void }> = [
   { name: "records count 2^31 - 1", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt32(57, 0x7fffffff) },
   { name: "records count -1", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt32(57, -1) },
-  { name: "records count one more than the records", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt32(57, PER_BATCH + 1) },
-  { name: "records count one fewer than the records", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt32(57, PER_BATCH - 1) },
+  {
+    name: "records count one more than the records",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (_b, v) => v.setInt32(57, PER_BATCH + 1),
+  },
+  {
+    name: "records count one fewer than the records",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (_b, v) => v.setInt32(57, PER_BATCH - 1),
+  },
   { name: "negative record length", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[61] = 5) }, // zigzag(-3)
   { name: "negative key length", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[65] = 9) }, // zigzag(-5)
-  { name: "first record's offsetDelta 5, past lastOffsetDelta 2", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[64] = 10) }, // zigzag(5)
-  { name: "second record's offsetDelta equal to the first's", expect: "PAGELOG_CORRUPT", mutate: (b) => void (b[61 + 1 + b[61]! / 2 + 3] = 0) },
+  {
+    name: "first record's offsetDelta 5, past lastOffsetDelta 2",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (b) => void (b[64] = 10),
+  }, // zigzag(5)
+  {
+    name: "second record's offsetDelta equal to the first's",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (b) => void (b[61 + 1 + b[61]! / 2 + 3] = 0),
+  },
   { name: "compression codec 7", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 7) },
   { name: "compression codec 5", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 5) },
-  { name: "gzip codec on records that are not gzip", expect: "PAGELOG_CORRUPT", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 1) },
+  {
+    name: "gzip codec on records that are not gzip",
+    expect: "PAGELOG_CORRUPT",
+    mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 1),
+  },
   { name: "snappy", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 2) },
   { name: "lz4", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 3) },
   { name: "zstd", expect: "PAGELOG_UNSUPPORTED_COMPRESSION", mutate: (_b, v) => v.setInt16(21, v.getInt16(21) | 4) },
@@ -126,7 +155,9 @@ describe("verify agrees with reads on CRC-valid batches", () => {
       expect(await readOutcome(dir)).toBe("ok");
       const run = await cli(["verify", dir]);
       expect(run.code, run.stdout).toBe(0);
-      expect(run.stdout).toMatch(/^clean: 1 partition, 1 segment, every batch's CRC and records, every index entry and offset checked$/m);
+      expect(run.stdout).toMatch(
+        /^clean: 1 partition, 1 segment, every batch's CRC and records, every index entry and offset checked$/m,
+      );
     }
   });
 
@@ -143,7 +174,11 @@ describe("verify agrees with reads on CRC-valid batches", () => {
       expect(run.stderr).toBe("");
       expect(run.code, run.stdout).toBe(EXIT_FOR[outcome]);
       expect(run.stdout).toContain(`  ${PARTITION}/${SEGMENT} byte ${position}: `);
-      expect(run.stdout).toMatch(outcome === "PAGELOG_CORRUPT" ? /^DAMAGED: 1 problem in 1 file$/m : /^UNSUPPORTED: 1 batch in 1 file that pagelog cannot read/m);
+      expect(run.stdout).toMatch(
+        outcome === "PAGELOG_CORRUPT"
+          ? /^DAMAGED: 1 problem in 1 file$/m
+          : /^UNSUPPORTED: 1 batch in 1 file that pagelog cannot read/m,
+      );
       expect(run.stdout).not.toMatch(/^clean:/m);
     });
   }
@@ -157,7 +192,9 @@ describe("verify agrees with reads on CRC-valid batches", () => {
     expect(await readOutcome(dir)).toBe("PAGELOG_CORRUPT");
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`${PARTITION}/${SEGMENT} byte ${position}: records cannot be read: gzip data in batch is invalid`);
+    expect(run.stdout).toContain(
+      `${PARTITION}/${SEGMENT} byte ${position}: records cannot be read: gzip data in batch is invalid`,
+    );
   });
 
   it("any first-record offsetDelta: verify's verdict is whatever reading gives (the same decoder)", async () => {
@@ -175,7 +212,10 @@ describe("verify agrees with reads on CRC-valid batches", () => {
 
   it("--json: status, clean, problems and unsupported kept apart; damage outranks unsupported (exit 1)", async () => {
     const batches = await buildBatches(false);
-    for (const [i, codec] of [[TARGET, 2], [TARGET + 1, 7]] as const) {
+    for (const [i, codec] of [
+      [TARGET, 2],
+      [TARGET + 1, 7],
+    ] as const) {
       const v = new DataView(batches[i]!.buffer, batches[i]!.byteOffset, batches[i]!.byteLength);
       v.setInt16(21, v.getInt16(21) | codec);
       fixCrc(batches[i]!);
@@ -183,11 +223,28 @@ describe("verify agrees with reads on CRC-valid batches", () => {
     const { dir, position } = writePartition(batches);
     const run = await cli(["verify", "--json", dir]);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { status: string; clean: boolean; problems: Array<{ path: string; byte: number; problem: string }>; unsupported: Array<{ path: string; byte: number; problem: string }> };
+    const report = JSON.parse(run.stdout) as {
+      status: string;
+      clean: boolean;
+      problems: Array<{ path: string; byte: number; problem: string }>;
+      unsupported: Array<{ path: string; byte: number; problem: string }>;
+    };
     expect(report.status).toBe("damaged");
     expect(report.clean).toBe(false);
-    expect(report.unsupported).toEqual([{ path: `${PARTITION}/${SEGMENT}`, byte: position, problem: expect.stringMatching(/snappy-compressed.*PAGELOG_UNSUPPORTED_COMPRESSION/) }]);
-    expect(report.problems).toEqual([{ path: `${PARTITION}/${SEGMENT}`, byte: position + batches[TARGET]!.length, problem: expect.stringMatching(/unknown compression codec 7/) }]);
+    expect(report.unsupported).toEqual([
+      {
+        path: `${PARTITION}/${SEGMENT}`,
+        byte: position,
+        problem: expect.stringMatching(/snappy-compressed.*PAGELOG_UNSUPPORTED_COMPRESSION/),
+      },
+    ]);
+    expect(report.problems).toEqual([
+      {
+        path: `${PARTITION}/${SEGMENT}`,
+        byte: position + batches[TARGET]!.length,
+        problem: expect.stringMatching(/unknown compression codec 7/),
+      },
+    ]);
 
     const onlySnappy = await buildBatches(false);
     const v = new DataView(onlySnappy[TARGET]!.buffer, onlySnappy[TARGET]!.byteOffset, onlySnappy[TARGET]!.byteLength);
@@ -206,7 +263,9 @@ describe("verify agrees with reads on CRC-valid batches", () => {
     const { dir, position } = writePartition(batches);
     const run = await cli(["dump", "--records", join(dir, PARTITION, SEGMENT)]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`  UNSUPPORTED at byte ${position}: batch at offset 3 is zstd-compressed (reads fail with PAGELOG_UNSUPPORTED_COMPRESSION)`);
+    expect(run.stdout).toContain(
+      `  UNSUPPORTED at byte ${position}: batch at offset 3 is zstd-compressed (reads fail with PAGELOG_UNSUPPORTED_COMPRESSION)`,
+    );
     expect(run.stdout).toMatch(/^\| records not decoded: batch at offset 3 is zstd-compressed/m);
     expect(run.stdout).toMatch(/; every batch valid; 1 batches pagelog cannot read$/m);
   });
@@ -222,12 +281,19 @@ describe("verify reports what the loader refuses", () => {
     expect(await readOutcome(dir)).toBe("PAGELOG_CORRUPT");
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`  ${PARTITION}/${SEGMENT}.swap byte 0: an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT)`);
+    expect(run.stdout).toContain(
+      `  ${PARTITION}/${SEGMENT}.swap byte 0: an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT)`,
+    );
     expect(run.stdout).not.toContain("leftover");
   });
 
   it("a directory where the marker, the lock or a checkpoint belongs: open or close fails, verify exits 1 naming it", async () => {
-    for (const name of [".kafka_cleanshutdown", ".lock", "recovery-point-offset-checkpoint", "log-start-offset-checkpoint"]) {
+    for (const name of [
+      ".kafka_cleanshutdown",
+      ".lock",
+      "recovery-point-offset-checkpoint",
+      "log-start-offset-checkpoint",
+    ]) {
       const dir = tempDir("verify-dirs");
       const logDir = await LogDir.open(dir);
       await (await logDir.log(PARTITION)).append([{ value: "a" }]);
@@ -259,10 +325,14 @@ describe("verify reports what the loader refuses", () => {
     writeFileSync(join(dir, "log-start-offset-checkpoint"), `0\n1\nrec 0 1000\n`);
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^ {2}log-start-offset-checkpoint byte 4: log start offset of rec-0 is 1000, past the end of its log \(5\) after a clean shutdown/m);
+    expect(run.stdout).toMatch(
+      /^ {2}log-start-offset-checkpoint byte 4: log start offset of rec-0 is 1000, past the end of its log \(5\) after a clean shutdown/m,
+    );
     rmSync(join(dir, ".kafka_cleanshutdown"));
     const unclean = await cli(["verify", dir]);
     expect(unclean.code).toBe(0);
-    expect(unclean.stdout).toMatch(/^note: log-start-offset-checkpoint: the start offset of rec-0, 1000, is past the end of its log \(5\): the next open starts the log over, empty, at 1000$/m);
+    expect(unclean.stdout).toMatch(
+      /^note: log-start-offset-checkpoint: the start offset of rec-0, 1000, is past the end of its log \(5\): the next open starts the log over, empty, at 1000$/m,
+    );
   });
 });

@@ -10,7 +10,11 @@ async function writeLogDir(): Promise<string> {
   const logDir = await LogDir.open(dir);
   for (const name of ["orders-0", "orders-1"]) {
     const log = await logDir.log(name, { segmentBytes: 1500, indexIntervalBytes: 150 });
-    for (let i = 0; i < 50; i++) await log.append([{ key: `k${i}`, value: `value ${i}`, timestamp: 1_700_000_000_000 + i }, { value: `second ${i}` }]);
+    for (let i = 0; i < 50; i++)
+      await log.append([
+        { key: `k${i}`, value: `value ${i}`, timestamp: 1_700_000_000_000 + i },
+        { value: `second ${i}` },
+      ]);
   }
   await logDir.close();
   return dir;
@@ -40,7 +44,9 @@ describe("pagelog verify", () => {
     for (const suffix of [".log", ".index", ".timeindex"]) rmSync(join(dir, `${SEG0}${suffix}`));
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/log start offset of orders-0 is 0, but its first segment starts at \d+: the records between are missing/);
+    expect(run.stdout).toMatch(
+      /log start offset of orders-0 is 0, but its first segment starts at \d+: the records between are missing/,
+    );
   });
 
   it("verify: a cleanly closed directory is clean, exit 0", async () => {
@@ -53,7 +59,9 @@ describe("pagelog verify", () => {
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.log +\\d+ batches, offsets 0-\\d+, \\d+ bytes: ok$`, "m"));
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.index +[1-9]\\d* entr(y|ies): ok$`, "m"));
     expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.timeindex +[1-9]\\d* entr(y|ies): ok$`, "m"));
-    expect(run.stdout).toMatch(/^clean: 2 partitions, \d+ segments, every batch's CRC and records, every index entry and offset checked$/m);
+    expect(run.stdout).toMatch(
+      /^clean: 2 partitions, \d+ segments, every batch's CRC and records, every index entry and offset checked$/m,
+    );
     // One partition directory on its own works too.
     expect((await cli(["verify", join(dir, "orders-1")])).code).toBe(0);
   });
@@ -76,9 +84,13 @@ describe("pagelog verify", () => {
     truncateSync(path, last.position + 20);
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`  ${SEG0}.log byte ${last.position}: batch of ${last.size} bytes, only 20 left in the file`);
+    expect(run.stdout).toContain(
+      `  ${SEG0}.log byte ${last.position}: batch of ${last.size} bytes, only 20 left in the file`,
+    );
     // The next segment no longer continues this one.
-    expect(run.stdout).toMatch(/orders-0\/\d{20}\.log byte 0: segment starts at offset \d+, the previous segment ended at \d+/);
+    expect(run.stdout).toMatch(
+      /orders-0\/\d{20}\.log byte 0: segment starts at offset \d+, the previous segment ended at \d+/,
+    );
   });
 
   it("verify: a corrupt index entry is named by file and byte, exit 1", async () => {
@@ -89,7 +101,9 @@ describe("pagelog verify", () => {
     writeFileSync(path, bytes);
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.index byte 8: entry 1: no batch starts at position \\d+ of the \\.log$`, "m"));
+    expect(run.stdout).toMatch(
+      new RegExp(`^  ${SEG0}\\.index byte 8: entry 1: no batch starts at position \\d+ of the \\.log$`, "m"),
+    );
   });
 
   it("verify: a time index with a partial entry and a wrong timestamp, exit 1", async () => {
@@ -99,8 +113,15 @@ describe("pagelog verify", () => {
     writeFileSync(path, Buffer.concat([bytes, Buffer.from([1, 2, 3])]));
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(new RegExp(`^  ${SEG0}\\.timeindex byte 0: entry 0: the largest timestamp up to offset \\d+ is \\d+, the entry says \\d+$`, "m"));
-    expect(run.stdout).toContain(`  ${SEG0}.timeindex byte ${bytes.length}: 3 trailing bytes do not form a whole 12-byte entry`);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^  ${SEG0}\\.timeindex byte 0: entry 0: the largest timestamp up to offset \\d+ is \\d+, the entry says \\d+$`,
+        "m",
+      ),
+    );
+    expect(run.stdout).toContain(
+      `  ${SEG0}.timeindex byte ${bytes.length}: 3 trailing bytes do not form a whole 12-byte entry`,
+    );
   });
 
   it("verify --json: the same findings for scripts", async () => {
@@ -113,7 +134,13 @@ describe("pagelog verify", () => {
   });
 
   it("verify: bad arguments are one-line errors with exit 2", async () => {
-    for (const argv of [["verify"], ["verify", "/nonexistent/pagelog/dir"], ["verify", join(dir, `${SEG0}.log`)], ["verify", tempDir("empty")], ["verify", "-x", dir]]) {
+    for (const argv of [
+      ["verify"],
+      ["verify", "/nonexistent/pagelog/dir"],
+      ["verify", join(dir, `${SEG0}.log`)],
+      ["verify", tempDir("empty")],
+      ["verify", "-x", dir],
+    ]) {
       const run = await cli(argv);
       expect(run.code, argv.join(" ")).toBe(2);
       expect(run.stderr, argv.join(" ")).toMatch(/^pagelog verify: [^\n]+\n$/);

@@ -5,7 +5,14 @@
  */
 import { describe, expect, test, vi } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { crc32c, decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync, readBatchHeader } from "../../../src/format/index.js";
+import {
+  crc32c,
+  decodeBatch,
+  decodeBatchSync,
+  encodeBatch,
+  encodeBatchAsync,
+  readBatchHeader,
+} from "../../../src/format/index.js";
 import { expectCode, expectCodeAsync, hex } from "./helpers.js";
 
 /** A 61-byte header (baseOffset 0, count and lastOffsetDelta given) + `records`, Length and CRC fixed. */
@@ -28,7 +35,9 @@ const GOOD = "0e 00 00 00 01 02 61 00";
 describe("decode strictness", () => {
   test("the hand-built good record decodes (the baseline for the cases below)", () => {
     expect(decodeBatchSync(batchWith(hex(GOOD), 1)).records).toHaveLength(1);
-    expect(decodeBatchSync(batchWith(hex(GOOD + GOOD.replace("00 00 01", "00 02 01")), 2)).records.map((r) => r.offset)).toEqual([0, 1]);
+    expect(
+      decodeBatchSync(batchWith(hex(GOOD + GOOD.replace("00 00 01", "00 02 01")), 2)).records.map((r) => r.offset),
+    ).toEqual([0, 1]);
   });
 
   test.each([
@@ -94,14 +103,20 @@ describe("decode strictness", () => {
   });
 
   test("gzip: a zip bomb stops at maxDecompressedBytes with PAGELOG_RECORD_TOO_LARGE", async () => {
-    const bytes = await encodeBatchAsync([{ value: new Uint8Array(4 << 20), timestamp: 0 }], { baseOffset: 0, compression: "gzip" });
+    const bytes = await encodeBatchAsync([{ value: new Uint8Array(4 << 20), timestamp: 0 }], {
+      baseOffset: 0,
+      compression: "gzip",
+    });
     expect(bytes.length).toBeLessThan(10_000);
     await expectCodeAsync(decodeBatch(bytes, { maxDecompressedBytes: 1 << 20 }), ErrorCode.RECORD_TOO_LARGE);
     expect((await decodeBatch(bytes)).records[0]!.value!.length).toBe(4 << 20);
   });
 
   test("gzip: damaged compressed bytes under a valid CRC are PAGELOG_CORRUPT", async () => {
-    const bytes = await encodeBatchAsync([{ value: "hello hello hello", timestamp: 0 }], { baseOffset: 0, compression: "gzip" });
+    const bytes = await encodeBatchAsync([{ value: "hello hello hello", timestamp: 0 }], {
+      baseOffset: 0,
+      compression: "gzip",
+    });
     const copy = bytes.slice();
     copy[61 + 12]! ^= 0xff; // inside the deflate stream
     new DataView(copy.buffer).setUint32(17, crc32c(copy.subarray(21)));
@@ -115,16 +130,33 @@ describe("encode arguments", () => {
     expect(() => encodeBatch([{ value: "a" }], { baseOffset: -1 })).toThrow(/baseOffset/);
     expect(() => encodeBatch([{ value: "a" }], { baseOffset: 1.5 })).toThrow(/baseOffset/);
     expect(() => encodeBatch([{ value: 5 as unknown as string }], { baseOffset: 0 })).toThrow(/records\[0\]\.value/);
-    expect(() => encodeBatch([{ value: undefined as unknown as string }], { baseOffset: 0 })).toThrow(/records\[0\]\.value/);
-    expect(() => encodeBatch([{ value: "a", headers: [{ key: 1 as unknown as string, value: null }] }], { baseOffset: 0 })).toThrow(/headers\[0\]\.key/);
+    expect(() => encodeBatch([{ value: undefined as unknown as string }], { baseOffset: 0 })).toThrow(
+      /records\[0\]\.value/,
+    );
+    expect(() =>
+      encodeBatch([{ value: "a", headers: [{ key: 1 as unknown as string, value: null }] }], { baseOffset: 0 }),
+    ).toThrow(/headers\[0\]\.key/);
     expect(() => encodeBatch([{ value: "a", timestamp: 0.5 }], { baseOffset: 0 })).toThrow(/timestamp/);
-    expect(() => encodeBatch([{ value: "a", timestamp: 2 ** 53 - 1 }, { value: "b", timestamp: -(2 ** 53 - 1) }], { baseOffset: 0 })).toThrow(RangeError);
+    expect(() =>
+      encodeBatch(
+        [
+          { value: "a", timestamp: 2 ** 53 - 1 },
+          { value: "b", timestamp: -(2 ** 53 - 1) },
+        ],
+        { baseOffset: 0 },
+      ),
+    ).toThrow(RangeError);
     expect(() => encodeBatch([{ value: "a" }], { baseOffset: 0, producerEpoch: 0x8000 })).toThrow(/producerEpoch/);
   });
 
   test("maxBatchBytes: PAGELOG_RECORD_TOO_LARGE before allocating", () => {
-    expectCode(() => encodeBatch([{ value: new Uint8Array(100) }], { baseOffset: 0, maxBatchBytes: 100 }), ErrorCode.RECORD_TOO_LARGE);
-    expect(encodeBatch([{ value: new Uint8Array(100) }], { baseOffset: 0, maxBatchBytes: 200 }).length).toBeLessThanOrEqual(200);
+    expectCode(
+      () => encodeBatch([{ value: new Uint8Array(100) }], { baseOffset: 0, maxBatchBytes: 100 }),
+      ErrorCode.RECORD_TOO_LARGE,
+    );
+    expect(
+      encodeBatch([{ value: new Uint8Array(100) }], { baseOffset: 0, maxBatchBytes: 200 }).length,
+    ).toBeLessThanOrEqual(200);
   });
 
   test("uses the crc32c override", () => {
@@ -136,7 +168,10 @@ describe("encode arguments", () => {
 describe("header keys and offset deltas", () => {
   test("a header key that is not UTF-8 is PAGELOG_CORRUPT, never U+FFFD", () => {
     for (const bad of [[0xff], [0xc3], [0xed, 0xa0, 0x80]]) {
-      const good = encodeBatch([{ value: null, timestamp: 0, headers: [{ key: "k".repeat(bad.length), value: null }] }], { baseOffset: 0 });
+      const good = encodeBatch(
+        [{ value: null, timestamp: 0, headers: [{ key: "k".repeat(bad.length), value: null }] }],
+        { baseOffset: 0 },
+      );
       const at = good.lastIndexOf(0x6b) - bad.length + 1; // the key's bytes
       const bytes = good.slice();
       bytes.set(bad, at);
@@ -148,7 +183,12 @@ describe("header keys and offset deltas", () => {
   test("offset deltas must increase within 0..lastOffsetDelta", () => {
     // Two records with null key and value: length 6, attributes 0, timestampDelta 0, then the delta.
     const record = (delta: number) => [0x0c, 0, 0, delta * 2, 1, 1, 0];
-    for (const [deltas, ok] of [[[0, 1], true], [[1, 0], false], [[0, 0], false], [[0, 2], false]] as const) {
+    for (const [deltas, ok] of [
+      [[0, 1], true],
+      [[1, 0], false],
+      [[0, 0], false],
+      [[0, 2], false],
+    ] as const) {
       const bytes = batchWith(new Uint8Array(deltas.flatMap(record)), 2);
       if (ok) expect(decodeBatchSync(bytes).records.map((r) => r.offset)).toEqual([0, 1]);
       else expectCode(() => decodeBatchSync(bytes), ErrorCode.CORRUPT);

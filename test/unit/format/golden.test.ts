@@ -94,7 +94,15 @@ describe("golden batches derived by hand", () => {
     const actual = encodeBatch(
       [
         { key: "k", value: "v1", timestamp: 2000 },
-        { key: null, value: null, timestamp: 1990, headers: [{ key: "h", value: "x" }, { key: "h", value: null }] },
+        {
+          key: null,
+          value: null,
+          timestamp: 1990,
+          headers: [
+            { key: "h", value: "x" },
+            { key: "h", value: null },
+          ],
+        },
         { key: "é", value: new Uint8Array(0), timestamp: 2300, headers: {} },
       ],
       { baseOffset: 5, partitionLeaderEpoch: 7, producerId: 42, producerEpoch: 1, baseSequence: 10 },
@@ -105,7 +113,16 @@ describe("golden batches derived by hand", () => {
     expect(decoded.lastOffset).toBe(7);
     expect(decoded.records).toEqual([
       { offset: 5, timestamp: 2000, key: utf8("k"), value: utf8("v1"), headers: [] },
-      { offset: 6, timestamp: 1990, key: null, value: null, headers: [{ key: "h", value: utf8("x") }, { key: "h", value: null }] },
+      {
+        offset: 6,
+        timestamp: 1990,
+        key: null,
+        value: null,
+        headers: [
+          { key: "h", value: utf8("x") },
+          { key: "h", value: null },
+        ],
+      },
       { offset: 7, timestamp: 2300, key: utf8("é"), value: new Uint8Array(0), headers: [] },
     ]);
   });

@@ -1,7 +1,14 @@
 /** Property: whatever records go into a batch come back out, uncompressed and gzip. */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync, readBatchHeader, validateBatch } from "../../../src/format/index.js";
+import {
+  decodeBatch,
+  decodeBatchSync,
+  encodeBatch,
+  encodeBatchAsync,
+  readBatchHeader,
+  validateBatch,
+} from "../../../src/format/index.js";
 import type { BytesInput, DecodedRecord, RecordInput } from "../../../src/format/index.js";
 
 const encoder = new TextEncoder();
@@ -37,11 +44,17 @@ const record: fc.Arbitrary<RecordInput> = fc.record(
   { requiredKeys: ["value"] },
 );
 
-const toBytes = (v: BytesInput | undefined): Uint8Array | null => (v === null || v === undefined ? null : typeof v === "string" ? encoder.encode(v) : v);
+const toBytes = (v: BytesInput | undefined): Uint8Array | null =>
+  v === null || v === undefined ? null : typeof v === "string" ? encoder.encode(v) : v;
 
 function expected(records: RecordInput[], baseOffset: number, now: number): DecodedRecord[] {
   return records.map((r, i) => {
-    const list = r.headers === undefined ? [] : Array.isArray(r.headers) ? r.headers : Object.keys(r.headers).map((key) => ({ key, value: (r.headers as Record<string, BytesInput>)[key]! }));
+    const list =
+      r.headers === undefined
+        ? []
+        : Array.isArray(r.headers)
+          ? r.headers
+          : Object.keys(r.headers).map((key) => ({ key, value: (r.headers as Record<string, BytesInput>)[key]! }));
     return {
       offset: baseOffset + i,
       timestamp: r.timestamp ?? now,
@@ -66,7 +79,13 @@ const NOW = 1_700_000_000_000;
 function checkHeaderFields(bytes: Uint8Array, records: RecordInput[], opts: { baseOffset: number }): void {
   const header = readBatchHeader(bytes);
   const stamps = records.map((r) => r.timestamp ?? NOW);
-  expect(header).toMatchObject({ ...opts, recordsCount: records.length, lastOffsetDelta: records.length - 1, baseTimestamp: stamps[0], maxTimestamp: Math.max(...stamps) });
+  expect(header).toMatchObject({
+    ...opts,
+    recordsCount: records.length,
+    lastOffsetDelta: records.length - 1,
+    baseTimestamp: stamps[0],
+    maxTimestamp: Math.max(...stamps),
+  });
 }
 
 describe("round trip", () => {
@@ -74,7 +93,10 @@ describe("round trip", () => {
     fc.assert(
       fc.property(fc.array(record, { minLength: 1, maxLength: 20 }), options, (records, opts) => {
         const bytes = encodeBatch(records, { ...opts, timestamp: NOW });
-        expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: bytes.length })).toEqual({ ok: true, size: bytes.length });
+        expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: bytes.length })).toEqual({
+          ok: true,
+          size: bytes.length,
+        });
         checkHeaderFields(bytes, records, opts);
         expect(decodeBatchSync(bytes).records).toEqual(expected(records, opts.baseOffset, NOW));
       }),
@@ -110,7 +132,10 @@ describe("round trip", () => {
         const bytes = await encodeBatchAsync(records, { ...opts, timestamp: NOW, compression: "gzip" });
         const header = readBatchHeader(bytes);
         expect(header.compression).toBe(1);
-        expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: bytes.length })).toEqual({ ok: true, size: bytes.length });
+        expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: bytes.length })).toEqual({
+          ok: true,
+          size: bytes.length,
+        });
         checkHeaderFields(bytes, records, opts);
         expect((await decodeBatch(bytes)).records).toEqual(expected(records, opts.baseOffset, NOW));
       }),
@@ -130,12 +155,21 @@ describe("round trip", () => {
 
   test("gzip + LogAppendTime: every record reads back with the append time", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 10 }), fc.integer({ min: 0, max: 2 ** 50 }), async (records, appendTime) => {
-        const bytes = await encodeBatchAsync(records, { baseOffset: 0, timestamp: NOW, compression: "gzip", logAppendTime: appendTime });
-        const decoded = await decodeBatch(bytes);
-        expect(decoded.isLogAppendTime).toBe(true);
-        expect(decoded.records.map((r) => r.timestamp)).toEqual(records.map(() => appendTime));
-      }),
+      fc.asyncProperty(
+        fc.array(record, { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 0, max: 2 ** 50 }),
+        async (records, appendTime) => {
+          const bytes = await encodeBatchAsync(records, {
+            baseOffset: 0,
+            timestamp: NOW,
+            compression: "gzip",
+            logAppendTime: appendTime,
+          });
+          const decoded = await decodeBatch(bytes);
+          expect(decoded.isLogAppendTime).toBe(true);
+          expect(decoded.records.map((r) => r.timestamp)).toEqual(records.map(() => appendTime));
+        },
+      ),
       { numRuns: 30 },
     );
   });

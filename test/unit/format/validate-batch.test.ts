@@ -31,10 +31,19 @@ describe("validateBatch", () => {
 
   test("short-header: fewer than 17 bytes (through magic) available", () => {
     for (const available of [0, 1, 12, 16]) {
-      expect(validateBatch(batch, 0, available, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason: "short-header" });
-      expect(validateBatch(batch.subarray(0, available), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason: "short-header" });
+      expect(validateBatch(batch, 0, available, { maxBatchBytes: MAX })).toMatchObject({
+        ok: false,
+        reason: "short-header",
+      });
+      expect(validateBatch(batch.subarray(0, available), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({
+        ok: false,
+        reason: "short-header",
+      });
     }
-    expect(validateBatch(batch, SIZE, 100, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason: "short-header" });
+    expect(validateBatch(batch, SIZE, 100, { maxBatchBytes: MAX })).toMatchObject({
+      ok: false,
+      reason: "short-header",
+    });
   });
 
   test("short: truncated by any number of bytes, via `available` or by the buffer's end", () => {
@@ -42,27 +51,44 @@ describe("validateBatch", () => {
       const available = SIZE - cut;
       const reason = available < 17 ? "short-header" : "short";
       expect(validateBatch(batch, 0, available, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason });
-      expect(validateBatch(batch.subarray(0, available), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason });
+      expect(validateBatch(batch.subarray(0, available), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({
+        ok: false,
+        reason,
+      });
     }
   });
 
   test("too-small: Length below a header's 49, zero, or negative", () => {
     for (const length of [48, 1, 0, -1, -0x80000000]) {
-      expect(validateBatch(setLength(batch, length), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason: "too-small" });
+      expect(validateBatch(setLength(batch, length), 0, SIZE, { maxBatchBytes: MAX })).toMatchObject({
+        ok: false,
+        reason: "too-small",
+      });
     }
   });
 
   test("too-large: beyond maxBatchBytes (whole batch, 12-byte overhead included)", () => {
-    expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: SIZE - 1 })).toMatchObject({ ok: false, reason: "too-large" });
+    expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: SIZE - 1 })).toMatchObject({
+      ok: false,
+      reason: "too-large",
+    });
     expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: SIZE })).toMatchObject({ ok: true });
   });
 
   test("a huge Length is rejected by arithmetic: no CRC pass, no allocation", () => {
     const spy = vi.fn(crc32c);
     const huge = setLength(batch, 0x7fffffff);
-    expect(validateBatch(huge, 0, SIZE, { maxBatchBytes: MAX, crc32c: spy })).toMatchObject({ ok: false, reason: "too-large" });
-    expect(validateBatch(huge, 0, SIZE, { maxBatchBytes: Number.POSITIVE_INFINITY, crc32c: spy })).toMatchObject({ ok: false, reason: "short" });
-    expect(validateBatch(huge, 0, Number.MAX_SAFE_INTEGER, { maxBatchBytes: Number.POSITIVE_INFINITY, crc32c: spy })).toMatchObject({ ok: false, reason: "short" });
+    expect(validateBatch(huge, 0, SIZE, { maxBatchBytes: MAX, crc32c: spy })).toMatchObject({
+      ok: false,
+      reason: "too-large",
+    });
+    expect(validateBatch(huge, 0, SIZE, { maxBatchBytes: Number.POSITIVE_INFINITY, crc32c: spy })).toMatchObject({
+      ok: false,
+      reason: "short",
+    });
+    expect(
+      validateBatch(huge, 0, Number.MAX_SAFE_INTEGER, { maxBatchBytes: Number.POSITIVE_INFINITY, crc32c: spy }),
+    ).toMatchObject({ ok: false, reason: "short" });
     expect(spy).not.toHaveBeenCalled();
   });
 
@@ -79,7 +105,10 @@ describe("validateBatch", () => {
       for (const mask of [0x01, 0x80, 0xff]) {
         const copy = batch.slice();
         copy[i]! ^= mask;
-        expect(validateBatch(copy, 0, SIZE, { maxBatchBytes: MAX }), `byte ${i} ^ ${mask}`).toMatchObject({ ok: false, reason: "bad-crc" });
+        expect(validateBatch(copy, 0, SIZE, { maxBatchBytes: MAX }), `byte ${i} ^ ${mask}`).toMatchObject({
+          ok: false,
+          reason: "bad-crc",
+        });
       }
     }
   });
@@ -92,14 +121,20 @@ describe("validateBatch", () => {
   });
 
   test("a zero-filled tail (a power cut's unwritten pages) is too-small, not ok", () => {
-    expect(validateBatch(new Uint8Array(4096), 0, 4096, { maxBatchBytes: MAX })).toMatchObject({ ok: false, reason: "too-small" });
+    expect(validateBatch(new Uint8Array(4096), 0, 4096, { maxBatchBytes: MAX })).toMatchObject({
+      ok: false,
+      reason: "too-small",
+    });
   });
 
   test("uses the crc32c override", () => {
     const spy = vi.fn(crc32c);
     expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: MAX, crc32c: spy }).ok).toBe(true);
     expect(spy).toHaveBeenCalledTimes(1);
-    expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: MAX, crc32c: () => 0 })).toMatchObject({ ok: false, reason: "bad-crc" });
+    expect(validateBatch(batch, 0, SIZE, { maxBatchBytes: MAX, crc32c: () => 0 })).toMatchObject({
+      ok: false,
+      reason: "bad-crc",
+    });
   });
 
   test("programmer mistakes throw: negative position, missing maxBatchBytes", () => {

@@ -133,7 +133,11 @@ describe("varlong (int64)", () => {
   test("round-trips every safe integer; agrees with the bigint writer and with writeVarint", () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.integer({ min: INT32_MIN, max: INT32_MAX }), fc.maxSafeInteger(), fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2 ** 32, -(2 ** 32))),
+        fc.oneof(
+          fc.integer({ min: INT32_MIN, max: INT32_MAX }),
+          fc.maxSafeInteger(),
+          fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2 ** 32, -(2 ** 32)),
+        ),
         (value) => {
           const bytes = encodeVarlong(value);
           const big = new Uint8Array(10);

@@ -1,7 +1,14 @@
 /** The bytes a real Kafka broker wrote (test/fixtures/kafka, see its README) must read exactly. */
 import { describe, expect, test } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { crc32c, decodeBatch, decodeBatchSync, encodeBatch, readBatchHeader, validateBatch } from "../../../src/format/index.js";
+import {
+  crc32c,
+  decodeBatch,
+  decodeBatchSync,
+  encodeBatch,
+  readBatchHeader,
+  validateBatch,
+} from "../../../src/format/index.js";
 import { expectCode, expectCodeAsync, readVector, toHex, utf8 } from "./helpers.js";
 
 const SIX = [
@@ -48,7 +55,10 @@ describe("kafka-broker-6-batches.bin", () => {
       ]);
       position += 107;
     }
-    expect(validateBatch(bytes, position, bytes.length - position, { maxBatchBytes: 1048588 })).toMatchObject({ ok: false, reason: "short-header" });
+    expect(validateBatch(bytes, position, bytes.length - position, { maxBatchBytes: 1048588 })).toMatchObject({
+      ok: false,
+      reason: "short-header",
+    });
   });
 
   test("re-encoding the six records with the same header fields gives identical bytes", () => {
@@ -82,7 +92,13 @@ describe("kafka-gzip-logappendtime-batch.bin", () => {
       recordsCount: 1,
     });
     expect(batch.records).toEqual([
-      { offset: 0, timestamp: 1597425188809, key: utf8("key-0"), value: utf8("value-0-2020-08-14T17:13:08.682Z"), headers: [] },
+      {
+        offset: 0,
+        timestamp: 1597425188809,
+        key: utf8("key-0"),
+        value: utf8("value-0-2020-08-14T17:13:08.682Z"),
+        headers: [],
+      },
     ]);
   });
 
@@ -98,12 +114,15 @@ describe("kafka-gzip-logappendtime-batch.bin", () => {
     return copy;
   }
 
-  test.each([2, 3, 4])("codec %d (snappy, lz4, zstd) is PAGELOG_UNSUPPORTED_COMPRESSION, never garbage", async (codec) => {
-    const relabelled = withCodec(codec);
-    expect(readBatchHeader(relabelled).compression).toBe(codec);
-    await expectCodeAsync(decodeBatch(relabelled), ErrorCode.UNSUPPORTED_COMPRESSION);
-    expectCode(() => decodeBatchSync(relabelled), ErrorCode.UNSUPPORTED_COMPRESSION);
-  });
+  test.each([2, 3, 4])(
+    "codec %d (snappy, lz4, zstd) is PAGELOG_UNSUPPORTED_COMPRESSION, never garbage",
+    async (codec) => {
+      const relabelled = withCodec(codec);
+      expect(readBatchHeader(relabelled).compression).toBe(codec);
+      await expectCodeAsync(decodeBatch(relabelled), ErrorCode.UNSUPPORTED_COMPRESSION);
+      expectCode(() => decodeBatchSync(relabelled), ErrorCode.UNSUPPORTED_COMPRESSION);
+    },
+  );
 
   test.each([5, 6, 7])("undefined codec id %d is PAGELOG_CORRUPT", async (codec) => {
     await expectCodeAsync(decodeBatch(withCodec(codec)), ErrorCode.CORRUPT);

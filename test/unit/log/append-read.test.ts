@@ -27,7 +27,7 @@ import {
 /** Back-to-back batches in a buffer: [baseOffset, lastOffset, size] of each. */
 function batchesIn(bytes: Uint8Array): Array<[number, number, number]> {
   const out: Array<[number, number, number]> = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const h = readBatchHeader(bytes, at);
     out.push([h.baseOffset, h.lastOffset, h.sizeInBytes]);
     at += h.sizeInBytes;
@@ -41,17 +41,36 @@ describe("append", () => {
     const { log } = await freshLog({ clock });
     const r1 = await log.append([
       { key: "user-1", value: "hello", headers: { source: "web", none: null }, timestamp: 42 },
-      { key: null, value: new Uint8Array([0, 1, 255]), headers: [{ key: "dup", value: "a" }, { key: "dup", value: new Uint8Array([7]) }] },
+      {
+        key: null,
+        value: new Uint8Array([0, 1, 255]),
+        headers: [
+          { key: "dup", value: "a" },
+          { key: "dup", value: new Uint8Array([7]) },
+        ],
+      },
       { value: null },
     ]);
     expect(r1).toEqual({ baseOffset: 0, lastOffset: 2 });
     expect(batchesIn(await log.readBatches(0))).toHaveLength(1);
     const got = (await log.read(0)).map(plain);
-    expect(got[0]).toEqual({ offset: 0, timestamp: 42, key: "user-1", value: "hello", headers: [{ key: "source", value: "web" }, { key: "none", value: null }] });
+    expect(got[0]).toEqual({
+      offset: 0,
+      timestamp: 42,
+      key: "user-1",
+      value: "hello",
+      headers: [
+        { key: "source", value: "web" },
+        { key: "none", value: null },
+      ],
+    });
     const raw = await log.read(1, { maxRecords: 1 });
     expect(raw[0]!.key).toBeNull();
     expect([...raw[0]!.value!]).toEqual([0, 1, 255]);
-    expect(raw[0]!.headers.map((h) => [h.key, [...h.value!]])).toEqual([["dup", [97]], ["dup", [7]]]);
+    expect(raw[0]!.headers.map((h) => [h.key, [...h.value!]])).toEqual([
+      ["dup", [97]],
+      ["dup", [7]],
+    ]);
     expect(raw[0]!.timestamp).toBe(5_000); // no timestamp given: the log's clock
     expect(got[2]).toMatchObject({ offset: 2, key: null, value: null, headers: [] });
     expect(await log.append([recordAt(3)])).toEqual({ baseOffset: 3, lastOffset: 3 });
@@ -63,7 +82,10 @@ describe("append", () => {
     const size = log.size;
     await expectCode(() => log.append([recordAt(2, undefined, 400)]), ErrorCode.RECORD_TOO_LARGE);
     // Many small records that only together exceed the limit.
-    await expectCode(() => log.append(Array.from({ length: 20 }, (_, i) => recordAt(2 + i))), ErrorCode.RECORD_TOO_LARGE);
+    await expectCode(
+      () => log.append(Array.from({ length: 20 }, (_, i) => recordAt(2 + i))),
+      ErrorCode.RECORD_TOO_LARGE,
+    );
     expect([log.endOffset, log.size, log.status]).toEqual([2, size, "open"]);
     model.push(...(await appendBatches(log, 2)));
     expect(await readAll(log)).toEqual(model);
@@ -78,7 +100,10 @@ describe("append", () => {
     await appendBatches(log, 1);
     // Programmer mistakes: TypeError or RangeError (an empty batch is a RangeError), never a PagelogError.
     for (const bad of [[], [{}], [{ value: 5 }], [{ value: "v", headers: 3 }], "x", null]) {
-      const err: unknown = await log.append(bad as never).then(() => undefined, (e: unknown) => e);
+      const err: unknown = await log.append(bad as never).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err instanceof TypeError || err instanceof RangeError, JSON.stringify(bad)).toBe(true);
     }
     expect([log.endOffset, log.status]).toEqual([1, "open"]);
@@ -146,7 +171,25 @@ describe("options and names", () => {
 
   it("log names: ../x, a, a-b, a 250-character topic and other non-partition names are TypeErrors", async () => {
     const dir = await openSim(new SimStorage());
-    const bad = ["../x", "../x-0", "a", "a-b", "a-", "-0", "a-01", "a-2147483648", "x/y-0", "/abs-0", "..-0", ".-0", "a b-0", "a\u0000-0", "", `${"t".repeat(250)}-0`, "ü-0"];
+    const bad = [
+      "../x",
+      "../x-0",
+      "a",
+      "a-b",
+      "a-",
+      "-0",
+      "a-01",
+      "a-2147483648",
+      "x/y-0",
+      "/abs-0",
+      "..-0",
+      ".-0",
+      "a b-0",
+      "a\u0000-0",
+      "",
+      `${"t".repeat(250)}-0`,
+      "ü-0",
+    ];
     for (const name of bad) await expectTypeError(() => dir.log(name), "log name");
     await expectTypeError(() => dir.log(42 as unknown as string), "log name");
     expect(await dir.logs()).toEqual([]);
@@ -248,9 +291,11 @@ describe("records()", () => {
     expect(seen).toEqual([0, 1, 2, 3]);
     // An already-aborted signal yields nothing.
     const aborted = AbortSignal.abort();
-    await expect((async () => {
-      for await (const _ of log.records({ signal: aborted })) throw new Error("yielded");
-    })()).rejects.toMatchObject({ name: "AbortError" });
+    await expect(
+      (async () => {
+        for await (const _ of log.records({ signal: aborted })) throw new Error("yielded");
+      })(),
+    ).rejects.toMatchObject({ name: "AbortError" });
   });
 
   it("records(): breaking out early leaves the log usable", async () => {
@@ -288,7 +333,8 @@ describe("offsetForTimestamp", () => {
     // And the same answers from the indexes a reopen loads or rebuilds.
     await dir.close();
     const after = await (await openSim(sim)).log(NAME, { segmentBytes: 500, indexIntervalBytes: 100 });
-    for (const ts of probes) expect(await after.offsetForTimestamp(ts), `ts ${ts} reopened`).toBe(linear(stamps, ts, 20));
+    for (const ts of probes)
+      expect(await after.offsetForTimestamp(ts), `ts ${ts} reopened`).toBe(linear(stamps, ts, 20));
     await expect(after.offsetForTimestamp(1.5)).rejects.toThrow(TypeError);
   });
 

@@ -12,8 +12,31 @@ import { LogDir } from "../../../src/log/log-dir.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { NAME, expectTypeError, freshLog, makeTempDir, plain, recordAt } from "./helpers.js";
 
-const BAD_COUNTS: unknown[] = ["2", 1.5, 0, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 2 ** 53, null, {}, true];
-const BAD_OFFSETS: unknown[] = ["0", 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 2 ** 53, null, {}, 10n];
+const BAD_COUNTS: unknown[] = [
+  "2",
+  1.5,
+  0,
+  -1,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  Number.NEGATIVE_INFINITY,
+  2 ** 53,
+  null,
+  {},
+  true,
+];
+const BAD_OFFSETS: unknown[] = [
+  "0",
+  1.5,
+  -1,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  Number.NEGATIVE_INFINITY,
+  2 ** 53,
+  null,
+  {},
+  10n,
+];
 
 async function seeded() {
   const { sim, dir, log } = await freshLog();
@@ -141,8 +164,12 @@ describe("arguments: append", () => {
 
   it("encodeBatch / encodeBatchAsync: a maxBatchBytes or options of the wrong kind is a TypeError naming it", async () => {
     for (const bad of ["100", 1.5, 0, Number.NaN, null]) {
-      expect(() => encodeBatch([{ value: "a" }], { baseOffset: 0, maxBatchBytes: bad as number })).toThrow(/maxBatchBytes/);
-      await expect(encodeBatchAsync([{ value: "a" }], { baseOffset: 0, compression: "gzip", maxBatchBytes: bad as number })).rejects.toThrow(/maxBatchBytes/);
+      expect(() => encodeBatch([{ value: "a" }], { baseOffset: 0, maxBatchBytes: bad as number })).toThrow(
+        /maxBatchBytes/,
+      );
+      await expect(
+        encodeBatchAsync([{ value: "a" }], { baseOffset: 0, compression: "gzip", maxBatchBytes: bad as number }),
+      ).rejects.toThrow(/maxBatchBytes/);
     }
     await expect(encodeBatchAsync([{ value: "a" }], null as never)).rejects.toThrow(TypeError);
   });
@@ -167,13 +194,24 @@ describe("arguments: LogDir.open and log()", () => {
     const dir = await LogDir.open(sim);
     for (const bad of [null, "x", 5, [1]]) await expectTypeError(() => dir.log(NAME, bad as never), "log options");
     await expectTypeError(() => dir.log(NAME, { segmentByte: 1000 } as never), "segmentByte");
-    for (const option of ["segmentBytes", "segmentMs", "indexIntervalBytes", "maxIndexBytes", "maxBatchBytes", "flushMessages", "flushMs", "retentionBytes", "retentionMs"]) {
+    for (const option of [
+      "segmentBytes",
+      "segmentMs",
+      "indexIntervalBytes",
+      "maxIndexBytes",
+      "maxBatchBytes",
+      "flushMessages",
+      "flushMs",
+      "retentionBytes",
+      "retentionMs",
+    ]) {
       for (const bad of [null, "100", 100.5, Number.NaN, Number.POSITIVE_INFINITY, -2, 2 ** 53, {}]) {
         await expectTypeError(() => dir.log(NAME, { [option]: bad } as never), option);
       }
     }
     for (const bad of [null, 5, "f"]) await expectTypeError(() => dir.log(NAME, { crc32c: bad } as never), "crc32c");
-    for (const bad of [null, 5, {}, { now: 1 }]) await expectTypeError(() => dir.log(NAME, { clock: bad } as never), "clock");
+    for (const bad of [null, 5, {}, { now: 1 }])
+      await expectTypeError(() => dir.log(NAME, { clock: bad } as never), "clock");
     expect(await sim.list("")).not.toContain(NAME); // nothing was created
     await dir.close();
   });
@@ -181,7 +219,8 @@ describe("arguments: LogDir.open and log()", () => {
   it("LogDir.open: options and options.log of the wrong kind are TypeErrors naming them", async () => {
     const sim = new SimStorage({ seed: 2 });
     for (const bad of [null, "x", [1]]) await expectTypeError(() => LogDir.open(sim, bad as never), "options");
-    for (const bad of [null, "x", 5]) await expectTypeError(() => LogDir.open(sim, { log: bad as never }), "option log");
+    for (const bad of [null, "x", 5])
+      await expectTypeError(() => LogDir.open(sim, { log: bad as never }), "option log");
     await expectTypeError(() => LogDir.open(sim, { log: { flushMs: "5" } as never }), "flushMs");
     for (const bad of [null, 5, {}, undefined]) await expectTypeError(() => LogDir.open(bad as never), "LogDir.open");
     await (await LogDir.open(sim)).close();

@@ -10,7 +10,12 @@ async function checkpointText(sim: SimStorage): Promise<string | null> {
 
 describe("LogDir: the checkpoint interval", () => {
   it("checkpoint: written after a flush once checkpointIntervalMs passed (Kafka's log.flush.offset.checkpoint.interval.ms)", async () => {
-    const clock = { t: 1000, now() { return this.t; } };
+    const clock = {
+      t: 1000,
+      now() {
+        return this.t;
+      },
+    };
     const sim = new SimStorage({ seed: 1 });
     const dir = await LogDir.open(sim, { log: { clock }, checkpointIntervalMs: 500 });
     const log = await dir.log("c-0");
@@ -26,7 +31,12 @@ describe("LogDir: the checkpoint interval", () => {
   });
 
   it("checkpoint: -1 writes only on checkpoint() and at close", async () => {
-    const clock = { t: 0, now() { return this.t; } };
+    const clock = {
+      t: 0,
+      now() {
+        return this.t;
+      },
+    };
     const sim = new SimStorage({ seed: 2 });
     const dir = await LogDir.open(sim, { log: { clock }, checkpointIntervalMs: -1 });
     const log = await dir.log("c-0");

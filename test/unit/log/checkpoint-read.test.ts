@@ -4,7 +4,14 @@
  * opening the directory treats malformed as absent (recovery from offset 0).
  */
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_BASE_BYTES, CHECKPOINT_BYTES_PER_PARTITION, LogDir, maxCheckpointBytes, readCheckpointFile, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
+import {
+  CHECKPOINT_BASE_BYTES,
+  CHECKPOINT_BYTES_PER_PARTITION,
+  LogDir,
+  maxCheckpointBytes,
+  readCheckpointFile,
+  RECOVERY_POINT_CHECKPOINT,
+} from "../../../src/log/log-dir.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage, StorageFile } from "../../../src/storage/storage.js";
 
@@ -61,7 +68,10 @@ describe("readCheckpointFile", () => {
     }
     const dirNamed = new SimStorage();
     await dirNamed.mkdir(RECOVERY_POINT_CHECKPOINT);
-    expect(await readCheckpointFile(dirNamed, RECOVERY_POINT_CHECKPOINT)).toEqual({ state: "malformed", reason: "not a file" });
+    expect(await readCheckpointFile(dirNamed, RECOVERY_POINT_CHECKPOINT)).toEqual({
+      state: "malformed",
+      reason: "not a file",
+    });
   });
 
   it("a file larger than the bound is malformed without a single read; the bound grows with the partition directories", async () => {
@@ -72,7 +82,10 @@ describe("readCheckpointFile", () => {
       await withFile(sim, RECOVERY_POINT_CHECKPOINT, size);
       const { storage, reads } = recordingReads(sim);
       const read = await readCheckpointFile(storage, RECOVERY_POINT_CHECKPOINT);
-      expect(read).toEqual({ state: "malformed", reason: `${size} bytes, more than the ${CHECKPOINT_BASE_BYTES} a checkpoint of 0 partitions can need` });
+      expect(read).toEqual({
+        state: "malformed",
+        reason: `${size} bytes, more than the ${CHECKPOINT_BASE_BYTES} a checkpoint of 0 partitions can need`,
+      });
       expect(reads).toEqual([]);
     }
   });

@@ -6,7 +6,20 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { CLEAN_SHUTDOWN_FILE } from "../../../src/log/log-dir.js";
 import { keepEverything, keepNothing } from "../../../src/storage/sim-storage.js";
-import { NAME, appendBatches, expectCode, expectedAt, freshLog, openSim, plain, readAll, readFile, recordAt, segPath, writeFile } from "./helpers.js";
+import {
+  NAME,
+  appendBatches,
+  expectCode,
+  expectedAt,
+  freshLog,
+  openSim,
+  plain,
+  readAll,
+  readFile,
+  recordAt,
+  segPath,
+  writeFile,
+} from "./helpers.js";
 
 describe("failed state", () => {
   it("failed: EIO on sync fails the flush and the log; writes are refused with PAGELOG_FAILED until reopened", async () => {
@@ -121,7 +134,9 @@ describe("failed state", () => {
 describe("concurrency", () => {
   it("concurrency: 50 overlapping appends keep call order and offsets", async () => {
     const { log } = await freshLog({ segmentBytes: 1000 });
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => log.append([recordAt(2 * i), recordAt(2 * i + 1)])));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => log.append([recordAt(2 * i), recordAt(2 * i + 1)])),
+    );
     expect(results).toEqual(Array.from({ length: 50 }, (_, i) => ({ baseOffset: 2 * i, lastOffset: 2 * i + 1 })));
     expect(await readAll(log)).toEqual(Array.from({ length: 100 }, (_, i) => expectedAt(i)));
   });
@@ -132,7 +147,7 @@ describe("concurrency", () => {
     const reads: Array<Promise<number[]>> = [];
     for (let i = 0; i < 30; i++) {
       pending.push(log.append([0, 1, 2].map((j) => recordAt(3 * i + j))));
-      reads.push(log.readBatches(0, { maxBytes: 1 << 20 }).then(async () => (await readAllOffsets(log))));
+      reads.push(log.readBatches(0, { maxBytes: 1 << 20 }).then(async () => await readAllOffsets(log)));
       reads.push(log.read(0, { maxBytes: 1 << 20 }).then((rs) => rs.map((r) => r.offset)));
     }
     await Promise.all(pending);

@@ -31,7 +31,13 @@ const decoder = new TextDecoder();
 const str = (b: Uint8Array | null): string | null => (b === null ? null : decoder.decode(b));
 
 export function plain(r: LogRecord): PlainRecord {
-  return { offset: r.offset, timestamp: r.timestamp, key: str(r.key), value: str(r.value), headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })) };
+  return {
+    offset: r.offset,
+    timestamp: r.timestamp,
+    key: str(r.key),
+    value: str(r.value),
+    headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
+  };
 }
 
 /** The record the tests append at `offset`: key, value, two headers (one null) and a timestamp. */
@@ -108,7 +114,10 @@ export async function openSim(sim: SimStorage, defaults: LogOptions = {}): Promi
 }
 
 /** A fresh SimStorage with a LogDir and one log on it. */
-export async function freshLog(options: LogOptions = {}, seed = 1): Promise<{ sim: SimStorage; dir: LogDir; log: Log }> {
+export async function freshLog(
+  options: LogOptions = {},
+  seed = 1,
+): Promise<{ sim: SimStorage; dir: LogDir; log: Log }> {
   const sim = new SimStorage({ seed });
   const dir = await openSim(sim);
   const log = await dir.log(NAME, options);
@@ -134,7 +143,13 @@ export async function readText(storage: Storage, path: string): Promise<string> 
 }
 
 /** Writes bytes into a file through the storage (page cache only unless `sync`). */
-export async function writeFile(storage: Storage, path: string, position: number, bytes: Uint8Array, options: { create?: boolean; sync?: boolean; truncate?: number } = {}): Promise<void> {
+export async function writeFile(
+  storage: Storage,
+  path: string,
+  position: number,
+  bytes: Uint8Array,
+  options: { create?: boolean; sync?: boolean; truncate?: number } = {},
+): Promise<void> {
   const f = await storage.open(path, { create: options.create ?? false });
   try {
     if (options.truncate !== undefined) await f.truncate(options.truncate);

@@ -12,7 +12,18 @@ import { SimStorage, keepEverything } from "../../../src/storage/sim-storage.js"
 import { encodeBatch } from "../../../src/format/index.js";
 import { rawBatch } from "../../support/raw-batch.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
-import { NAME, appendBatches, expectCode, fileSize, freshLog, openSim, readAll, readFile, segPath, writeFile } from "./helpers.js";
+import {
+  NAME,
+  appendBatches,
+  expectCode,
+  fileSize,
+  freshLog,
+  openSim,
+  readAll,
+  readFile,
+  segPath,
+  writeFile,
+} from "./helpers.js";
 
 const MiB = 1 << 20;
 
@@ -89,7 +100,10 @@ describe("an open decides before it changes anything", () => {
   it("the same stray segment after a crash (recovery point 18): rejected, nothing changed", async () => {
     const { sim } = await closedLog();
     const log0 = await readFile(sim, segPath(0, ".log"));
-    await writeFile(sim, segPath(3, ".log"), 0, log0.subarray(log0.length / 6, (2 * log0.length) / 6), { create: true, sync: true });
+    await writeFile(sim, segPath(3, ".log"), 0, log0.subarray(log0.length / 6, (2 * log0.length) / 6), {
+      create: true,
+      sync: true,
+    });
     await sim.syncDir(NAME);
     // Open (the marker goes, durably), then lose power: the next open is unclean.
     await openSim(sim);
@@ -102,7 +116,12 @@ describe("an open decides before it changes anything", () => {
     it(`after a crash, an overlapping segment that ${agree ? "agrees with" : "contradicts"} the records it overlaps is ${agree ? "taken as an interrupted cut" : "rejected"}`, async () => {
       const { sim, model } = await closedLog();
       const copy = encodeBatch(
-        model.slice(3).map((r) => ({ key: r.key, value: agree ? r.value : new Uint8Array([9]), headers: r.headers, timestamp: r.timestamp })),
+        model.slice(3).map((r) => ({
+          key: r.key,
+          value: agree ? r.value : new Uint8Array([9]),
+          headers: r.headers,
+          timestamp: r.timestamp,
+        })),
         { baseOffset: 3 },
       );
       await writeFile(sim, segPath(3, ".log"), 0, copy, { create: true, sync: true });
@@ -137,9 +156,15 @@ describe("an open decides before it changes anything", () => {
 describe("checkpoints that lie", () => {
   it("a start offset past the end after a clean shutdown is corrupt, and nothing is deleted", async () => {
     const { sim, model } = await closedLog();
-    await writeFile(sim, LOG_START_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 1000\n"), { truncate: 0, sync: true });
+    await writeFile(sim, LOG_START_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 1000\n"), {
+      truncate: 0,
+      sync: true,
+    });
     await expectRejectedUnchanged(sim);
-    await writeFile(sim, LOG_START_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 0\n"), { truncate: 0, sync: true });
+    await writeFile(sim, LOG_START_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 0\n"), {
+      truncate: 0,
+      sync: true,
+    });
     const dir = await openSim(sim);
     expect(await readAll(await dir.log(NAME))).toEqual(model);
     await dir.close();
@@ -147,7 +172,10 @@ describe("checkpoints that lie", () => {
 
   it("a recovery point past the end after a clean shutdown is corrupt, and nothing changes", async () => {
     const { sim } = await closedLog();
-    await writeFile(sim, RECOVERY_POINT_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 1000\n"), { truncate: 0, sync: true });
+    await writeFile(sim, RECOVERY_POINT_CHECKPOINT, 0, new TextEncoder().encode("0\n1\norders 0 1000\n"), {
+      truncate: 0,
+      sync: true,
+    });
     await expectRejectedUnchanged(sim);
   });
 });
@@ -217,7 +245,11 @@ describe("CRC-valid batches with impossible fields", () => {
   });
 
   it("offset deltas that repeat or go backwards are corrupt", async () => {
-    for (const deltas of [[0, 0, 2], [0, 2, 1], [-1, 1, 2]]) {
+    for (const deltas of [
+      [0, 0, 2],
+      [0, 2, 1],
+      [-1, 1, 2],
+    ]) {
       const hostile = rawBatch({ baseOffset: 6, lastOffsetDelta: 2, records: deltas.map((d) => ({ offsetDelta: d })) });
       const sim = await logWithBatchAt6(hostile);
       const dir = await openSim(sim);
@@ -247,7 +279,13 @@ describe("CRC-valid batches with impossible fields", () => {
   it("lastOffsetDelta 2^31-1 after a clean shutdown: PAGELOG_CORRUPT, nothing changed", async () => {
     const { sim } = await closedLog();
     const size = await fileSize(sim, segPath(0, ".log"));
-    await writeFile(sim, segPath(0, ".log"), size, rawBatch({ baseOffset: 18, lastOffsetDelta: 0x7fffffff, records: [{ offsetDelta: 0 }] }), { sync: true });
+    await writeFile(
+      sim,
+      segPath(0, ".log"),
+      size,
+      rawBatch({ baseOffset: 18, lastOffsetDelta: 0x7fffffff, records: [{ offsetDelta: 0 }] }),
+      { sync: true },
+    );
     await expectRejectedUnchanged(sim);
   });
 });
@@ -274,7 +312,13 @@ describe("checkpoint entries", () => {
   it("entries for partitions whose directories are gone are not written back", async () => {
     const { sim } = await closedLog();
     const lines = Array.from({ length: 50 }, (_, i) => `gone ${i} 7`);
-    await writeFile(sim, RECOVERY_POINT_CHECKPOINT, 0, new TextEncoder().encode(`0\n${lines.length + 1}\n${lines.join("\n")}\norders 0 18\n`), { truncate: 0, sync: true });
+    await writeFile(
+      sim,
+      RECOVERY_POINT_CHECKPOINT,
+      0,
+      new TextEncoder().encode(`0\n${lines.length + 1}\n${lines.join("\n")}\norders 0 18\n`),
+      { truncate: 0, sync: true },
+    );
     const dir = await openSim(sim);
     await dir.log(NAME);
     await dir.close();

@@ -8,9 +8,27 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE, LOG_START_CHECKPOINT, LogDir, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
+import {
+  CLEAN_SHUTDOWN_CONTENT,
+  CLEAN_SHUTDOWN_FILE,
+  LOCK_FILE,
+  LOG_START_CHECKPOINT,
+  LogDir,
+  RECOVERY_POINT_CHECKPOINT,
+} from "../../../src/log/log-dir.js";
 import { SimStorage, keepNothing } from "../../../src/storage/sim-storage.js";
-import { NAME, appendBatches, expectCode, freshLog, makeTempDir, openSim, readAll, readText, recordAt, writeFile } from "./helpers.js";
+import {
+  NAME,
+  appendBatches,
+  expectCode,
+  freshLog,
+  makeTempDir,
+  openSim,
+  readAll,
+  readText,
+  recordAt,
+  writeFile,
+} from "./helpers.js";
 
 const MARKER = '{"version":0,"brokerEpoch":-1}';
 
@@ -119,7 +137,10 @@ describe("clean-shutdown marker", () => {
     const ops = sim.trace.filter((e) => e.seq > from);
     const removeAt = ops.findIndex((e) => e.op === "remove" && e.path === CLEAN_SHUTDOWN_FILE);
     const syncAt = ops.findIndex((e, i) => i > removeAt && e.op === "syncDir" && e.path === "");
-    const firstWrite = ops.findIndex((e) => ["write", "truncate", "rename", "mkdir", "sync"].includes(e.op) || (e.op === "open" && e.detail === "create"));
+    const firstWrite = ops.findIndex(
+      (e) =>
+        ["write", "truncate", "rename", "mkdir", "sync"].includes(e.op) || (e.op === "open" && e.detail === "create"),
+    );
     expect(removeAt).toBeGreaterThanOrEqual(0);
     expect(syncAt).toBeGreaterThan(removeAt);
     if (firstWrite !== -1) expect(firstWrite).toBeGreaterThan(syncAt);
@@ -265,7 +286,10 @@ describe("lifecycle", () => {
     const model = await appendBatches(log, 10);
     await log.deleteRecordsBefore(3);
     await log.close();
-    const [again, same] = await Promise.all([dir.log(NAME, { segmentBytes: 300 }), dir.log(NAME, { segmentBytes: 300 })]);
+    const [again, same] = await Promise.all([
+      dir.log(NAME, { segmentBytes: 300 }),
+      dir.log(NAME, { segmentBytes: 300 }),
+    ]);
     expect(again).not.toBe(log);
     expect(same).toBe(again);
     expect(again.status).toBe("open");
@@ -288,7 +312,14 @@ describe("lifecycle", () => {
 
   it("getters: start, end, recovery point, size, segment count, status", async () => {
     const { log } = await freshLog({ segmentBytes: 300 });
-    expect([log.startOffset, log.endOffset, log.recoveryPoint, log.size, log.segmentCount, log.status]).toEqual([0, 0, 0, 0, 1, "open"]);
+    expect([log.startOffset, log.endOffset, log.recoveryPoint, log.size, log.segmentCount, log.status]).toEqual([
+      0,
+      0,
+      0,
+      0,
+      1,
+      "open",
+    ]);
     await appendBatches(log, 8);
     expect(log.endOffset).toBe(8);
     expect(log.recoveryPoint).toBe(0); // nothing flushed

@@ -30,7 +30,10 @@ import {
 const SMALL = { segmentBytes: 600, indexIntervalBytes: 0 };
 
 /** Exact-match lookups of every offset and every timestamp, against the model. */
-async function checkLookups(log: Awaited<ReturnType<typeof freshLog>>["log"], model: ReturnType<typeof expectedAt>[]): Promise<void> {
+async function checkLookups(
+  log: Awaited<ReturnType<typeof freshLog>>["log"],
+  model: ReturnType<typeof expectedAt>[],
+): Promise<void> {
   for (const m of model) {
     const [first] = await log.read(m.offset, { maxRecords: 1 });
     expect(first?.offset).toBe(m.offset);
@@ -104,7 +107,14 @@ describe("recovery on SimStorage", () => {
   });
 
   it("recovery: a malformed recovery-point checkpoint counts as absent: recovery scans from offset 0", async () => {
-    for (const garbage of ["", "0\n1\n", "1\n1\norders 0 5\n", "0\n1\norders 0 5", "0\n1\norders 0 x\n", "\u00ff\u00fe"]) {
+    for (const garbage of [
+      "",
+      "0\n1\n",
+      "1\n1\norders 0 5\n",
+      "0\n1\norders 0 5",
+      "0\n1\norders 0 x\n",
+      "\u00ff\u00fe",
+    ]) {
       const { sim, dir, log } = await freshLog(SMALL);
       const model = await appendBatches(log, 15);
       await log.flush();
@@ -157,9 +167,21 @@ describe("recovery on SimStorage", () => {
       // A length that is not a whole number of entries.
       ["torn entry", (sim, base) => writeFile(sim, segPath(base, ".index"), 0, new Uint8Array(3), { truncate: 5 })],
       // Offsets that go backwards, positions past the end of the log.
-      ["garbage entries", (sim, base) => writeFile(sim, segPath(base, ".index"), 0, new Uint8Array([0, 0, 0, 9, 0, 0, 0x7f, 0, 0, 0, 0, 1, 0, 0, 0, 0]))],
+      [
+        "garbage entries",
+        (sim, base) =>
+          writeFile(
+            sim,
+            segPath(base, ".index"),
+            0,
+            new Uint8Array([0, 0, 0, 9, 0, 0, 0x7f, 0, 0, 0, 0, 1, 0, 0, 0, 0]),
+          ),
+      ],
       ["garbage time entries", (sim, base) => writeFile(sim, segPath(base, ".timeindex"), 0, seededBytes(24, 7))],
-      ["time index torn", (sim, base) => writeFile(sim, segPath(base, ".timeindex"), 0, new Uint8Array(0), { truncate: 13 })],
+      [
+        "time index torn",
+        (sim, base) => writeFile(sim, segPath(base, ".timeindex"), 0, new Uint8Array(0), { truncate: 13 }),
+      ],
     ];
     for (const [what, corrupt] of damage) {
       const { sim, dir, log } = await freshLog(SMALL);
@@ -326,7 +348,8 @@ describe("recovery on SimStorage", () => {
     await log.flush();
     await dir.checkpoint();
     const rebooted = sim.crash(keepNothing);
-    for (const base of log.segmentBaseOffsets) for (const suffix of [".log", ".index", ".timeindex"] as const) await rebooted.remove(segPath(base, suffix));
+    for (const base of log.segmentBaseOffsets)
+      for (const suffix of [".log", ".index", ".timeindex"] as const) await rebooted.remove(segPath(base, suffix));
     await expectCode(async () => (await openSim(rebooted)).log(NAME, SMALL), ErrorCode.CORRUPT);
     expect(await rebooted.list(NAME)).toEqual([]); // nothing was created in its place
   });

@@ -6,7 +6,18 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { segmentsToDelete, type SegmentSummary } from "../../../src/log/retention.js";
 import { keepNothing } from "../../../src/storage/sim-storage.js";
-import { NAME, appendBatches, expectCode, expectedAt, freshLog, openSim, plain, readAll, recordAt, segPath } from "./helpers.js";
+import {
+  NAME,
+  appendBatches,
+  expectCode,
+  expectedAt,
+  freshLog,
+  openSim,
+  plain,
+  readAll,
+  recordAt,
+  segPath,
+} from "./helpers.js";
 
 /** A clock a test moves by hand. */
 function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
@@ -23,7 +34,8 @@ describe("roll", () => {
     const { sim, dir, log } = await freshLog({ segmentBytes });
     const model = await appendBatches(log, 10, 1, 100);
     expect(log.segmentBaseOffsets).toEqual([0, 3, 6, 9]);
-    for (const base of log.segmentBaseOffsets) expect((await sim.stat(segPath(base, ".log")))!.size).toBeLessThanOrEqual(segmentBytes);
+    for (const base of log.segmentBaseOffsets)
+      expect((await sim.stat(segPath(base, ".log")))!.size).toBeLessThanOrEqual(segmentBytes);
     expect(await readAll(log)).toEqual(model);
     await dir.close();
     const after = await (await openSim(sim)).log(NAME, { segmentBytes });
@@ -137,7 +149,8 @@ describe("truncateTo", () => {
     const cut = segments[1]! + 1; // inside the second segment's first batch
     await log.truncateTo(cut);
     const rebooted = sim.crash(keepNothing);
-    for (const base of segments.slice(2)) expect(await rebooted.stat(segPath(base, ".log")), `segment ${base}`).toBeNull();
+    for (const base of segments.slice(2))
+      expect(await rebooted.stat(segPath(base, ".log")), `segment ${base}`).toBeNull();
     const after = await (await openSim(rebooted)).log(NAME, { segmentBytes: 300 });
     expect(after.endOffset).toBe(cut);
     expect(after.segmentBaseOffsets).toEqual(segments.slice(0, 2));
@@ -152,7 +165,8 @@ describe("truncateTo", () => {
     expect(await readAll(log)).toEqual(model);
     await log.deleteRecordsBefore(4);
     await expectCode(() => log.truncateTo(3), ErrorCode.OFFSET_OUT_OF_RANGE);
-    for (const bad of [-1, 1.5, Number.NaN, "3"]) await expect(log.truncateTo(bad as number)).rejects.toThrow(TypeError);
+    for (const bad of [-1, 1.5, Number.NaN, "3"])
+      await expect(log.truncateTo(bad as number)).rejects.toThrow(TypeError);
     expect(log.status).toBe("open");
     expect(await readAll(log)).toEqual(model.slice(4));
   });
@@ -256,7 +270,11 @@ describe("retention", () => {
 });
 
 describe("segmentsToDelete", () => {
-  const seg = (baseOffset: number, size: number, maxTimestamp: number): SegmentSummary => ({ baseOffset, size, maxTimestamp });
+  const seg = (baseOffset: number, size: number, maxTimestamp: number): SegmentSummary => ({
+    baseOffset,
+    size,
+    maxTimestamp,
+  });
   const segs = [seg(0, 100, 10), seg(10, 100, 20), seg(20, 100, 30), seg(30, 100, 40)];
 
   it("segmentsToDelete: -1 turns each limit off", () => {
@@ -283,9 +301,13 @@ describe("segmentsToDelete", () => {
     expect(segmentsToDelete(mixed, { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(1);
     expect(segmentsToDelete(mixed, { retentionBytes: -1, retentionMs: 100, now: 1000 })).toBe(3);
     // Exactly at the limit is kept (Kafka deletes when now - maxTimestamp > retention.ms).
-    expect(segmentsToDelete([seg(0, 1, 100), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(0);
+    expect(segmentsToDelete([seg(0, 1, 100), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(
+      0,
+    );
     // An empty segment (maxTimestamp -1) counts as expired.
-    expect(segmentsToDelete([seg(0, 0, -1), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(1);
+    expect(segmentsToDelete([seg(0, 0, -1), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(
+      1,
+    );
   });
 
   it("segmentsToDelete: both limits: a segment goes if either says so, still a prefix", () => {
@@ -331,7 +353,8 @@ describe("memory: only the active segment's indexes stay loaded", () => {
     expect(await loads(bases[1]!)).toBe(false);
     expect(await loads(bases.at(-1)!)).toBe(false); // the active segment's indexes are never let go
     // Lookups still agree with a scan after indexes were released and read back.
-    for (let offset = 0; offset < 40; offset++) expect((await log.read(offset, { maxRecords: 1 }))[0]?.offset).toBe(offset);
+    for (let offset = 0; offset < 40; offset++)
+      expect((await log.read(offset, { maxRecords: 1 }))[0]?.offset).toBe(offset);
     await dir.close();
   });
 });

@@ -5,7 +5,13 @@
 import { expect } from "vitest";
 import { isPagelogError } from "../../../src/errors.js";
 import type { ErrorCode } from "../../../src/errors.js";
-import { type DecodedBatch, type RecordInput, decodeBatch, encodeBatch, readBatchHeader } from "../../../src/format/index.js";
+import {
+  type DecodedBatch,
+  type RecordInput,
+  decodeBatch,
+  encodeBatch,
+  readBatchHeader,
+} from "../../../src/format/index.js";
 import { Segment, type SegmentOptions } from "../../../src/segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFilePath } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
@@ -13,7 +19,11 @@ import type { Storage } from "../../../src/storage/storage.js";
 
 export const DIR = "t-0";
 
-export const OPTIONS: SegmentOptions = { indexIntervalBytes: 4096, maxIndexBytes: 10 * 1024 * 1024, maxBatchBytes: 1048588 };
+export const OPTIONS: SegmentOptions = {
+  indexIntervalBytes: 4096,
+  maxIndexBytes: 10 * 1024 * 1024,
+  maxBatchBytes: 1048588,
+};
 
 /** What the model knows of one appended batch. */
 export interface ModelBatch {
@@ -87,12 +97,20 @@ export interface Fixture {
   segment: Segment;
 }
 
-export async function openSegment(storage: Storage, baseOffset = 0, options: Partial<SegmentOptions> = {}): Promise<Segment> {
+export async function openSegment(
+  storage: Storage,
+  baseOffset = 0,
+  options: Partial<SegmentOptions> = {},
+): Promise<Segment> {
   return Segment.open(storage, DIR, baseOffset, { ...OPTIONS, ...options });
 }
 
 /** A new SimStorage with `t-0/` and an empty segment, recovered (so ready for appends). */
-export async function newSegment(baseOffset = 0, options: Partial<SegmentOptions> = {}, storage: Storage = new SimStorage()): Promise<Fixture> {
+export async function newSegment(
+  baseOffset = 0,
+  options: Partial<SegmentOptions> = {},
+  storage: Storage = new SimStorage(),
+): Promise<Fixture> {
   if ((await storage.stat(DIR)) === null) await storage.mkdir(DIR);
   const segment = await openSegment(storage, baseOffset, options);
   await segment.recover();
@@ -197,7 +215,11 @@ export function timeEntries(bytes: Uint8Array): Array<[number, number]> {
 }
 
 /** Asserts that `promise` rejects with a PagelogError with `code`; returns it. */
-export async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, what = ""): Promise<Error & { path?: string | undefined }> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  code: ErrorCode,
+  what = "",
+): Promise<Error & { path?: string | undefined }> {
   let thrown: unknown;
   try {
     await promise;

@@ -54,7 +54,12 @@ describe("index files of implausible size are never read", () => {
     // [what, file size, .log size, message]
     ["3 GiB, more than maxIndexBytes", 3 * 2 ** 30, 1 << 20, /more than the maximum/],
     ["4 GiB + 1, not whole entries", 4 * 2 ** 30 + 1, 1 << 20, /not a multiple of the entry size/],
-    ["800 entries beside a 6100-byte .log (at most 101 batches)", 800 * 8, 6100, /more than a \.log of 6100 bytes can need \(at most 101\)/],
+    [
+      "800 entries beside a 6100-byte .log (at most 101 batches)",
+      800 * 8,
+      6100,
+      /more than a \.log of 6100 bytes can need \(at most 101\)/,
+    ],
     ["1 entry beside an empty .log is fine, 2 are not", 16, 0, /at most 1\)/],
   ];
   for (const [what, size, logSize, message] of cases) {

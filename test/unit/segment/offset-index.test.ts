@@ -25,7 +25,11 @@ import {
 const be32 = (n: number): number[] => [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
 
 /** The sparse rule, written independently: the entries appending `sizes` must produce. */
-function expectedEntries(batches: ReadonlyArray<{ lastOffset: number; position: number; size: number }>, interval: number, base: number): Array<[number, number]> {
+function expectedEntries(
+  batches: ReadonlyArray<{ lastOffset: number; position: number; size: number }>,
+  interval: number,
+  base: number,
+): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   let since = 0;
   for (const b of batches) {
@@ -78,10 +82,15 @@ describe("OffsetIndex: the sparse rule", () => {
   });
 
   test("sparse: batches of mixed sizes index exactly where the rule says", async () => {
-    const specs = [3, 1, 40, 2, 1, 1, 60, 5, 1, 9, 2, 30].map((n, i) => ({ timestamps: Array.from({ length: n }, () => 5000 + i), valueBytes: 20 + 7 * i }));
+    const specs = [3, 1, 40, 2, 1, 1, 60, 5, 1, 9, 2, 30].map((n, i) => ({
+      timestamps: Array.from({ length: n }, () => 5000 + i),
+      valueBytes: 20 + 7 * i,
+    }));
     for (const interval of [0, 1, 100, 500, 1500, 100_000]) {
       const { storage, batches } = await segmentWith(specs, 7, { indexIntervalBytes: interval });
-      expect(offsetEntries(await readFile(storage, indexPath(7))), `interval ${interval}`).toEqual(expectedEntries(batches, interval, 7));
+      expect(offsetEntries(await readFile(storage, indexPath(7))), `interval ${interval}`).toEqual(
+        expectedEntries(batches, interval, 7),
+      );
     }
   });
 
@@ -197,7 +206,10 @@ describe("OffsetIndex: sanity check", () => {
 });
 
 describe("OffsetIndex: rebuilt from the log", () => {
-  const specs = Array.from({ length: 60 }, (_, i) => ({ timestamps: Array.from({ length: 1 + (i % 4) }, (_, r) => 10_000 + ((i * 37 + r * 11) % 500)), valueBytes: 10 + ((i * 13) % 90) }));
+  const specs = Array.from({ length: 60 }, (_, i) => ({
+    timestamps: Array.from({ length: 1 + (i % 4) }, (_, r) => 10_000 + ((i * 37 + r * 11) % 500)),
+    valueBytes: 10 + ((i * 13) % 90),
+  }));
 
   test("rebuild: loadClean without index files and recover() both give the bytes appending wrote", async () => {
     const { storage, segment } = await segmentWith(specs, 1000, { indexIntervalBytes: 300 });

@@ -18,7 +18,13 @@ describe("segment names", () => {
     expect(parseSegmentFileName("00000000000000000042.log")).toEqual({ baseOffset: 42, suffix: ".log" });
     expect(parseSegmentFileName("00000000000000000042.index")).toEqual({ baseOffset: 42, suffix: ".index" });
     expect(parseSegmentFileName("00000000000000000042.timeindex")).toEqual({ baseOffset: 42, suffix: ".timeindex" });
-    for (const name of ["0000000000000000042.log", "00000000000000000042.log.deleted", "00000000000000000042.txnindex", "99999999999999999999.log", "x.log"]) {
+    for (const name of [
+      "0000000000000000042.log",
+      "00000000000000000042.log.deleted",
+      "00000000000000000042.txnindex",
+      "99999999999999999999.log",
+      "x.log",
+    ]) {
       expect(parseSegmentFileName(name), name).toBeUndefined();
     }
   });

@@ -19,7 +19,10 @@ import {
 } from "./helpers.js";
 
 /** Batches of 1, 2, 3, 4, 1, 2, … records from offset 40; interval small enough to index some. */
-const SPECS = Array.from({ length: 12 }, (_, i) => ({ timestamps: Array.from({ length: 1 + (i % 4) }, (_, r) => 2000 + i * 10 + r), valueBytes: 30 }));
+const SPECS = Array.from({ length: 12 }, (_, i) => ({
+  timestamps: Array.from({ length: 1 + (i % 4) }, (_, r) => 2000 + i * 10 + r),
+  valueBytes: 30,
+}));
 
 describe("Segment.read", () => {
   test("read: the first batch returned is the one holding the offset, for every offset", async () => {
@@ -55,7 +58,9 @@ describe("Segment.read", () => {
     const { segment, batches } = await segmentWith(SPECS, 40, { indexIntervalBytes: 150 });
     const three = batches[2]!.size + batches[3]!.size + batches[4]!.size;
     const atThree = await segment.read(batches[2]!.baseOffset, three);
-    expect((await decodeAll(atThree!.bytes)).map((b) => b.baseOffset)).toEqual([2, 3, 4].map((i) => batches[i]!.baseOffset));
+    expect((await decodeAll(atThree!.bytes)).map((b) => b.baseOffset)).toEqual(
+      [2, 3, 4].map((i) => batches[i]!.baseOffset),
+    );
     const belowThree = await segment.read(batches[2]!.baseOffset, three - 1);
     expect(belowThree?.bytes).toEqual(concat([batches[2]!.bytes, batches[3]!.bytes]));
     expect(belowThree?.lastOffset).toBe(batches[3]!.lastOffset);
@@ -89,7 +94,8 @@ describe("Segment.read", () => {
         expect(err.path, what).toBe(logPath(40));
         expect(err.message, what).toContain(`at byte ${victim.position}`);
         // A read that starts earlier hands on the batches before the damaged one, and stops there.
-        if (k > 0) expectBytes((await segment.read(40, 1 << 20))?.bytes, concat(batches.slice(0, k).map((b) => b.bytes)), what);
+        if (k > 0)
+          expectBytes((await segment.read(40, 1 << 20))?.bytes, concat(batches.slice(0, k).map((b) => b.bytes)), what);
         await writeFile(storage, logPath(40), at, new Uint8Array([original]));
       }
     }
@@ -110,7 +116,9 @@ describe("Segment.append", () => {
     const { segment } = await segmentWith(SPECS.slice(0, 2), 40);
     const sizeBefore = segment.size;
     for (const base of [0, 39, 40, 42, 44, 1000]) {
-      await expect(segment.append(encodeBatch([{ value: "x", timestamp: 1 }], { baseOffset: base }))).rejects.toThrow(RangeError);
+      await expect(segment.append(encodeBatch([{ value: "x", timestamp: 1 }], { baseOffset: base }))).rejects.toThrow(
+        RangeError,
+      );
     }
     const empty = await newSegment(40);
     await expect(empty.segment.append(encodeBatch([{ value: "x" }], { baseOffset: 0 }))).rejects.toThrow(RangeError);
@@ -147,6 +155,8 @@ describe("Segment.append", () => {
     expect(reopened.size).toBe(batches.reduce((n, b) => n + b.size, 0));
     expect(reopened.maxTimestamp).toBe(1000 + 10 * 89);
     const decoded = await readAllBatches(reopened);
-    expect(decoded.flatMap((b) => b.records.map((r) => [r.offset, r.timestamp]))).toEqual(Array.from({ length: 90 }, (_, i) => [i, 1000 + 10 * i]));
+    expect(decoded.flatMap((b) => b.records.map((r) => [r.offset, r.timestamp]))).toEqual(
+      Array.from({ length: 90 }, (_, i) => [i, 1000 + 10 * i]),
+    );
   });
 });

@@ -33,11 +33,17 @@ import {
 const nonsense = seededBytes;
 
 /** 8 batches of 1..3 records from offset 0. */
-const SPECS = Array.from({ length: 8 }, (_, i) => ({ timestamps: Array.from({ length: 1 + (i % 3) }, (_, r) => 7000 + i * 10 + r), valueBytes: 25 }));
+const SPECS = Array.from({ length: 8 }, (_, i) => ({
+  timestamps: Array.from({ length: 1 + (i % 3) }, (_, r) => 7000 + i * 10 + r),
+  valueBytes: 25,
+}));
 const INTERVAL = 150;
 
 /** A closed segment of SPECS on `storage`, returned with its model. */
-async function closedSegment(storage: Storage = new SimStorage(), base = 0): Promise<{ storage: Storage; batches: ModelBatch[]; size: number }> {
+async function closedSegment(
+  storage: Storage = new SimStorage(),
+  base = 0,
+): Promise<{ storage: Storage; batches: ModelBatch[]; size: number }> {
   const { segment, batches } = await segmentWith(SPECS, base, { indexIntervalBytes: INTERVAL }, storage);
   await segment.flush();
   await segment.close();
@@ -49,14 +55,23 @@ async function reopen(storage: Storage, base = 0, options = {}): Promise<Segment
 }
 
 /** Asserts the segment holds exactly `kept` (bytes, offsets, indexes as appending them builds). */
-async function expectExactly(storage: Storage, segment: Segment, kept: readonly ModelBatch[], what: string): Promise<void> {
+async function expectExactly(
+  storage: Storage,
+  segment: Segment,
+  kept: readonly ModelBatch[],
+  what: string,
+): Promise<void> {
   expect(segment.size, what).toBe(kept.reduce((n, b) => n + b.size, 0));
   expect(segment.nextOffset, what).toBe(kept.length === 0 ? segment.baseOffset : kept.at(-1)!.lastOffset + 1);
   expect(await readFile(storage, logPath(segment.baseOffset)), what).toEqual(concat(kept.map((b) => b.bytes)));
   const fresh = await segmentWith(SPECS.slice(0, kept.length), segment.baseOffset, { indexIntervalBytes: INTERVAL });
-  expect(await readFile(storage, indexPath(segment.baseOffset)), what).toEqual(await readFile(fresh.storage, indexPath(segment.baseOffset)));
+  expect(await readFile(storage, indexPath(segment.baseOffset)), what).toEqual(
+    await readFile(fresh.storage, indexPath(segment.baseOffset)),
+  );
   await fresh.segment.seal(); // recovery adds the segment's last time entry, as Kafka's does
-  expect(await readFile(storage, timeIndexPath(segment.baseOffset)), what).toEqual(await readFile(fresh.storage, timeIndexPath(segment.baseOffset)));
+  expect(await readFile(storage, timeIndexPath(segment.baseOffset)), what).toEqual(
+    await readFile(fresh.storage, timeIndexPath(segment.baseOffset)),
+  );
 }
 
 describe("recover: corrupt indexes (Kafka testRecoveryFixesCorrupt*)", () => {
@@ -169,7 +184,9 @@ describe("recover: a damaged log keeps exactly the batches before the damage", (
     // file does not hold it, and never reads the declared length.
     test(`recover: a huge length field (0x7fffffff) is rejected without reading it (maxBatchBytes ${maxBatchBytes})`, async () => {
       const { storage, batches, size } = await closedSegment();
-      const huge = encodeBatch([{ value: "x".repeat(100), timestamp: 1 }], { baseOffset: batches.at(-1)!.lastOffset + 1 });
+      const huge = encodeBatch([{ value: "x".repeat(100), timestamp: 1 }], {
+        baseOffset: batches.at(-1)!.lastOffset + 1,
+      });
       new DataView(huge.buffer).setInt32(LENGTH_OFFSET, 0x7fffffff);
       await writeFile(storage, logPath(), size, huge);
       const segment = await reopen(storage, 0, { maxBatchBytes });
@@ -205,7 +222,12 @@ describe("recover: a damaged log keeps exactly the batches before the damage", (
       await writeFile(storage, logPath(), size, stale);
       const segment = await reopen(storage);
       const report = await segment.recover();
-      expect(report, `base ${base}`).toMatchObject({ validBytes: size, truncatedBytes: stale.length, lastOffset: next - 1, maxTimestamp: 7071 });
+      expect(report, `base ${base}`).toMatchObject({
+        validBytes: size,
+        truncatedBytes: stale.length,
+        lastOffset: next - 1,
+        maxTimestamp: 7071,
+      });
       expect(report.stop.reason).toBe("offset-gap");
       await expectExactly(storage, segment, batches, `stale base ${base}`);
     }
@@ -228,17 +250,38 @@ describe("recover: a damaged log keeps exactly the batches before the damage", (
 describe("recover: report and durability", () => {
   test("recover: report fields are exact for empty, clean and torn segments", async () => {
     const empty = await newSegment(30);
-    expect(await empty.segment.recover()).toEqual({ validBytes: 0, truncatedBytes: 0, lastOffset: 29, maxTimestamp: -1, stop: { position: 0, reason: undefined, detail: "end of file" } });
+    expect(await empty.segment.recover()).toEqual({
+      validBytes: 0,
+      truncatedBytes: 0,
+      lastOffset: 29,
+      maxTimestamp: -1,
+      stop: { position: 0, reason: undefined, detail: "end of file" },
+    });
 
     const { storage, batches, size } = await closedSegment(new SimStorage(), 30);
     const clean = await reopen(storage, 30);
-    expect(await clean.recover()).toEqual({ validBytes: size, truncatedBytes: 0, lastOffset: batches.at(-1)!.lastOffset, maxTimestamp: 7071, stop: { position: size, reason: undefined, detail: "end of file" } });
+    expect(await clean.recover()).toEqual({
+      validBytes: size,
+      truncatedBytes: 0,
+      lastOffset: batches.at(-1)!.lastOffset,
+      maxTimestamp: 7071,
+      stop: { position: size, reason: undefined, detail: "end of file" },
+    });
     await clean.close();
 
-    await replaceFile(storage, logPath(30), (await readFile(storage, logPath(30))).subarray(0, batches[5]!.position + 70));
+    await replaceFile(
+      storage,
+      logPath(30),
+      (await readFile(storage, logPath(30))).subarray(0, batches[5]!.position + 70),
+    );
     const torn = await reopen(storage, 30);
     const report = await torn.recover();
-    expect(report).toMatchObject({ validBytes: batches[5]!.position, truncatedBytes: 70, lastOffset: batches[4]!.lastOffset, maxTimestamp: 7041 });
+    expect(report).toMatchObject({
+      validBytes: batches[5]!.position,
+      truncatedBytes: 70,
+      lastOffset: batches[4]!.lastOffset,
+      maxTimestamp: 7041,
+    });
     expect(report.stop).toMatchObject({ position: batches[5]!.position, reason: "short" });
     // The recovered segment takes the append that continues it.
     await torn.append(encodeBatch([{ value: "after", timestamp: 1 }], { baseOffset: batches[4]!.lastOffset + 1 }));
@@ -282,7 +325,10 @@ describe("loadClean: a damaged tail is corruption, not a torn write", () => {
     ["a flipped CRC byte in the last batch", (log, last) => flip(log, last.position + CRC_OFFSET)],
     ["a flipped record byte in the last batch", (log, last) => flip(log, last.position + last.size - 2)],
     ["a flipped baseOffset byte in the last batch", (log, last) => flip(log, last.position + 7)],
-    ["a stale CRC-valid batch after the last", (log) => concat([log, encodeBatch([{ value: "stale", timestamp: 1 }], { baseOffset: 3 })])],
+    [
+      "a stale CRC-valid batch after the last",
+      (log) => concat([log, encodeBatch([{ value: "stale", timestamp: 1 }], { baseOffset: 3 })]),
+    ],
   ];
 
   function flip(log: Uint8Array, at: number): Uint8Array {

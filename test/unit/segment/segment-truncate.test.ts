@@ -31,7 +31,13 @@ describe("Segment.truncateTo", () => {
     const end = all.at(-1)!.lastOffset + 1;
     for (let offset = BASE - 2; offset <= end + 1; offset++) {
       const { storage, segment } = await segmentWith(SPECS, BASE, { indexIntervalBytes: INTERVAL });
-      const k = offset >= end ? all.length : Math.max(0, all.findIndex((b) => b.lastOffset >= offset));
+      const k =
+        offset >= end
+          ? all.length
+          : Math.max(
+              0,
+              all.findIndex((b) => b.lastOffset >= offset),
+            );
       const kept = all.slice(0, k);
       const newNext = await segment.truncateTo(offset);
       const what = `truncateTo(${offset})`;
@@ -40,7 +46,9 @@ describe("Segment.truncateTo", () => {
       expect(segment.nextOffset, what).toBe(newNext);
       expect(segment.size, what).toBe(kept.reduce((n, b) => n + b.size, 0));
       expect(await readFile(storage, logPath(BASE)), what).toEqual(concat(kept.map((b) => b.bytes)));
-      expect(segment.maxTimestamp, what).toBe(kept.length === 0 ? -1 : Math.max(-1, ...kept.map((b) => b.maxTimestamp)));
+      expect(segment.maxTimestamp, what).toBe(
+        kept.length === 0 ? -1 : Math.max(-1, ...kept.map((b) => b.maxTimestamp)),
+      );
       if (kept.length === 0) expect(await segment.read(BASE, 1 << 20), what).toBeNull();
       else expect((await segment.read(BASE, 1 << 20))?.bytes, what).toEqual(concat(kept.map((b) => b.bytes)));
       expect(await segment.read(newNext, 1 << 20), what).toBeNull();
@@ -49,7 +57,8 @@ describe("Segment.truncateTo", () => {
       const fresh = await segmentWith(SPECS.slice(0, k), BASE, { indexIntervalBytes: INTERVAL });
       expect(await readFile(storage, indexPath(BASE)), what).toEqual(await readFile(fresh.storage, indexPath(BASE)));
       // The time index keeps no entry at or past the cut, and lookups still equal a linear scan.
-      for (const e of Array.from({ length: segment.timeIndex.entries }, (_, s) => segment.timeIndex.entry(s))) expect(e.offset).toBeLessThan(newNext);
+      for (const e of Array.from({ length: segment.timeIndex.entries }, (_, s) => segment.timeIndex.entry(s)))
+        expect(e.offset).toBeLessThan(newNext);
       for (const ts of [-1e6, 4899, 4950, 5000, 5100, 5199, 5200, 1e6]) {
         expect(await segment.offsetForTimestamp(ts), `${what} ts ${ts}`).toBe(firstOffsetAtOrAfter(kept, ts));
       }
@@ -58,7 +67,9 @@ describe("Segment.truncateTo", () => {
       for (const b of all.slice(k)) await segment.append(b.bytes);
       const original = await segmentWith(SPECS, BASE, { indexIntervalBytes: INTERVAL });
       expect(await readFile(storage, indexPath(BASE)), what).toEqual(await readFile(original.storage, indexPath(BASE)));
-      expect(await readFile(storage, timeIndexPath(BASE)), what).toEqual(await readFile(original.storage, timeIndexPath(BASE)));
+      expect(await readFile(storage, timeIndexPath(BASE)), what).toEqual(
+        await readFile(original.storage, timeIndexPath(BASE)),
+      );
       await segment.close();
       const reopened = await openSegment(storage, BASE, { indexIntervalBytes: INTERVAL });
       expect(await reopened.loadClean(), what).toEqual({ indexesRebuilt: false });
@@ -120,7 +131,9 @@ describe("Segment.truncateTo", () => {
 
   test("truncate: to the base offset or below empties it, and it takes the original offsets again (Kafka testTruncateFull)", async () => {
     for (const to of [0, 39, 40]) {
-      const { segment, batches } = await segmentWith([{ timestamps: [1, 2] }, { timestamps: [3] }], 40, { indexIntervalBytes: 0 });
+      const { segment, batches } = await segmentWith([{ timestamps: [1, 2] }, { timestamps: [3] }], 40, {
+        indexIntervalBytes: 0,
+      });
       expect(await segment.truncateTo(to)).toBe(40);
       expect(segment.size).toBe(0);
       expect(segment.offsetIndex.entries).toBe(0);

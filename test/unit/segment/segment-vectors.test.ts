@@ -12,7 +12,19 @@ import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../src/storage/storage.js";
 import { readVector } from "../format/helpers.js";
-import { DIR, decodeAll, indexPath, logPath, newSegment, offsetEntries, openSegment, readFile, timeEntries, timeIndexPath, writeFile } from "./helpers.js";
+import {
+  DIR,
+  decodeAll,
+  indexPath,
+  logPath,
+  newSegment,
+  offsetEntries,
+  openSegment,
+  readFile,
+  timeEntries,
+  timeIndexPath,
+  writeFile,
+} from "./helpers.js";
 
 const SIX_TIMESTAMPS = [1539644731680, 1539644732194, 1539644732699, 1539644733203, 1539644733708, 1539644734213];
 const text = (bytes: Uint8Array | null): string | null => (bytes === null ? null : new TextDecoder().decode(bytes));
@@ -68,7 +80,9 @@ async function expectSixRecords(storage: Storage, segment: Awaited<ReturnType<ty
   expect(await segment.read(6, 1 << 20)).toBeNull();
   // Interval 100 < 107: every batch but the first gets an offset entry and a time entry.
   expect(offsetEntries(await readFile(storage, indexPath()))).toEqual([1, 2, 3, 4, 5].map((i) => [i, 107 * i]));
-  expect(timeEntries(await readFile(storage, timeIndexPath()))).toEqual([1, 2, 3, 4, 5].map((i) => [SIX_TIMESTAMPS[i], i]));
+  expect(timeEntries(await readFile(storage, timeIndexPath()))).toEqual(
+    [1, 2, 3, 4, 5].map((i) => [SIX_TIMESTAMPS[i], i]),
+  );
 }
 
 for (const [name, makeStorage] of backends) {
@@ -77,7 +91,11 @@ for (const [name, makeStorage] of backends) {
       const storage = await sixBatchLog(makeStorage);
       const segment = await openSegment(storage, 0, { indexIntervalBytes: 100 });
       expect(await segment.loadClean()).toEqual({ indexesRebuilt: true });
-      expect(await storage.list(DIR)).toEqual(["00000000000000000000.index", "00000000000000000000.log", "00000000000000000000.timeindex"]);
+      expect(await storage.list(DIR)).toEqual([
+        "00000000000000000000.index",
+        "00000000000000000000.log",
+        "00000000000000000000.timeindex",
+      ]);
       await expectSixRecords(storage, segment);
       await segment.close();
       // The rebuilt indexes pass a clean load as they are.
@@ -91,7 +109,12 @@ for (const [name, makeStorage] of backends) {
       const storage = await sixBatchLog(makeStorage);
       const segment = await openSegment(storage, 0, { indexIntervalBytes: 100 });
       const report = await segment.recover();
-      expect(report).toMatchObject({ validBytes: 642, truncatedBytes: 0, lastOffset: 5, maxTimestamp: SIX_TIMESTAMPS[5] });
+      expect(report).toMatchObject({
+        validBytes: 642,
+        truncatedBytes: 0,
+        lastOffset: 5,
+        maxTimestamp: SIX_TIMESTAMPS[5],
+      });
       expect(report.stop.reason).toBeUndefined();
       await expectSixRecords(storage, segment);
       await segment.close();

@@ -77,12 +77,23 @@ async function agreesWithScan(segment: Segment, model: readonly ModelBatch[], ph
   const targets = new Set([Number.MIN_SAFE_INTEGER, -2, -1, 0, 1, Number.MAX_SAFE_INTEGER]);
   for (const t of all) for (const d of [-1, 0, 1]) targets.add(t + d);
   for (const ts of targets) {
-    expect(await segment.offsetForTimestamp(ts), `${phase}: offsetForTimestamp(${ts})`).toBe(firstOffsetAtOrAfter(model, ts));
+    expect(await segment.offsetForTimestamp(ts), `${phase}: offsetForTimestamp(${ts})`).toBe(
+      firstOffsetAtOrAfter(model, ts),
+    );
   }
 }
 
 /** One scenario: every phase checked against the model. */
-async function checkScenario({ baseOffset, specs, indexIntervalBytes, truncateAt, reappend, damageAt, damage, flipMask }: Scenario): Promise<void> {
+async function checkScenario({
+  baseOffset,
+  specs,
+  indexIntervalBytes,
+  truncateAt,
+  reappend,
+  damageAt,
+  damage,
+  flipMask,
+}: Scenario): Promise<void> {
   const options = { indexIntervalBytes };
   const storage = new SimStorage();
   const { segment, batches } = await segmentWith(specs, baseOffset, options, storage);
@@ -117,7 +128,13 @@ async function checkScenario({ baseOffset, specs, indexIntervalBytes, truncateAt
   const p = Math.floor(damageAt * size);
   const log = await readFile(storage, logPath(baseOffset));
   if (damage === "cut") await replaceFile(storage, logPath(baseOffset), log.subarray(0, p));
-  else await writeFile(storage, logPath(baseOffset), p, log.subarray(p).map((b) => b ^ flipMask));
+  else
+    await writeFile(
+      storage,
+      logPath(baseOffset),
+      p,
+      log.subarray(p).map((b) => b ^ flipMask),
+    );
   const kept = model.filter((b) => b.position + b.size <= p);
   const keptBytes = kept.reduce((n, b) => n + b.size, 0);
   const damaged = await openSegment(storage, baseOffset, options);
@@ -130,9 +147,9 @@ async function checkScenario({ baseOffset, specs, indexIntervalBytes, truncateAt
 describe("Segment: index lookups agree with a linear scan", () => {
   test("property: read and offsetForTimestamp equal a scan after append, truncateTo, loadClean, recover and recovery from a damaged tail", async () => {
     const seed = process.env.PAGELOG_SEED === undefined ? undefined : Number(process.env.PAGELOG_SEED);
-    await fc.assert(
-      fc.asyncProperty(scenario, checkScenario),
-      { numRuns: Number(process.env.PAGELOG_RUNS ?? 250), ...(seed === undefined ? {} : { seed }) },
-    );
+    await fc.assert(fc.asyncProperty(scenario, checkScenario), {
+      numRuns: Number(process.env.PAGELOG_RUNS ?? 250),
+      ...(seed === undefined ? {} : { seed }),
+    });
   });
 });

@@ -2,7 +2,18 @@
 import { describe, expect, test } from "vitest";
 import { ErrorCode, isPagelogError } from "../../../src/errors.js";
 import { TimeIndex } from "../../../src/segment/time-index.js";
-import { OPTIONS, buildBatches, openSegment, readAllBatches, readFile, replaceFile, segmentWith, simpleSpecs, timeEntries, timeIndexPath } from "./helpers.js";
+import {
+  OPTIONS,
+  buildBatches,
+  openSegment,
+  readAllBatches,
+  readFile,
+  replaceFile,
+  segmentWith,
+  simpleSpecs,
+  timeEntries,
+  timeIndexPath,
+} from "./helpers.js";
 
 /** Big-endian int64 bytes of a safe integer. */
 function be64(n: number): number[] {
@@ -24,14 +35,25 @@ describe("TimeIndex: entry format", () => {
       { timestamps: [1_700_000_000_123, 1] }, // 108..109
     ];
     const { storage, segment } = await segmentWith(specs, 100, { indexIntervalBytes: 0 });
-    const expected = new Uint8Array([...be64(5000), ...be32(1), ...be64(7000), ...be32(5), ...be64(1_700_000_000_123), ...be32(9)]);
+    const expected = new Uint8Array([
+      ...be64(5000),
+      ...be32(1),
+      ...be64(7000),
+      ...be32(5),
+      ...be64(1_700_000_000_123),
+      ...be32(9),
+    ]);
     expect(await readFile(storage, timeIndexPath(100))).toEqual(expected);
     expect(segment.timeIndex.entry(2)).toEqual({ timestamp: 1_700_000_000_123, offset: 109 });
     expect(segment.maxTimestamp).toBe(1_700_000_000_123);
   });
 
   test("timeindex: seal() adds the segment's max timestamp once, as Kafka's onBecomeInactiveSegment", async () => {
-    const { storage, segment } = await segmentWith([{ timestamps: [10] }, { timestamps: [30] }, { timestamps: [20] }, { timestamps: [50] }], 0, { indexIntervalBytes: 1 << 20 });
+    const { storage, segment } = await segmentWith(
+      [{ timestamps: [10] }, { timestamps: [30] }, { timestamps: [20] }, { timestamps: [50] }],
+      0,
+      { indexIntervalBytes: 1 << 20 },
+    );
     expect(segment.timeIndex.entries).toBe(0);
     await segment.seal();
     await segment.seal();
@@ -58,14 +80,22 @@ describe("TimeIndex: full", () => {
     await recovered.recover();
     expect(recovered.timeIndex.entries).toBe(6);
     await recovered.close();
-    expect(await (await openSegment(storage, 0, { indexIntervalBytes: 0, maxIndexBytes: 72 })).loadClean()).toEqual({ indexesRebuilt: false });
+    expect(await (await openSegment(storage, 0, { indexIntervalBytes: 0, maxIndexBytes: 72 })).loadClean()).toEqual({
+      indexesRebuilt: false,
+    });
   });
 });
 
 describe("TimeIndex: lookup and truncation", () => {
   test("lookupBefore is strict: the last entry with a timestamp below the target", async () => {
     const { segment } = await segmentWith(
-      [{ timestamps: [100] }, { timestamps: [200] }, { timestamps: [200] }, { timestamps: [300] }, { timestamps: [400] }],
+      [
+        { timestamps: [100] },
+        { timestamps: [200] },
+        { timestamps: [200] },
+        { timestamps: [300] },
+        { timestamps: [400] },
+      ],
       0,
       { indexIntervalBytes: 0 },
     );
@@ -96,7 +126,11 @@ describe("TimeIndex: lookup and truncation", () => {
 
   test("offsetForTimestamp: an earlier record with exactly the target timestamp is found", async () => {
     // 0:500, 1:100, 2:500 (the entry for 500 points at 0), target 500 must answer 0.
-    const { segment } = await segmentWith([{ timestamps: [500] }, { timestamps: [100] }, { timestamps: [500, 600] }, { timestamps: [700] }], 0, { indexIntervalBytes: 0 });
+    const { segment } = await segmentWith(
+      [{ timestamps: [500] }, { timestamps: [100] }, { timestamps: [500, 600] }, { timestamps: [700] }],
+      0,
+      { indexIntervalBytes: 0 },
+    );
     expect(await segment.offsetForTimestamp(500)).toBe(0);
     expect(await segment.offsetForTimestamp(501)).toBe(3);
     expect(await segment.offsetForTimestamp(101)).toBe(0);
@@ -104,8 +138,16 @@ describe("TimeIndex: lookup and truncation", () => {
   });
 
   test("truncate: truncateTo(offset) drops entries whose offset is at or above it", async () => {
-    const { storage, segment } = await segmentWith([{ timestamps: [1] }, { timestamps: [2] }, { timestamps: [3] }, { timestamps: [4] }], 10, { indexIntervalBytes: 0 });
-    expect(timeEntries(await readFile(storage, timeIndexPath(10)))).toEqual([[2, 1], [3, 2], [4, 3]]);
+    const { storage, segment } = await segmentWith(
+      [{ timestamps: [1] }, { timestamps: [2] }, { timestamps: [3] }, { timestamps: [4] }],
+      10,
+      { indexIntervalBytes: 0 },
+    );
+    expect(timeEntries(await readFile(storage, timeIndexPath(10)))).toEqual([
+      [2, 1],
+      [3, 2],
+      [4, 3],
+    ]);
     await segment.timeIndex.truncateTo(12);
     expect(timeEntries(await readFile(storage, timeIndexPath(10)))).toEqual([[2, 1]]);
     await segment.timeIndex.truncateTo(10);
@@ -144,7 +186,10 @@ describe("TimeIndex: sanity check", () => {
       await index.load();
       let thrown: unknown;
       try {
-        index.sanityCheck(batches.reduce((n, b) => n + b.size, 0), 13);
+        index.sanityCheck(
+          batches.reduce((n, b) => n + b.size, 0),
+          13,
+        );
       } catch (err) {
         thrown = err;
       }

@@ -5,7 +5,13 @@
  * A fake handle stands in for a file of gigabytes: it records every call and touches no memory.
  */
 import { describe, expect, it } from "vitest";
-import { FsFile, type FileHandleLike, MAX_IO_CHUNK_BYTES, MAX_READ_BYTES, SMALL_READ_BYTES } from "../../../src/storage/fs-file.js";
+import {
+  FsFile,
+  type FileHandleLike,
+  MAX_IO_CHUNK_BYTES,
+  MAX_READ_BYTES,
+  SMALL_READ_BYTES,
+} from "../../../src/storage/fs-file.js";
 
 const GiB = 2 ** 30;
 const INT32_MAX = 2 ** 31 - 1;
@@ -20,7 +26,12 @@ class HugeHandle implements FileHandleLike {
     this.reads.push({ offset, length, position, bufferLength: buffer.length });
     return { bytesRead: Math.max(0, Math.min(length, this.size - position)) };
   }
-  async write(_buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }> {
+  async write(
+    _buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesWritten: number }> {
     this.writes.push({ offset, length, position });
     return { bytesWritten: length };
   }
@@ -90,7 +101,9 @@ describe("FsFile: lengths node:fs accepts, allocations the file bounds", () => {
   it("a read larger than the largest buffer is a RangeError before anything is allocated or read", async () => {
     const handle = new HugeHandle(10 * GiB);
     await expect(new FsFile(handle, "p-0/a.timeindex").read(0, 10 * GiB)).rejects.toThrow(RangeError);
-    await expect(new FsFile(handle, "p-0/a.timeindex").read(0, MAX_READ_BYTES + 1)).rejects.toThrow(/larger than the largest buffer/);
+    await expect(new FsFile(handle, "p-0/a.timeindex").read(0, MAX_READ_BYTES + 1)).rejects.toThrow(
+      /larger than the largest buffer/,
+    );
     expect(handle.reads).toEqual([]);
   });
 

@@ -14,13 +14,17 @@ async function makeTempDir(): Promise<string> {
   return fs.mkdtemp(nodePath.join(os.tmpdir(), "pagelog-fs-"));
 }
 
-storageContract("FsStorage", async () => {
-  const dir = await makeTempDir();
-  return {
-    storage: await FsStorage.open(nodePath.join(dir, "root")),
-    cleanup: () => fs.rm(dir, { recursive: true, force: true }),
-  };
-}, { describe, it });
+storageContract(
+  "FsStorage",
+  async () => {
+    const dir = await makeTempDir();
+    return {
+      storage: await FsStorage.open(nodePath.join(dir, "root")),
+      cleanup: () => fs.rm(dir, { recursive: true, force: true }),
+    };
+  },
+  { describe, it },
+);
 
 async function expectCode(action: () => Promise<unknown>, code: ErrorCode): Promise<PagelogError> {
   const err: unknown = await action().then(

@@ -17,11 +17,15 @@ for (const maxOpenFiles of [1, 2]) {
     () => new HandlePool(new SimStorage({ seed: 1 }), { maxOpenFiles }),
     { describe, it },
   );
-  storageContract(`HandlePool(FsStorage), maxOpenFiles ${maxOpenFiles}`, async () => {
-    const root = await fs.mkdtemp(nodePath.join(os.tmpdir(), "pagelog-pool-contract-"));
-    return {
-      storage: new HandlePool(await FsStorage.open(root), { maxOpenFiles }),
-      cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    };
-  }, { describe, it });
+  storageContract(
+    `HandlePool(FsStorage), maxOpenFiles ${maxOpenFiles}`,
+    async () => {
+      const root = await fs.mkdtemp(nodePath.join(os.tmpdir(), "pagelog-pool-contract-"));
+      return {
+        storage: new HandlePool(await FsStorage.open(root), { maxOpenFiles }),
+        cleanup: () => fs.rm(root, { recursive: true, force: true }),
+      };
+    },
+    { describe, it },
+  );
 }

@@ -19,7 +19,9 @@ const text = async (f: StorageFile): Promise<string> => dec.decode(await f.read(
 
 /** The opens, closes and syncs the storage beneath saw after operation `since`. */
 function fileOps(sim: SimStorage, since: number): string[] {
-  return sim.trace.filter((e) => e.seq > since && (e.op === "open" || e.op === "close" || e.op === "sync")).map((e) => `${e.op} ${e.path}`);
+  return sim.trace
+    .filter((e) => e.seq > since && (e.op === "open" || e.op === "close" || e.op === "sync"))
+    .map((e) => `${e.op} ${e.path}`);
 }
 
 describe("HandlePool", () => {
@@ -247,7 +249,9 @@ describe("HandlePool", () => {
     const pool = new HandlePool(counted, { maxOpenFiles: 4 });
     await pool.mkdir("d");
     const files = await Promise.all(Array.from({ length: 40 }, (_, i) => pool.open(`d/f${i}`, { create: true })));
-    await Promise.all(files.flatMap((f, i) => [f.write(0, enc.encode(`file ${i}`)), pool.list("d"), pool.syncDir("d")]));
+    await Promise.all(
+      files.flatMap((f, i) => [f.write(0, enc.encode(`file ${i}`)), pool.list("d"), pool.syncDir("d")]),
+    );
     await Promise.all(files.map((f) => f.sync()));
     const lock = await pool.lock("d/.lock");
     const texts = await Promise.all(files.map((f) => text(f)));

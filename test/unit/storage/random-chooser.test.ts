@@ -32,6 +32,7 @@ describe("randomChooser, as exported by the root", () => {
   });
 
   it("refuses anything else with a TypeError", () => {
-    for (const bad of [1.5, "7", null, {}, { int: () => 0 }]) expect(() => randomChooser(bad as never)).toThrow(TypeError);
+    for (const bad of [1.5, "7", null, {}, { int: () => 0 }])
+      expect(() => randomChooser(bad as never)).toThrow(TypeError);
   });
 });

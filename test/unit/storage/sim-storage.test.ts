@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
-import { type CrashChooser, keepEverything, keepNothing, randomChooser, SimStorage } from "../../../src/storage/sim-storage.js";
+import {
+  type CrashChooser,
+  keepEverything,
+  keepNothing,
+  randomChooser,
+  SimStorage,
+} from "../../../src/storage/sim-storage.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const fill = (n: number, byte: number) => new Uint8Array(n).fill(byte);
@@ -65,7 +71,10 @@ describe("SimStorage: what a power cut keeps", () => {
     const bytes = await readAll(after, "a");
     torn.forEach((written, i) => {
       const sector = bytes.subarray(i * 512, (i + 1) * 512);
-      expect(sector.every((b) => b === (written ? 0xbb : 0xaa)), `sector ${i}`).toBe(true);
+      expect(
+        sector.every((b) => b === (written ? 0xbb : 0xaa)),
+        `sector ${i}`,
+      ).toBe(true);
     });
     expect(after.inspect("a").ranges).toEqual([{ start: 0, end: 4096, state: "torn" }]);
   });
@@ -79,7 +88,9 @@ describe("SimStorage: what a power cut keeps", () => {
       const bytes = await readAll(sim.crash(), "a");
       const sectors = Array.from({ length: 8 }, (_, i) => bytes[i * 512] === 0xbb);
       // Every sector is wholly old or wholly new: sectors are atomic.
-      sectors.forEach((isNew, i) => expect(bytes.subarray(i * 512, (i + 1) * 512).every((b) => b === (isNew ? 0xbb : 0xaa))).toBe(true));
+      sectors.forEach((isNew, i) =>
+        expect(bytes.subarray(i * 512, (i + 1) * 512).every((b) => b === (isNew ? 0xbb : 0xaa))).toBe(true),
+      );
       const firstOld = sectors.indexOf(false);
       if (firstOld >= 0 && sectors.slice(firstOld).some(Boolean)) nonPrefix++;
     }
@@ -220,7 +231,8 @@ describe("SimStorage: what a power cut keeps", () => {
       }
       const after = sim.crash();
       const out: string[] = [];
-      for (const name of await after.list("p")) out.push(`${name}:${Buffer.from(await readAll(after, `p/${name}`)).toString("hex")}`);
+      for (const name of await after.list("p"))
+        out.push(`${name}:${Buffer.from(await readAll(after, `p/${name}`)).toString("hex")}`);
       return out.join("|");
     }
     const a = await run(42);

@@ -234,9 +234,13 @@ describe("the contract's assertions", () => {
   });
 
   it("assertFails: a synchronous throw of the class counts, as for argument checks", async () => {
-    await assertFails(() => {
-      throw new RangeError("negative");
-    }, RangeError, "read(-1, 1)");
+    await assertFails(
+      () => {
+        throw new RangeError("negative");
+      },
+      RangeError,
+      "read(-1, 1)",
+    );
     const resolved = await caught(() => assertFails(() => Promise.resolve(), RangeError, "read(-1, 1)"));
     expect((resolved as Error).message).toBe(
       "read(-1, 1): expected a failure with a RangeError, but the call resolved",
