@@ -10,11 +10,12 @@
  * how many files it opened and evicted. The data lives on /dev/shm where there is one, so the
  * test measures descriptors, not the disk's fsync latency (the pool's work is the same).
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privateBuild } from "../support/private-build.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const child = join(repo, "test/integration/fixtures/fd-limit-child.mjs");
@@ -27,27 +28,7 @@ const dataDirs: string[] = [];
 beforeAll(() => {
   // A private build of the package (as sigkill.test.ts makes one): dist/ may be rebuilt by other
   // suites at the same time.
-  mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
-  buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-fd-limit-"));
-  execFileSync(
-    process.execPath,
-    [
-      join(repo, "node_modules/tsup/dist/cli-default.js"),
-      "--no-config",
-      "src/node.ts",
-      "--format",
-      "esm",
-      "--target",
-      "node20",
-      "--out-dir",
-      buildDir,
-      "--silent",
-    ],
-    {
-      cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  buildDir = privateBuild("fd-limit");
 }, 60_000);
 
 afterAll(() => {

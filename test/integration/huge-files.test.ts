@@ -8,11 +8,12 @@
  * In-process checks give the exact answers; child processes (a private build, run with
  * --max-old-space-size=256) prove the "no abort" property, which no in-process test can.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privateBuild } from "../support/private-build.js";
 import { ErrorCode, isPagelogError, LogDir } from "../../src/index.js";
 import { cli } from "../unit/cli/helpers.js";
 
@@ -198,25 +199,7 @@ describe("huge files, in process: verify and dump give a verdict", () => {
 describe("huge files, in a child process: never an abort", () => {
   beforeAll(() => {
     // A private build (as the SIGKILL test makes one): the library and the CLI.
-    mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
-    buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-huge-"));
-    execFileSync(
-      process.execPath,
-      [
-        join(repo, "node_modules/tsup/dist/cli-default.js"),
-        "--no-config",
-        "src/node.ts",
-        "src/cli/main.ts",
-        "--format",
-        "esm",
-        "--target",
-        "node20",
-        "--out-dir",
-        buildDir,
-        "--silent",
-      ],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    buildDir = privateBuild("huge", ["src/node.ts", "src/cli/main.ts"]);
   }, 60_000);
 
   function node(args: string[]): {

@@ -14,11 +14,12 @@
  *   PAGELOG_SEED=<seed> npx vitest run test/integration/sigkill.test.ts
  * More kills: PAGELOG_KILLS=500.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privateBuild } from "../support/private-build.js";
 import { LogDir } from "../../src/index.js";
 import type { LogOptions } from "../../src/index.js";
 
@@ -65,27 +66,7 @@ beforeAll(() => {
   // A private build of the package: `npm run build` empties dist/ first, and other suites (the
   // packed-package test's prepack) may rebuild dist/ at the same time. Inside node_modules/.cache
   // so that the build resolves the package's own dependencies (crc-32) like dist/ does.
-  mkdirSync(join(repo, "node_modules/.cache"), { recursive: true });
-  buildDir = mkdtempSync(join(repo, "node_modules/.cache/pagelog-sigkill-"));
-  execFileSync(
-    process.execPath,
-    [
-      join(repo, "node_modules/tsup/dist/cli-default.js"),
-      "--no-config",
-      "src/node.ts",
-      "--format",
-      "esm",
-      "--target",
-      "node20",
-      "--out-dir",
-      buildDir,
-      "--silent",
-    ],
-    {
-      cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  buildDir = privateBuild("sigkill");
   dataDir = mkdtempSync(join(tmpdir(), "pagelog-sigkill-"));
 }, 60_000);
 
