@@ -51,9 +51,30 @@ export async function replay(seedOfSchedule: number, brokenVariant?: BrokenVaria
   return runSchedule(brokenVariant === undefined ? schedule : { ...schedule, brokenVariant });
 }
 
-export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
+/** What one schedule contributes to a run: its counts and any violations. */
+interface ScheduleResult {
+  readonly powerCuts: number;
+  readonly recordsRecovered: number;
+  readonly violations: ReadonlyArray<{ readonly message: string; readonly replay: string }>;
+}
+
+/**
+ * The loop both fuzzers share: schedule seeds from the run seed, until the count, the deadline or
+ * (with `failFast`) the first violation; progress after every schedule.
+ */
+async function runSchedules(
+  options: {
+    seed: number;
+    schedules?: number;
+    minutes?: number;
+    failFast?: boolean;
+    onProgress?: (p: FuzzProgress) => void;
+  },
+  what: string,
+  runOne: (seed: number) => Promise<ScheduleResult>,
+): Promise<FuzzReport> {
   if (options.schedules === undefined && options.minutes === undefined)
-    throw new TypeError("fuzz needs schedules or minutes");
+    throw new TypeError(`${what} needs schedules or minutes`);
   const started = Date.now();
   const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
   const runs = options.schedules ?? Infinity;
@@ -69,26 +90,32 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     violations: violations.length,
     elapsedMs: Date.now() - started,
   });
-
   for (let index = 0; index < runs && Date.now() < deadline; index++) {
     const seed = scheduleSeed(options.seed, index);
-    try {
-      const outcome = await replay(seed, options.brokenVariant);
-      powerCuts += outcome.powerCuts;
-      recordsRecovered += outcome.recordsRecovered;
-    } catch (err) {
-      violations.push({
-        seed,
-        index,
-        message: violationMessage(err),
-        replay: replayCommand(seed, options.brokenVariant),
-      });
-    }
+    const result = await runOne(seed);
+    powerCuts += result.powerCuts;
+    recordsRecovered += result.recordsRecovered;
+    for (const v of result.violations) violations.push({ seed, index, message: v.message, replay: v.replay });
     schedules++;
     options.onProgress?.(progress());
     if (violations.length > 0 && failFast) break;
   }
   return { ...progress(), seed: options.seed, violationList: violations };
+}
+
+export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
+  return runSchedules(options, "fuzz", async (seed) => {
+    try {
+      const outcome = await replay(seed, options.brokenVariant);
+      return { powerCuts: outcome.powerCuts, recordsRecovered: outcome.recordsRecovered, violations: [] };
+    } catch (err) {
+      return {
+        powerCuts: 0,
+        recordsRecovered: 0,
+        violations: [{ message: violationMessage(err), replay: replayCommand(seed, options.brokenVariant) }],
+      };
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,36 +143,16 @@ export interface AdapterFuzzOptions {
  * 1 })` per schedule seed, so every violation is replayed by its own seed alone.
  */
 export async function fuzzAdapter(adapter: CrashTestAdapter, options: AdapterFuzzOptions): Promise<FuzzReport> {
-  if (options.schedules === undefined && options.minutes === undefined)
-    throw new TypeError("fuzzAdapter needs schedules or minutes");
-  const started = Date.now();
-  const deadline = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
-  const runs = options.schedules ?? Infinity;
-  const failFast = options.failFast ?? true;
   const maxOps = options.maxOps ?? 30;
-  const violations: FuzzViolation[] = [];
-  let schedules = 0;
-  let powerCuts = 0;
-  let recordsRecovered = 0;
-  const progress = (): FuzzProgress => ({
-    schedules,
-    powerCuts,
-    recordsRecovered,
-    violations: violations.length,
-    elapsedMs: Date.now() - started,
-  });
-
-  for (let index = 0; index < runs && Date.now() < deadline; index++) {
-    const seed = scheduleSeed(options.seed, index);
+  return runSchedules(options, "fuzzAdapter", async (seed) => {
     const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
-    powerCuts += summary.powerCuts;
-    recordsRecovered += summary.recordsRecovered;
-    for (const v of summary.violations) {
-      violations.push({ seed, index, message: v.message, replay: options.replayCommand?.(seed) ?? v.replay });
-    }
-    schedules++;
-    options.onProgress?.(progress());
-    if (violations.length > 0 && failFast) break;
-  }
-  return { ...progress(), seed: options.seed, violationList: violations };
+    return {
+      powerCuts: summary.powerCuts,
+      recordsRecovered: summary.recordsRecovered,
+      violations: summary.violations.map((v) => ({
+        message: v.message,
+        replay: options.replayCommand?.(seed) ?? v.replay,
+      })),
+    };
+  });
 }
