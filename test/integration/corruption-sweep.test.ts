@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogDir, PagelogError, SimStorage } from "../../src/index.js";
-import type { LogOptions, LogRecord, RecordInput, Storage } from "../../src/index.js";
+import type { LogOptions, RecordInput, Storage } from "../../src/index.js";
 
 const NAME = "sweep-0";
 const MARKER = ".kafka_cleanshutdown";
@@ -39,23 +39,7 @@ const LOG_OVERHEAD = 12; // baseOffset + length: the bytes the length does not c
 type Variant = "clean" | "unclean" | "unclean, no checkpoint";
 const VARIANTS: readonly Variant[] = ["clean", "unclean", "unclean, no checkpoint"];
 
-interface Plain {
-  offset: number;
-  timestamp: number;
-  key: string | null;
-  value: string | null;
-  headers: Array<{ key: string; value: string | null }>;
-}
-
-const dec = new TextDecoder();
-const str = (b: Uint8Array | null) => (b === null ? null : dec.decode(b));
-const plain = (r: LogRecord): Plain => ({
-  offset: r.offset,
-  timestamp: r.timestamp,
-  key: str(r.key),
-  value: str(r.value),
-  headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
-});
+import { plain, type PlainRecord as Plain } from "../support/plain-record.js";
 
 const FS_EVERY = Number(process.env.PAGELOG_SWEEP_FS_EVERY ?? 20);
 const LOG_OPTIONS: LogOptions = { segmentBytes: 600, indexIntervalBytes: 100 };

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { LogDir, PagelogError, SimStorage } from "../../../src/node.js";
-import type { LogOptions, LogRecord, RecordInput, Storage, StorageFile } from "../../../src/node.js";
+import type { LogOptions, RecordInput, Storage, StorageFile } from "../../../src/node.js";
 
 /** Path → bytes, or "dir". Paths are relative to the log directory, with "/" separators. */
 export type Tree = Map<string, Uint8Array | "dir">;
@@ -18,23 +18,8 @@ export const START_CHECKPOINT = "log-start-offset-checkpoint";
 export const LOCK = ".lock";
 export const LOG_OPTIONS: LogOptions = { segmentBytes: 600, indexIntervalBytes: 100 };
 
-export interface Plain {
-  offset: number;
-  timestamp: number;
-  key: string | null;
-  value: string | null;
-  headers: Array<{ key: string; value: string | null }>;
-}
-
-const dec = new TextDecoder();
-const str = (b: Uint8Array | null) => (b === null ? null : dec.decode(b));
-export const plain = (r: LogRecord): Plain => ({
-  offset: r.offset,
-  timestamp: r.timestamp,
-  key: str(r.key),
-  value: str(r.value),
-  headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
-});
+export { plain, type PlainRecord as Plain } from "../../support/plain-record.js";
+import { plain, type PlainRecord as Plain } from "../../support/plain-record.js";
 
 /** The records of batch `b` of the pristine log, the first at `offset`. */
 function batchRecords(b: number, offset: number): RecordInput[] {

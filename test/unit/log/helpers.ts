@@ -18,27 +18,11 @@ import type { Storage, StorageLock } from "../../../src/storage/storage.js";
 
 export const NAME = "orders-0";
 
-/** A record as the tests compare it: strings instead of bytes. */
-export interface PlainRecord {
-  offset: number;
-  timestamp: number;
-  key: string | null;
-  value: string | null;
-  headers: Array<{ key: string; value: string | null }>;
-}
+import { plain, type PlainRecord } from "../../support/plain-record.js";
+
+export { plain, type PlainRecord };
 
 const decoder = new TextDecoder();
-const str = (b: Uint8Array | null): string | null => (b === null ? null : decoder.decode(b));
-
-export function plain(r: LogRecord): PlainRecord {
-  return {
-    offset: r.offset,
-    timestamp: r.timestamp,
-    key: str(r.key),
-    value: str(r.value),
-    headers: r.headers.map((h) => ({ key: h.key, value: str(h.value) })),
-  };
-}
 
 /** The record the tests append at `offset`: key, value, two headers (one null) and a timestamp. */
 export function recordAt(offset: number, timestamp = 1_000_000 + offset * 10, valueBytes = 0): RecordInput {
