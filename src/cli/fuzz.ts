@@ -8,9 +8,17 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
-import { type CrashTestAdapter, crashTest } from "../testing/crash-test.js";
-import { violationMessage } from "../testing/violation.js";
-import { type FuzzProgress, type FuzzReport, fuzz, fuzzAdapter, replay } from "../testing/fuzz.js";
+import type { CrashTestAdapter } from "../testing/engine/adapter.js";
+import { runSchedule } from "../testing/engine/run-schedule.js";
+import { violationMessage } from "../testing/engine/violation.js";
+import {
+  type FuzzProgress,
+  type FuzzReport,
+  fuzzAdapter,
+  fuzzedLog,
+  replayCommand,
+  scheduleFor,
+} from "../testing/fuzz.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 
@@ -24,14 +32,15 @@ and again inside recovery. After every reboot it checks the guarantees (docs/gua
 of what was appended, keeps every flushed record, never brings a lost one back, its indexes
 agree with a scan, and appends and clean closes work after recovery.
 
-With --adapter it fuzzes any log instead: the module (ES or CommonJS) exports a crashTest
-adapter, { name, open(storage) }, as its default export or as \`adapter\`, and crashTest's engine
-(docs/testing.md) runs on it: appends, flushes, clean reopens, write-back and crashes, with the
-power cut at a random storage operation and again inside recovery.
+With --adapter it fuzzes any log instead, with the same engine: the module (ES or CommonJS)
+exports a crashTest adapter, { name, open(storage, context) }, as its default export or as
+\`adapter\` (docs/testing.md). Its workloads take appends, flushes, clean reopens, write-back,
+clock jumps and crashes, plus the extra steps the adapter declares (concurrent appends,
+truncation, start moves, checkpoints, injected faults).
 
 Options:
   --adapter PATH    fuzz the crashTest adapter that the module at PATH exports
-  --max-ops N       with --adapter: at most N steps per workload (default 30)
+  --max-ops N       at most N steps per workload (default 30)
   --runs N          schedules to run (default 2000 unless --minutes is given)
   --minutes M       run for M minutes instead
   --seed S          seed of the run (default: random, printed)
@@ -76,17 +85,23 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const broken = values.broken;
   if (broken !== undefined && !isBrokenVariant(broken))
     throw new UsageError(`--broken must be one of ${BROKEN_VARIANTS.join(", ")}, got '${broken}'`);
+  if (values.adapter !== undefined && broken !== undefined)
+    throw new UsageError("give --adapter or --broken, not both");
+  const maxOps = intOption(values["max-ops"], "max-ops", 30, 1, 100_000);
 
-  if (values.adapter !== undefined) {
-    if (broken !== undefined) throw new UsageError("give --adapter or --broken, not both");
-    return runAdapter(values.adapter, values, io);
-  }
-  if (values["max-ops"] !== undefined) throw new UsageError("--max-ops goes with --adapter");
+  // One engine for both: pagelog's own log (or a broken variant of it), or the module's adapter.
+  const path = values.adapter;
+  const adapter = path === undefined ? fuzzedLog(broken) : await loadAdapter(path);
+  const replayOf =
+    path === undefined
+      ? (seed: number): string => replayCommand(seed, broken, maxOps)
+      : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps);
+  const name = path === undefined ? "" : ` · adapter ${String(adapter.name ?? path)}`;
 
   if (values.replay !== undefined) {
     const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
     try {
-      const outcome = await replay(seed, broken);
+      const outcome = await runSchedule(adapter, scheduleFor(adapter, seed, maxOps));
       io.stdout.write(
         `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`,
       );
@@ -99,15 +114,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   const { runs, minutes, seed } = runLength(values);
   io.stdout.write(
-    `pagelog fuzz · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
+    `pagelog fuzz${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
   );
-
-  const report = await fuzz({
+  const report = await fuzzAdapter(adapter, {
     seed,
     ...(runs === undefined ? {} : { schedules: runs }),
     ...(minutes === undefined ? {} : { minutes }),
-    ...(broken === undefined ? {} : { brokenVariant: broken }),
+    maxOps,
     failFast: values["keep-going"] !== true,
+    replayCommand: replayOf,
     onProgress: progressDrawer(io),
   });
   printReport(report, io);
@@ -123,6 +138,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   return report.violations === 0 ? 0 : 1;
+}
+
+/** The command that replays one schedule of the adapter at `path`. */
+function adapterReplayCommand(path: string, maxOps: number | undefined): (seed: number) => string {
+  const quoted = /^[\w./@:-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+  return (seed) =>
+    `npx pagelog fuzz --adapter ${quoted} --replay ${seed}${maxOps === undefined ? "" : ` --max-ops ${maxOps}`}`;
 }
 
 type Values = {
@@ -202,43 +224,4 @@ export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
       `--adapter: '${path}' exports no adapter (a default export or an export named 'adapter', shaped { name, open(storage) })`,
     );
   return found;
-}
-
-async function runAdapter(path: string, values: Values, io: CliIo): Promise<number> {
-  const adapter = await loadAdapter(path);
-  const name = String(adapter.name ?? path);
-  const maxOps = intOption(values["max-ops"], "max-ops", 30, 1, 100_000);
-  const maxOpsArg = values["max-ops"] === undefined ? "" : ` --max-ops ${maxOps}`;
-  const quoted = /^[\w./@:-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
-  const replayCommand = (seed: number): string => `npx pagelog fuzz --adapter ${quoted} --replay ${seed}${maxOpsArg}`;
-
-  if (values.replay !== undefined) {
-    const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
-    const summary = await crashTest(adapter, { seed, schedules: 1, maxOps, throwOnViolation: false });
-    const v = summary.violations[0];
-    if (v === undefined) {
-      io.stdout.write(
-        `${name}: schedule ${seed}: no violation (${summary.powerCuts} power cuts, ${summary.recordsRecovered} records recovered)\n`,
-      );
-      return 0;
-    }
-    io.stdout.write(`${name}: schedule ${seed}: VIOLATION\n${v.message}\n`);
-    return 1;
-  }
-
-  const { runs, minutes, seed } = runLength(values);
-  io.stdout.write(
-    `pagelog fuzz · adapter ${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}\n`,
-  );
-  const report = await fuzzAdapter(adapter, {
-    seed,
-    ...(runs === undefined ? {} : { schedules: runs }),
-    ...(minutes === undefined ? {} : { minutes }),
-    maxOps,
-    failFast: values["keep-going"] !== true,
-    replayCommand,
-    onProgress: progressDrawer(io),
-  });
-  printReport(report, io);
-  return report.violations === 0 ? 0 : 1;
 }

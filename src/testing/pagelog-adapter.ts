@@ -1,54 +1,202 @@
 /**
- * pagelog's own `Log` as a `crashTest` adapter: the reference every other log is measured
- * against, and a complete example of writing an adapter.
+ * pagelog's own `Log` as a crash-engine adapter: the richest one (records with keys, headers and
+ * timestamps, truncation, start moves, checkpoints, concurrent appends, injected faults, its
+ * recovery point as a durability claim, and its own self-checks), the reference every other log
+ * is measured against, and a complete example of writing an adapter.
  */
-import type { Clock, LogOptions } from "../log/log-options.js";
+import { ErrorCode, PagelogError } from "../errors.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
+import type { Log } from "../log/log.js";
+import type { LogOptions } from "../log/log-options.js";
 import type { Storage } from "../storage/storage.js";
-import type { AdapterLog, CrashTestAdapter } from "./crash-test.js";
+import type {
+  AdapterLog,
+  CrashRecordRead,
+  CrashTestAdapter,
+  CrashTestContext,
+  ExtraStep,
+  SelfCheckMoment,
+} from "./engine/adapter.js";
 
 /** The partition the adapter writes. */
 const PARTITION = "crash-0";
 
-/**
- * A clock that moves 1 ms per reading: `flushMs` and `segmentMs` fire after a number of calls,
- * never after real time, so a schedule replays exactly from its seed.
- */
-function steppingClock(): Clock {
-  let t = 1_700_000_000_000;
-  return { now: () => t++ };
+/** pagelog takes every extra step. */
+const ALL_STEPS: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefore", "checkpoint", "faults"];
+
+/** Codes a call may fail with when an injected fault hits it. */
+const LOUD_CODES = new Set<string>([ErrorCode.IO, ErrorCode.NO_SPACE, ErrorCode.FAILED]);
+
+/** What one open goes through besides `LogDir.open`: how a broken log (src/testing/broken) hooks in. */
+export interface OpenSession {
+  /** What `LogDir.open` gets instead of the storage itself. */
+  readonly storage: Storage;
+  /** The directory and its log are open (recovery is over). */
+  opened(): Promise<void>;
+  /** A call on the log resolved: run what the log would have done before it returned. */
+  settle(): Promise<void>;
+}
+
+export interface PagelogAdapterSetup {
+  readonly name: string;
+  /** The directory's options for this schedule (`log.clock` is set to the schedule's clock). */
+  dirOptions(context: CrashTestContext): LogDirOptions;
+  /** Wraps each open (a broken variant); none for the real log. */
+  session?(storage: Storage): OpenSession;
 }
 
 /**
  * The adapter for pagelog's `Log` with the given options (by default small segments, so that
- * workloads roll; the flush policy off, so only `flush()` and `close()` make data durable).
- * Values go in as records' values; `readAll` reads them back from the log start. `dirOptions`
- * sets the directory's `maxOpenFiles` (a small bound makes every schedule evict and reopen files).
+ * workloads roll; the flush policy off, so only `flush()`, `close()` and recovery make data
+ * durable). The schedule's clock is the log's clock. `dirOptions` sets the directory's
+ * `maxOpenFiles` (a small bound makes every schedule evict and reopen files).
  */
 export function pagelogAdapter(
   options: LogOptions = {},
   dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {},
 ): CrashTestAdapter {
   const logOptions: LogOptions = { segmentBytes: 1024, indexIntervalBytes: 128, ...options };
-  const maxOpenFiles = dirOptions.maxOpenFiles === undefined ? {} : { maxOpenFiles: dirOptions.maxOpenFiles };
+  const bound = dirOptions.maxOpenFiles;
+  return adapterFor({
+    name: `pagelog(${JSON.stringify(options)}${bound === undefined ? "" : `, maxOpenFiles ${bound}`})`,
+    dirOptions: (context) => ({
+      log: { clock: context.clock, ...logOptions },
+      ...(bound === undefined ? {} : { maxOpenFiles: bound }),
+    }),
+  });
+}
+
+/**
+ * pagelog's `Log` with the settings each schedule drew (segment size, index interval, flush
+ * policy, segment age, checkpoint interval): what `pagelog fuzz` and the crash properties run.
+ */
+export function tunedPagelogAdapter(dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {}): CrashTestAdapter {
+  const bound = dirOptions.maxOpenFiles;
+  return adapterFor({
+    name: `pagelog (the schedule's settings${bound === undefined ? "" : `, maxOpenFiles ${bound}`})`,
+    dirOptions: tunedDirOptions(bound),
+  });
+}
+
+/** The directory options a schedule's tuning stands for. */
+export function tunedDirOptions(maxOpenFiles?: number): (context: CrashTestContext) => LogDirOptions {
+  return ({ clock, tuning }) => {
+    const { checkpointIntervalMs, ...log } = tuning;
+    return {
+      log: { ...log, clock },
+      checkpointIntervalMs,
+      ...(maxOpenFiles === undefined ? {} : { maxOpenFiles }),
+    };
+  };
+}
+
+/** The adapter for one setup: every optional method of `AdapterLog`. */
+export function adapterFor(setup: PagelogAdapterSetup): CrashTestAdapter {
   return {
-    name: `pagelog(${JSON.stringify(options)}${dirOptions.maxOpenFiles === undefined ? "" : `, maxOpenFiles ${dirOptions.maxOpenFiles}`})`,
-    async open(storage: Storage): Promise<AdapterLog> {
-      const dir = await LogDir.open(storage, { log: { clock: steppingClock(), ...logOptions }, ...maxOpenFiles });
-      // A failed open is left as it is: the harness reboots the storage (or reports the error).
-      const opened = await dir.log(PARTITION);
-      return {
-        async append(values) {
-          await opened.append(values.map((value) => ({ value })));
-        },
-        flush: () => opened.flush(),
-        close: () => dir.close(),
-        async readAll() {
-          const out: Uint8Array[] = [];
-          for await (const r of opened.records({ from: opened.startOffset })) out.push(r.value ?? new Uint8Array(0));
-          return out;
-        },
-      };
+    name: setup.name,
+    extraSteps: ALL_STEPS,
+    async open(storage, context) {
+      const session = setup.session?.(storage);
+      // A failed open is left as it is: the engine reboots the storage (or reports the error).
+      const dir = await LogDir.open(session?.storage ?? storage, setup.dirOptions(context));
+      const log = await dir.log(PARTITION);
+      await session?.opened();
+      return openedLog(dir, log, session);
     },
   };
+}
+
+function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): AdapterLog {
+  /** Waits for a call, and for what a broken log did before returning from it. */
+  const call = async <T>(promise: Promise<T>): Promise<T> => {
+    const result = await promise;
+    await session?.settle();
+    return result;
+  };
+  const readRecords = async (): Promise<{ start: number; records: CrashRecordRead[] }> => {
+    const start = log.startOffset;
+    const records: CrashRecordRead[] = [];
+    for await (const r of log.records({ from: start })) {
+      records.push({
+        offset: r.offset,
+        key: r.key,
+        value: r.value ?? new Uint8Array(0),
+        headers: r.headers,
+        timestamp: r.timestamp,
+      });
+    }
+    if (records.length !== log.endOffset - start)
+      throw new Error(`read ${records.length} records but [start, end) is [${start}, ${log.endOffset})`);
+    return { start, records };
+  };
+  return {
+    append: async (values) => void (await call(log.append(values.map((value) => ({ value }))))),
+    appendRecords: async (records) =>
+      call(
+        log.append(records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }))),
+      ),
+    flush: () => call(log.flush()),
+    close: () => dir.close(),
+    readAll: async () => (await readRecords()).records.map((r) => r.value),
+    readRecords,
+    truncateTo: async (offset) => {
+      await call(log.truncateTo(offset));
+      if (log.endOffset !== offset) throw new Error(`truncateTo(${offset}) left end ${log.endOffset}`);
+    },
+    deleteBefore: async (offset) => void (await call(log.deleteRecordsBefore(offset))),
+    checkpoint: () => call(dir.checkpoint()),
+    durableEnd: () => log.recoveryPoint,
+    selfCheck: (moment) => selfCheck(log, moment),
+  };
+}
+
+/** pagelog's own claims at each moment the engine names. */
+async function selfCheck(log: Log, moment: SelfCheckMoment): Promise<void> {
+  switch (moment.kind) {
+    case "flushed":
+      if (log.recoveryPoint !== log.endOffset)
+        throw new Error(`flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`);
+      return;
+    case "recovered":
+      // The recovered log is the new truth: everything in it is durable now.
+      if (log.recoveryPoint !== log.endOffset)
+        throw new Error(`after recovery recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`);
+      return checkIndexTruth(log);
+    case "reopened": {
+      const r = log.recovery;
+      if (!r.clean || r.bytesTruncated !== 0 || r.segmentsScanned !== 0)
+        throw new Error(`reopen after a clean close was not clean: ${JSON.stringify(r)}`);
+      return;
+    }
+    case "callFailed": {
+      // An injected I/O fault fails the call loudly, with an I/O code, and a failed write fails the log.
+      const { error, call } = moment;
+      if (!(error instanceof PagelogError) || !LOUD_CODES.has(error.code))
+        throw new Error(`${call} met an injected fault and failed with ${String(error)}, not an I/O error`);
+      if (call !== "checkpoint" && call !== "reopen" && log.status !== "failed")
+        throw new Error(`${call} failed with ${error.code} but the log is ${log.status}, not failed`);
+      return;
+    }
+  }
+}
+
+/** Every offset lookup and a spread of timestamp lookups agree with a linear scan. */
+async function checkIndexTruth(log: Log): Promise<void> {
+  const all: Array<{ offset: number; timestamp: number }> = [];
+  for await (const r of log.records()) all.push({ offset: r.offset, timestamp: r.timestamp });
+  for (const r of all) {
+    const [hit] = await log.read(r.offset, { maxRecords: 1, maxBytes: 1 });
+    if (hit?.offset !== r.offset) throw new Error(`index truth: read(${r.offset}) returned offset ${hit?.offset}`);
+  }
+  const stamps = new Set<number>();
+  for (const r of all)
+    stamps
+      .add(r.timestamp)
+      .add(r.timestamp + 1)
+      .add(r.timestamp - 1);
+  for (const ts of stamps) {
+    const want = all.find((r) => r.timestamp >= ts)?.offset ?? null;
+    const got = await log.offsetForTimestamp(ts);
+    if (got !== want) throw new Error(`index truth: offsetForTimestamp(${ts}) = ${got}, linear scan says ${want}`);
+  }
 }

@@ -6,7 +6,10 @@
  * harness checks every guarantee. Deterministic: no seed is drawn.
  */
 import { describe, expect, it } from "vitest";
-import { type Command, type RecordShape, runCut, type Schedule } from "../../src/testing/crash-harness.js";
+import type { LogTuning } from "../../src/testing/engine/adapter.js";
+import { runCut } from "../../src/testing/engine/run-schedule.js";
+import type { RecordShape, Schedule, Step } from "../../src/testing/engine/schedule.js";
+import { tunedPagelogAdapter } from "../../src/testing/pagelog-adapter.js";
 import { type CrashChooser, keepEverything, keepNothing, type PendingState } from "../../src/storage/sim-storage.js";
 
 const PAGE = 64;
@@ -14,28 +17,39 @@ const SECTOR = 16;
 const SECTORS = PAGE / SECTOR;
 
 const rec = (valueBytes: number): RecordShape => ({ valueBytes, keyed: true, headers: 1, tsDelta: null });
-const append = (...sizes: number[]): Command => ({ kind: "append", records: sizes.map(rec) });
+const append = (...sizes: number[]): Step => ({ kind: "append", records: sizes.map(rec) });
 
-const WORKLOADS: ReadonlyArray<{ name: string; commands: Command[]; options: Schedule["options"] }> = [
+/** The settings a workload does not name: no flush policy, no time-based roll, checkpoints only when asked. */
+const DEFAULTS: LogTuning = {
+  segmentBytes: 1000,
+  indexIntervalBytes: 4096,
+  maxIndexBytes: 10 * 1024 * 1024,
+  flushMessages: -1,
+  flushMs: -1,
+  segmentMs: 7 * 24 * 3600 * 1000,
+  checkpointIntervalMs: -1,
+};
+
+const WORKLOADS: ReadonlyArray<{ name: string; steps: Step[]; tuning: Partial<LogTuning> }> = [
   {
     name: "appends across a segment roll, a flush between",
-    commands: [append(8, 8), append(40), { kind: "flush" }, append(0, 8, 40), append(8)],
-    options: { segmentBytes: 220, indexIntervalBytes: 64 },
+    steps: [append(8, 8), append(40), { kind: "flush" }, append(0, 8, 40), append(8)],
+    tuning: { segmentBytes: 220, indexIntervalBytes: 64 },
   },
   {
     name: "durable appends (flushMessages 1), one a group commit",
-    commands: [append(8), { kind: "appendGroup", calls: [[rec(8)], [rec(40), rec(0)]] }, append(40)],
-    options: { flushMessages: 1, segmentBytes: 300, indexIntervalBytes: 0 },
+    steps: [append(8), { kind: "appendGroup", calls: [[rec(8)], [rec(40), rec(0)]] }, append(40)],
+    tuning: { flushMessages: 1, segmentBytes: 300, indexIntervalBytes: 0 },
   },
   {
     name: "truncateTo inside a flushed batch, then an append",
-    commands: [append(8), append(8, 8, 8), { kind: "flush" }, { kind: "truncate", back: 2 }, append(40)],
-    options: { segmentBytes: 1000, indexIntervalBytes: 0 },
+    steps: [append(8), append(8, 8, 8), { kind: "flush" }, { kind: "truncate", back: 2 }, append(40)],
+    tuning: { segmentBytes: 1000, indexIntervalBytes: 0 },
   },
   {
     name: "clean reopen, deleteRecordsBefore, append",
-    commands: [append(8, 8), { kind: "flush" }, { kind: "reopen" }, { kind: "deleteBefore", forward: 1 }, append(40)],
-    options: { segmentBytes: 150, indexIntervalBytes: 64 },
+    steps: [append(8, 8), { kind: "flush" }, { kind: "reopen" }, { kind: "deleteBefore", forward: 1 }, append(40)],
+    tuning: { segmentBytes: 150, indexIntervalBytes: 64 },
   },
 ];
 
@@ -68,24 +82,23 @@ describe("exhaustive small scope: every cut point × every enumerated page fate"
   // syncs and reopens files all the time, and every one of those operations is a cut point too.
   for (const [workload, maxOpenFiles] of WORKLOADS.flatMap((w) => [[w, undefined] as const, [w, 2] as const])) {
     it(`${workload.name}${maxOpenFiles === undefined ? "" : `, maxOpenFiles ${maxOpenFiles}`}`, async () => {
+      const adapter = tunedPagelogAdapter({ maxOpenFiles });
       const base: Schedule = {
-        ...(maxOpenFiles === undefined ? {} : { maxOpenFiles }),
         seed: 7,
-        commands: workload.commands,
-        options: workload.options,
-        checkpointIntervalMs: -1,
+        steps: workload.steps,
+        tuning: { ...DEFAULTS, ...workload.tuning },
         pageSize: PAGE,
         sectorSize: SECTOR,
         writeback: 0,
         cutAt: 0,
         nestedCuts: [],
       };
-      const total = (await runCut(base, Number.MAX_SAFE_INTEGER)).workloadOps;
+      const total = (await runCut(adapter, base, Number.MAX_SAFE_INTEGER)).workloadOps;
       let states = 0;
       for (let cut = 0; cut <= total; cut++) {
         for (const [fate, firstCrash] of FATES) {
           try {
-            await runCut({ ...base, firstCrash }, cut);
+            await runCut(adapter, { ...base, firstCrash }, cut);
           } catch (err) {
             throw new Error(
               `workload "${workload.name}", cut after op ${cut} of ${total}, fate "${fate}":\n${(err as Error).message}`,

@@ -11,8 +11,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { runSchedule } from "../../src/testing/crash-harness.js";
-import { generateSchedule } from "../../src/testing/crash-workload.js";
+import { replay } from "../../src/testing/fuzz.js";
 
 const RUNS = Number(process.env.PAGELOG_FD_CRASH_RUNS ?? 400);
 const BOUNDS = [1, 2, 3, 4] as const;
@@ -27,7 +26,7 @@ describe("property: a power cut at any operation keeps every flushed record with
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         fc.constantFrom(...BOUNDS),
         async (scheduleSeed, maxOpenFiles) => {
-          const outcome = await runSchedule({ ...generateSchedule(scheduleSeed), maxOpenFiles });
+          const outcome = await replay(scheduleSeed, undefined, { maxOpenFiles });
           if (outcome.cutInWorkload) inWorkload++;
         },
       ),

@@ -20,7 +20,9 @@ import {
 } from "../../log/log-dir.js";
 import { parseSegmentFileName } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
+import type { CrashTestAdapter } from "../engine/adapter.js";
 import { HookedStorage, type StorageHook, type StorageOp } from "../hooked-storage.js";
+import { adapterFor, tunedDirOptions } from "../pagelog-adapter.js";
 
 export const BROKEN_VARIANTS = [
   /** Flush writes the checkpoint (naming the new recovery point) before fsyncing the data. */
@@ -365,4 +367,15 @@ export function brokenLog(variant: BrokenVariant): BrokenLog {
     case "ignore-fsync-failure":
       return broken(variant, ignoreFsyncFailure);
   }
+}
+
+/** The broken log called `variant` as a crash-engine adapter, with each schedule's settings. */
+export function brokenAdapter(variant: BrokenVariant): CrashTestAdapter {
+  const broken = brokenLog(variant);
+  const tuned = tunedDirOptions();
+  return adapterFor({
+    name: `pagelog, broken: ${variant}`,
+    dirOptions: (context) => broken.dirOptions(tuned(context)),
+    session: (storage) => broken.session(storage),
+  });
 }

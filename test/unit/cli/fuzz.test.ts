@@ -13,7 +13,7 @@ describe("pagelog fuzz", () => {
   it("fuzz --replay: runs one schedule by its seed and prints its trace", async () => {
     const run = await cli(["fuzz", "--replay", "12345"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/open: cut scheduled after/);
+    expect(run.stdout).toMatch(/^open \(pagelog .*\): pageSize \d+, sectorSize \d+, write-back [\d.]+; cut /m);
     expect(run.stdout).toMatch(/schedule 12345: no violation/);
   });
 
@@ -55,7 +55,7 @@ describe("pagelog fuzz --adapter", () => {
     const run = await cli(["fuzz", "--adapter", path, "--runs", "200", "--seed", "1"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/VIOLATION in schedule \d+ \(seed \d+\)/);
-    expect(run.stdout).toMatch(/durability/);
+    expect(run.stdout).toMatch(/durability|no allowed state/);
     const replay = /replay: npx pagelog fuzz (.*)$/m.exec(run.stdout)?.[1];
     expect(replay).toMatch(/^--adapter \S+no-fsync\.cjs --replay \d+$/);
     const again = await cli(["fuzz", ...replay!.split(" ")]);
@@ -76,7 +76,7 @@ describe("pagelog fuzz --adapter", () => {
       ["fuzz", "--adapter", fixture("nope.mjs")],
       ["fuzz", "--adapter", fixture("no-adapter.mjs")],
       ["fuzz", "--adapter", fixture("pagelog.mjs"), "--broken", "skip-crc-in-recovery"],
-      ["fuzz", "--max-ops", "5"],
+      ["fuzz", "--max-ops", "0"],
     ]) {
       const run = await cli(argv);
       expect(run.code, argv.join(" ")).toBe(2);

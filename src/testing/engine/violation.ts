@@ -1,7 +1,6 @@
 /**
- * The one violation type of the crash engines: `crashTest` (any adapter), the log-crash harness
- * (pagelog's `Log` with truncation, retention and faults) and `pagelog fuzz` all throw a
- * `CrashViolation` inside a schedule and report a `CrashTestViolation` for it.
+ * The one violation type of the crash engine: a schedule throws a `CrashViolation` when a
+ * guarantee broke, and the run loop reports a `CrashTestViolation` for it.
  */
 
 /** A broken guarantee (as opposed to a bug in the harness), with the schedule's last steps. */
@@ -13,16 +12,6 @@ export class CrashViolation extends Error {
     super(`${message}\n--- last steps ---\n${trace.slice(-lastSteps).join("\n")}`);
     this.trace = trace;
   }
-}
-
-/** One schedule that broke a guarantee, as a run reports it. */
-export interface CrashTestViolation {
-  /** The schedule's seed: it replays that schedule alone. */
-  readonly seed: number;
-  /** What broke, then the last steps of the schedule. */
-  readonly message: string;
-  /** The call or command that replays it. */
-  readonly replay: string;
 }
 
 /** The report of whatever a schedule threw: a violation's own message, else the harness's failure. */

@@ -1,7 +1,6 @@
 /**
- * The run loop both crash engines share (`crashTest` for any adapter, the log-crash harness for
- * pagelog's `Log`): the dry run that counts a workload's storage operations before the real cut,
- * and the reboot with further power cuts nested inside recovery.
+ * Where the power cuts of a schedule fall: the dry run that counts a workload's storage
+ * operations before the real cut, and the reboot with further power cuts nested inside recovery.
  */
 import { CrashViolation } from "./violation.js";
 

@@ -1,0 +1,119 @@
+/**
+ * What the crash engine asks of a log under test. The four required methods are all a log needs
+ * to be fuzzed (values in, values back); every optional one the log implements — records with
+ * keys, headers and timestamps, truncation, start-offset moves, checkpoints, its own durability
+ * claims and self-checks — widens what the workloads do and what is checked. pagelog's own `Log`
+ * (`pagelogAdapter`) implements them all: it is the richest adapter.
+ */
+import type { Storage } from "../../storage/storage.js";
+
+/** A record as the engine appends it and expects it back (`appendRecords` / `readRecords`). */
+export interface CrashRecord {
+  readonly key: Uint8Array | null;
+  readonly value: Uint8Array;
+  readonly headers: ReadonlyArray<{ readonly key: string; readonly value: Uint8Array | null }>;
+  /** Milliseconds. Absent on append: the log stamps the record with its clock's time. */
+  readonly timestamp?: number;
+}
+
+/** A record as `readRecords` gives it back. */
+export interface CrashRecordRead extends CrashRecord {
+  /** Its offset, if the log numbers records: checked to be `start + i`. */
+  readonly offset?: number;
+  readonly timestamp: number;
+}
+
+/** A moment at which the engine asks the log to check itself (`selfCheck`). */
+export type SelfCheckMoment =
+  /** `flush()` resolved. */
+  | { readonly kind: "flushed" }
+  /** The log was reopened after a power cut (or a failure) and its contents checked. */
+  | { readonly kind: "recovered" }
+  /** The log was reopened after a clean close and its contents checked. */
+  | { readonly kind: "reopened" }
+  /** A call met an injected I/O fault and rejected with `error`; `call` names it. */
+  | { readonly kind: "callFailed"; readonly call: FailedCall; readonly error: unknown };
+
+/** The call that met an injected fault (`reopen`: a close and open, or the open after a crash). */
+export type FailedCall = "append" | "flush" | "truncate" | "deleteBefore" | "checkpoint" | "reopen";
+
+/** A log under test, as the adapter opened it over one `Storage`. */
+export interface AdapterLog {
+  /** Appends one batch of values, in order. Resolved: the values are in the log (not yet durable). */
+  append(values: Uint8Array[]): Promise<void>;
+  /** Makes every value appended before it durable. */
+  flush(): Promise<void>;
+  /** Clean shutdown: everything appended is durable once it resolves. */
+  close(): Promise<void>;
+  /** Every value in the log, oldest first. */
+  readAll(): Promise<Uint8Array[]>;
+
+  /**
+   * Optional, with `readRecords`: appends whole records (keys, headers, timestamps) instead of
+   * values, and may resolve with the first record's offset (checked against the model).
+   */
+  appendRecords?(records: readonly CrashRecord[]): Promise<{ readonly baseOffset: number } | void>;
+  /** Optional, with `appendRecords`: the log's first offset and every record from it, oldest first. */
+  readRecords?(): Promise<{ readonly start: number; readonly records: readonly CrashRecordRead[] }>;
+  /** Optional (needs `readRecords`): drops every record at `offset` and after. */
+  truncateTo?(offset: number): Promise<void>;
+  /** Optional (needs `readRecords`): moves the log's start up to `offset` (records below go). */
+  deleteBefore?(offset: number): Promise<void>;
+  /** Optional: writes whatever the log checkpoints (it changes no contents). */
+  checkpoint?(): Promise<void>;
+  /**
+   * Optional: the end of the prefix the log itself claims durable right now (a flush policy, a
+   * recovery point). The engine holds the log to it after every resolved call.
+   */
+  durableEnd?(): number;
+  /** Optional: the log's own checks at `moment` (index truth, status, counters); throws to report. */
+  selfCheck?(moment: SelfCheckMoment): Promise<void>;
+}
+
+/** Settings a schedule drew for a Kafka-style log, for adapters that let each schedule vary them. */
+export interface LogTuning {
+  readonly segmentBytes: number;
+  readonly indexIntervalBytes: number;
+  readonly maxIndexBytes: number;
+  /** -1: no flush by count. */
+  readonly flushMessages: number;
+  /** -1: no flush by time. */
+  readonly flushMs: number;
+  readonly segmentMs: number;
+  /** -1: checkpoint only when asked and at close. */
+  readonly checkpointIntervalMs: number;
+}
+
+/** What the engine hands `open` besides the storage. */
+export interface CrashTestContext {
+  /** The schedule's clock: it moves only when the workload says (a `clock` step). Use it for all time. */
+  readonly clock: { now(): number };
+  /** The settings this schedule drew; an adapter may use them or keep its own. */
+  readonly tuning: LogTuning;
+}
+
+/** Steps beyond append, flush, reopen, write-back, crash and clock that a workload may take. */
+export type ExtraStep =
+  /** Several appends issued at once, not awaited one by one (the log must take them concurrently). */
+  | "concurrentAppends"
+  /** `truncateTo` (the log implements it). */
+  | "truncate"
+  /** `deleteBefore` (the log implements it). */
+  | "deleteBefore"
+  /** `checkpoint` (the log implements it). */
+  | "checkpoint"
+  /** Injected `EIO` / `ENOSPC` on a sync, write or directory sync: the call that meets it must reject. */
+  | "faults";
+
+/** How the engine opens the log under test. */
+export interface CrashTestAdapter {
+  /** Shown in reports. */
+  readonly name: string;
+  /**
+   * Opens (creating if empty, recovering after a crash) the log stored in `storage`. Use only
+   * `storage` for I/O, and let its errors (`PAGELOG_POWER_CUT` above all) propagate.
+   */
+  open(storage: Storage, context: CrashTestContext): Promise<AdapterLog>;
+  /** Extra steps the workloads may take; each needs the matching method. @defaultValue none */
+  readonly extraSteps?: readonly ExtraStep[];
+}

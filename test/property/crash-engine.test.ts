@@ -1,0 +1,118 @@
+/**
+ * The one crash engine (src/testing/engine): the workload draws only the steps an adapter takes,
+ * and every optional member of an adapter's log is held to what it claims — a wrapper around
+ * pagelog's own adapter that lies in one member must be caught, with a seed that replays it.
+ */
+import { describe, expect, it } from "vitest";
+import type { AdapterLog, CrashTestAdapter, ExtraStep } from "../../src/testing/engine/adapter.js";
+import { generateSchedule } from "../../src/testing/engine/schedule.js";
+import { crashTest, pagelogAdapter } from "../../src/testing.js";
+
+const SEED =
+  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
+const replay = `PAGELOG_SEED=${SEED} npx vitest run test/property/crash-engine.test.ts`;
+
+const ALL: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefore", "checkpoint", "faults"];
+const EXTRA_KINDS = new Set(["appendGroup", "truncate", "deleteBefore", "checkpoint", "fault"]);
+
+/** pagelog's adapter with one member of its opened log replaced. */
+function lying(name: string, change: (log: AdapterLog) => Partial<AdapterLog>, extraSteps = ALL): CrashTestAdapter {
+  const real = pagelogAdapter({ segmentBytes: 300, indexIntervalBytes: 0 });
+  return {
+    name,
+    extraSteps,
+    async open(storage, context) {
+      const log = await real.open(storage, context);
+      return { ...log, ...change(log) };
+    },
+  };
+}
+
+async function caught(adapter: CrashTestAdapter, schedules = 3000): Promise<string> {
+  const summary = await crashTest(adapter, { seed: SEED, schedules, throwOnViolation: false });
+  const [v] = summary.violations;
+  expect(v, `${adapter.name} not caught in ${summary.schedules} schedules: ${replay}`).toBeDefined();
+  // Its own seed replays it alone.
+  const again = await crashTest(adapter, { seed: v!.seed, schedules: 1, throwOnViolation: false });
+  expect(again.violations[0]?.message).toBe(v!.message);
+  return v!.message;
+}
+
+describe("the workload model", () => {
+  it("draws no extra step an adapter does not take, and all of them for one that takes all", () => {
+    const kinds = (extraSteps: readonly ExtraStep[]): Set<string> => {
+      const seen = new Set<string>();
+      for (let seed = 0; seed < 3000; seed++)
+        for (const s of generateSchedule(seed, { extraSteps }).steps) seen.add(s.kind);
+      return seen;
+    };
+    const plain = kinds([]);
+    expect([...plain].filter((k) => EXTRA_KINDS.has(k))).toEqual([]);
+    expect([...kinds(ALL)].filter((k) => EXTRA_KINDS.has(k)).sort()).toEqual([...EXTRA_KINDS].sort());
+    expect([...kinds(["truncate"])].filter((k) => EXTRA_KINDS.has(k))).toEqual(["truncate"]);
+  });
+
+  it("keeps maxOps: no schedule has more steps", () => {
+    for (let seed = 0; seed < 500; seed++) expect(generateSchedule(seed, { maxOps: 4 }).steps.length).toBeLessThan(5);
+  });
+});
+
+describe("every optional member of an adapter's log is held to its claim", () => {
+  it("pagelog's adapter takes every extra step and passes", async () => {
+    const summary = await crashTest(pagelogAdapter(), { seed: SEED, schedules: 150 });
+    expect(summary.violations).toEqual([]);
+  });
+
+  it("durableEnd: a log claiming everything appended is durable is caught losing it", async () => {
+    const message = await caught(lying("claims all durable", (log) => ({ durableEnd: () => Number.MAX_SAFE_INTEGER })));
+    expect(message).toMatch(/durability|no allowed state/);
+  });
+
+  it("readRecords: a log that drops headers on the way back is caught", async () => {
+    const message = await caught(
+      lying("drops headers", (log) => ({
+        readRecords: async () => {
+          const { start, records } = await log.readRecords!();
+          return { start, records: records.map((r) => ({ ...r, headers: [] })) };
+        },
+      })),
+    );
+    expect(message).toMatch(/no allowed state: offset \d+: got/);
+  });
+
+  it("readRecords: a log that reports the wrong start offset is caught", async () => {
+    const message = await caught(
+      lying("start off by one", (log) => ({
+        readRecords: async () => {
+          const read = await log.readRecords!();
+          return { ...read, start: read.start + 1 };
+        },
+      })),
+    );
+    expect(message).toMatch(/no allowed state/);
+  });
+
+  it("truncateTo: a log whose truncation does nothing is caught", async () => {
+    const message = await caught(lying("truncation ignored", () => ({ truncateTo: async () => undefined })));
+    expect(message).toMatch(/no allowed state|got base offset|self-check/);
+  });
+
+  it("selfCheck: a failing self-check is reported as a violation, with its message", async () => {
+    const message = await caught(
+      lying("self-check fails", () => ({
+        selfCheck: async (moment) => {
+          if (moment.kind === "flushed") throw new Error("my recovery point is wrong");
+        },
+      })),
+    );
+    expect(message).toMatch(/after flush: the log's self-check failed: my recovery point is wrong/);
+  });
+
+  it("an adapter that declares a step its log cannot take is told so", async () => {
+    const summary = await crashTest(
+      lying("no truncateTo", () => ({ truncateTo: undefined }), ["truncate"]),
+      { seed: SEED, schedules: 1, throwOnViolation: false },
+    );
+    expect(summary.violations[0]?.message).toMatch(/takes 'truncate' steps, but its log has no truncateTo\(\)/);
+  });
+});
