@@ -9,14 +9,18 @@
  * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../format/checkpoint.js";
+import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
-import { joinPath } from "../storage/paths.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
+import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
+import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
+
+export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
+export { maxCheckpointBytes } from "./checkpoint-files.js";
 
 export const LOCK_FILE = ".lock";
 export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
@@ -24,23 +28,10 @@ export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
 export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 /** What Kafka writes into the marker (no newline). */
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
-const TMP_SUFFIX = ".tmp";
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
 const OWN_TMP_FILES: ReadonlySet<string> = new Set(
   [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
 );
-
-/** Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`). */
-export const MAX_TOPIC_LENGTH = 249;
-/**
- * The longest partition directory name: a file name's limit on every common file system (NAME_MAX,
- * 255 bytes; the names are ASCII). Kafka caps the topic at 249 characters (leaving room for "-"
- * and a 5-digit partition) but does not check the directory name itself: a 249-character topic
- * with a 6-digit partition would fail at mkdir with ENAMETOOLONG, so it is refused up front.
- */
-export const MAX_DIR_NAME_LENGTH = 255;
-/** Kafka's partition directory names: a topic of `[a-zA-Z0-9._-]`, at most 249 characters. */
-const PARTITION_NAME = /^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$/;
 
 export interface LogDirOptions {
   /** Defaults for every log opened from this directory; `log(name, options)` overrides them. */
@@ -77,15 +68,6 @@ export interface LogDirRecovery {
   readonly segmentsDeleted: number;
   readonly indexesRebuilt: number;
   readonly durationMs: number;
-}
-
-/** Splits `orders-0` into topic `orders` and partition 0; undefined if it is not such a name. */
-export function parsePartitionName(name: string): { topic: string; partition: number } | undefined {
-  if (typeof name !== "string" || name.length > MAX_DIR_NAME_LENGTH) return undefined;
-  const m = PARTITION_NAME.exec(name);
-  if (m === null || m[1] === "." || m[1] === "..") return undefined;
-  const partition = Number(m[2]);
-  return partition <= 0x7fffffff ? { topic: m[1]!, partition } : undefined;
 }
 
 export class LogDir {
@@ -438,86 +420,4 @@ export class LogDir {
   #checkOpen(): void {
     if (this.#status !== "open") throw new PagelogError(`log directory is ${this.#status}`, ErrorCode.CLOSED);
   }
-}
-
-/**
- * Bytes a checkpoint file may hold before it is malformed without being read: 1 MiB, plus 512
- * bytes per partition directory in the log directory. A line is at most 273 bytes (a topic and
- * partition of at most 254 characters, as a directory name is at most 255, a 16-digit offset, two
- * spaces, a newline), so this holds every line pagelog writes for the partitions present and
- * 3,800 more, while a damaged or hostile file (a sparse 3 GiB one, say) costs one `stat`, not a
- * read of gigabytes.
- */
-export const CHECKPOINT_BASE_BYTES = 1 << 20;
-export const CHECKPOINT_BYTES_PER_PARTITION = 512;
-
-/** The largest checkpoint file read, for a log directory holding `partitions` partition directories. */
-export function maxCheckpointBytes(partitions: number): number {
-  return CHECKPOINT_BASE_BYTES + CHECKPOINT_BYTES_PER_PARTITION * partitions;
-}
-
-/** What reading a checkpoint file found. */
-export type CheckpointRead =
-  | { readonly state: "absent" }
-  /** There, but not a checkpoint: too large, not a file, not UTF-8, or not the format. */
-  | { readonly state: "malformed"; readonly reason: string }
-  | { readonly state: "ok"; readonly entries: Map<string, number> };
-
-/**
- * Reads a checkpoint file, telling an absent one apart from a malformed one. A file larger than
- * {@link maxCheckpointBytes} for the partition directories present is malformed without being read.
- */
-export async function readCheckpointFile(storage: Storage, file: string): Promise<CheckpointRead> {
-  const stat = await storage.stat(file);
-  if (stat === null) return { state: "absent" };
-  if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
-  const partitions = (await storage.list("")).filter((n) => parsePartitionName(n) !== undefined).length;
-  const limit = maxCheckpointBytes(partitions);
-  if (stat.size > limit)
-    return {
-      state: "malformed",
-      reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need`,
-    };
-  const handle = await storage.open(file, { readOnly: true });
-  let bytes: Uint8Array;
-  try {
-    // One byte more than its size: a file that grew since the stat is still caught (up to the limit).
-    bytes = await handle.read(0, Math.min(stat.size, limit) + 1);
-  } finally {
-    await handle.close();
-  }
-  if (bytes.length > Math.min(stat.size, limit)) return { state: "malformed", reason: "it grew while it was read" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return { state: "malformed", reason: "not UTF-8" };
-  }
-  const decoded = decodeCheckpoint(text);
-  if (decoded === undefined) return { state: "malformed", reason: "not in the checkpoint format" };
-  const entries = new Map<string, number>();
-  for (const e of decoded) entries.set(`${e.topic}-${e.partition}`, e.offset);
-  return { state: "ok", entries };
-}
-
-/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map (recovery starts from 0). */
-async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
-  const read = await readCheckpointFile(storage, file);
-  return read.state === "ok" ? read.entries : new Map();
-}
-
-/** `<file>.tmp`, written and fsynced, renamed over `file`. The caller syncs the directory. */
-async function writeFileAtomically(storage: Storage, file: string, bytes: Uint8Array): Promise<void> {
-  const tmp = joinPath("", file + TMP_SUFFIX);
-  const handle = await storage.open(tmp, { create: true });
-  try {
-    await handle.truncate(0);
-    await handle.write(0, bytes);
-    // The new content must be durable before its name replaces the old file's, or a crash could
-    // leave the name pointing at a torn file.
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await storage.rename(tmp, file);
 }

@@ -7,11 +7,10 @@ import { describe, expect, it } from "vitest";
 import {
   CHECKPOINT_BASE_BYTES,
   CHECKPOINT_BYTES_PER_PARTITION,
-  LogDir,
   maxCheckpointBytes,
   readCheckpointFile,
-  RECOVERY_POINT_CHECKPOINT,
-} from "../../../src/log/log-dir.js";
+} from "../../../src/log/checkpoint-files.js";
+import { LogDir, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage, StorageFile } from "../../../src/storage/storage.js";
 
