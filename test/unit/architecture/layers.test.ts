@@ -1,7 +1,8 @@
 /**
  * The folder layout is a picture of the layers, and this test keeps it true: imports only go
  * down (storage and format → segment → log → testing → cli), and `node:` built-ins appear only
- * in the fs storage and the CLI, so the log and the simulator run in a browser.
+ * in the fs storage and the CLI, so the log and the simulator run in a browser. And no source
+ * file grows past 500 lines.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -79,6 +80,13 @@ describe("layers", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("small files with one job: none in src/ is over 500 lines", () => {
+    const long = files
+      .map((file) => [file, readFileSync(join(SRC, file), "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 500);
+    expect(long).toEqual([]);
   });
 
   it("the test sees the whole tree", () => {
