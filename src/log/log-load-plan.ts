@@ -58,9 +58,13 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
     steps.push({ kind: "delete", segments: doomed });
   };
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
-  // The first segment to walk: the one holding the recovery point (the last with base <= it).
+  // The first segment to walk: the one holding the last durable record (the last with base below
+  // the recovery point), or the first. Not the next one when the recovery point is exactly a
+  // segment's base: the active segment's indexes are synced lazily (flushLog), so a segment that
+  // was active when the recovery point reached its end, and was then rolled, may hold indexes a
+  // crash left short. Walking it rebuilds them from its log.
   let firstToRecover = 0;
-  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint)
+  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset < recoveryPoint)
     firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
 

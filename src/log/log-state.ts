@@ -71,10 +71,18 @@ export function endOffsetOf(s: LogState): number {
 /**
  * Makes every record appended so far durable, then advances the recovery point to the end.
  * The caller runs it under `guard`: a failed fsync fails the log.
+ *
+ * The active segment's indexes are synced only with `indexes: true` (a clean close): after a
+ * crash, recovery rebuilds every segment from the one holding the recovery point on from its
+ * `.log`, and the recovery point never passes the active segment's base until a roll has sealed
+ * it (a sealed segment is flushed whole). One fsync per durable append, as Kafka's own flush of
+ * the active segment's log; guarantee 4 holds because no index of an unsealed segment is trusted
+ * after a crash.
  */
-export async function flushLog(s: LogState): Promise<void> {
+export async function flushLog(s: LogState, { indexes = false }: { indexes?: boolean } = {}): Promise<void> {
   const end = endOffsetOf(s);
-  for (const segment of s.dirtySegments) await segment.flush();
+  const active = activeSegment(s);
+  for (const segment of s.dirtySegments) await segment.flush({ indexes: indexes || segment !== active });
   s.dirtySegments.clear();
   // A segment created since the last flush is durable only once its name is: sync the
   // directory before claiming anything in it is durable.

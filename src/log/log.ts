@@ -351,7 +351,7 @@ export class Log {
       try {
         s.dirtySegments.add(activeSegment(s));
         await activeSegment(s).seal();
-        await flushLog(s);
+        await flushLog(s, { indexes: true });
         for (const segment of s.segments) await segment.close();
         s.status = "closed";
       } catch (err) {

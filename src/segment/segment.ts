@@ -241,10 +241,12 @@ export class Segment {
 
   /**
    * fsync the log and both indexes: everything appended so far survives a power cut. A file not
-   * written since its last sync is skipped (a durable append that added no index entry costs one
-   * fsync, not three); `force` syncs all three, for recovery.
+   * written since its last sync is skipped; `force` syncs all three, for recovery. With
+   * `indexes: false` only the log is synced: the active segment's indexes may lag, because
+   * recovery rebuilds every segment from the recovery point's on from the log itself, and a
+   * roll or a clean close makes them durable (so a durable append costs one fsync).
    */
-  flush(options: { force?: boolean } = {}): Promise<void> {
+  flush(options: { force?: boolean; indexes?: boolean } = {}): Promise<void> {
     return flushSegment(this.#s, options);
   }
 
