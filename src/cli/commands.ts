@@ -21,6 +21,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import("./verify.js")).run,
   },
   fuzz: { summary: "run the crash-recovery fuzzer", load: async () => (await import("./fuzz.js")).run },
+  bench: {
+    summary: "benchmarks: pagelog's hot paths beside their raw references, on your disk",
+    load: async () => (await import("./bench.js")).run,
+  },
 };
 
 function help(): string {

@@ -20,6 +20,9 @@ describe("numeric options", () => {
     [["demo", "--sector-size", "-1"], /--sector-size must be an integer in \[1, 64\]/],
     [["demo", "--segment-bytes", "-1"], /--segment-bytes must be an integer in \[128, 1073741824\]/],
     [["demo", "--flush-every", "-1"], /--flush-every must be off, 1 or 5, got '-1'/],
+    [["bench", "--repeats", "-1"], /--repeats must be an integer in \[1, 1000\], got '-1'/],
+    [["bench", "--scale", "-1"], /--scale must be a number in \(0, 1000\], got '-1'/],
+    [["bench", "--scale", "-.5"], /--scale must be a number in \(0, 1000\]/],
   ];
   for (const [argv, message] of cases) {
     it(`${argv.join(" ")}: a usage error saying what the option must be`, async () => {

@@ -1,0 +1,166 @@
+/**
+ * `pagelog bench`'s measuring tools: a clock, min / median / max over repeats, a row's result
+ * and its goal, the process's peak RSS, and a seeded PRNG. Figures are printed, never asserted.
+ */
+
+/** One MB in the bench's figures: 2^20 bytes (RSS comes in KiB, so its MB is the same unit). */
+export const MB = 1 << 20;
+
+export interface Stats {
+  readonly min: number;
+  readonly median: number;
+  readonly max: number;
+}
+
+/** Min / median / max (the mean of the middle two for an even count). */
+export function stats(values: readonly number[]): Stats {
+  if (values.length === 0) throw new Error("no samples");
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0]!, median, max: sorted[sorted.length - 1]! };
+}
+
+/** Milliseconds `fn` took, and what it returned. */
+export async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+let sink = 0;
+
+/** Keeps a computed value (a CRC) live, so the work that made it is never optimized away. */
+export function keep(value: number): void {
+  sink ^= value;
+}
+
+/** The values kept so far, folded (for a process's report: reading it keeps the sink alive too). */
+export function kept(): number {
+  return sink;
+}
+
+/** Bytes per millisecond as MB/s. */
+export function mbPerSecond(bytes: number, ms: number): number {
+  return bytes / MB / (Math.max(ms, 1e-6) / 1000);
+}
+
+/** Operations per millisecond as operations per second. */
+export function perSecond(count: number, ms: number): number {
+  return count / (Math.max(ms, 1e-6) / 1000);
+}
+
+/** The peak resident set size of this process so far, in MB. */
+export function peakRssMB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/**
+ * What a row's goal is about: the ratio's median (pagelog / reference), pagelog's own median, or
+ * the peak RSS of the process that ran the row.
+ */
+export interface Goal {
+  readonly on: "ratio" | "pagelog" | "rss";
+  readonly op: "≥" | "≤" | "<";
+  readonly value: number;
+  /** Printed after the value: "ms", "MB". */
+  readonly unit?: string;
+}
+
+/** "≥ 0.8" (the ratio), "< 100 ms" (pagelog's own figure), "RSS < 150 MB". */
+export function goalText(goal: Goal): string {
+  return `${goal.on === "rss" ? "RSS " : ""}${goal.op} ${goal.value}${goal.unit === undefined ? "" : ` ${goal.unit}`}`;
+}
+
+/** What a row measured, before the peak RSS of its process is known. */
+export interface Measured {
+  readonly row: string;
+  readonly unit: string;
+  /** One figure per repeat. */
+  readonly pagelog: readonly number[];
+  /** The reference's figure per repeat, measured in the same process; null when there is none. */
+  readonly reference: readonly number[] | null;
+  /** Per repeat; pagelog / reference when omitted. */
+  readonly ratio?: readonly number[];
+  readonly goal: Goal | null;
+  readonly notes: readonly string[];
+}
+
+/** A row as printed: the table's line, and one element of `--json`'s `rows`. */
+export interface RowResult {
+  readonly row: string;
+  readonly unit: string | null;
+  readonly pagelog: Stats | null;
+  readonly reference: Stats | null;
+  readonly ratio: Stats | null;
+  readonly goal: string | null;
+  /** Null when the row has no goal, or its goal is about an RSS that was not measured (`--in-process`). */
+  readonly met: boolean | null;
+  readonly peakRssMB: number | null;
+  readonly notes: readonly string[];
+  /** Set when the row failed: what went wrong. */
+  readonly error?: string;
+}
+
+function meets(goal: Goal, figure: number): boolean {
+  return goal.op === "≥" ? figure >= goal.value : goal.op === "≤" ? figure <= goal.value : figure < goal.value;
+}
+
+/** Summarizes a measured row, now that the peak RSS of its process is known (or null). */
+export function finish(m: Measured, peakRss: number | null): RowResult {
+  const pagelog = stats(m.pagelog);
+  const reference = m.reference === null ? null : stats(m.reference);
+  const ratios = m.ratio ?? (m.reference === null ? null : m.pagelog.map((p, i) => p / m.reference![i]!));
+  const ratio = ratios === null ? null : stats(ratios);
+  const peakRssMB = peakRss === null ? null : Math.round(peakRss * 10) / 10;
+  let met: boolean | null = null;
+  if (m.goal !== null) {
+    const figure = m.goal.on === "ratio" ? ratio?.median : m.goal.on === "pagelog" ? pagelog.median : peakRssMB;
+    met = figure === undefined || figure === null ? null : meets(m.goal, figure);
+  }
+  return {
+    row: m.row,
+    unit: m.unit,
+    pagelog,
+    reference,
+    ratio,
+    goal: m.goal === null ? null : goalText(m.goal),
+    met,
+    peakRssMB,
+    notes: m.notes,
+  };
+}
+
+/** A row that threw: reported with its error, and the run exits 1. */
+export function failed(row: string, error: string): RowResult {
+  return {
+    row,
+    unit: null,
+    pagelog: null,
+    reference: null,
+    ratio: null,
+    goal: null,
+    met: false,
+    peakRssMB: null,
+    notes: [],
+    error,
+  };
+}
+
+/** xorshift32: a tiny seeded PRNG, so every run draws the same lookups. */
+export function xorshift(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+}
+
+/** A uniform integer in [0, n) from a xorshift. */
+export function below(next: () => number, n: number): number {
+  return Math.floor((next() / 0x1_0000_0000) * n);
+}

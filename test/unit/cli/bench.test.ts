@@ -1,0 +1,151 @@
+// pagelog bench runs, prints its table or JSON, and cleans up after itself. Benchmarks, not timed
+// tests: nothing here looks at a figure's size, only at its shape.
+import { readdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cli, tempDir } from "./helpers.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDir(): string {
+  const dir = tempDir("bench");
+  dirs.push(dir);
+  return dir;
+}
+
+interface Stats {
+  min: number;
+  median: number;
+  max: number;
+}
+
+interface JsonRow {
+  row: string;
+  unit: string;
+  pagelog: Stats;
+  reference: Stats | null;
+  ratio: Stats | null;
+  goal: string | null;
+  met: boolean | null;
+  peakRssMB: number | null;
+  notes: string[];
+  error?: string;
+}
+
+function expectStats(s: Stats | null, what: string): void {
+  expect(s, what).not.toBeNull();
+  for (const v of [s!.min, s!.median, s!.max]) expect(Number.isFinite(v), what).toBe(true);
+  expect(s!.min, what).toBeLessThanOrEqual(s!.median);
+  expect(s!.median, what).toBeLessThanOrEqual(s!.max);
+}
+
+const quick = (dir: string, rows: string, ...more: string[]) => [
+  "bench",
+  "--in-process",
+  "--scale",
+  "0.001",
+  "--repeats",
+  "1",
+  "--dir",
+  dir,
+  "--tmpfs",
+  dir,
+  "--rows",
+  rows,
+  ...more,
+];
+
+describe("pagelog bench", () => {
+  it("--json: the rows asked, each with min <= median <= max and a ratio, and the temp directories removed", async () => {
+    const dir = freshDir();
+    const asked = ["append-1KiB", "durable-append", "read-batches", "reopen-10k-segments", "lookups"];
+    const run = await cli(quick(dir, asked.join(","), "--json", "--repeats", "2"));
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { meta: Record<string, unknown>; rows: JsonRow[] };
+    expect(out.meta).toMatchObject({ scale: 0.001, repeats: 2, mode: "in-process" });
+    expect(String(out.meta.crc)).toMatch(/^js/);
+    for (const name of asked)
+      expect(
+        out.rows.some((r) => r.row === name || r.row.startsWith(`${name}/`)),
+        name,
+      ).toBe(true);
+    expect(out.rows.map((r) => r.row)).toContain("lookups/offsetForTimestamp");
+    for (const r of out.rows) {
+      expect(r.error, r.row).toBeUndefined();
+      expect(typeof r.unit, r.row).toBe("string");
+      expectStats(r.pagelog, `${r.row} pagelog`);
+      expectStats(r.reference, `${r.row} reference`);
+      expectStats(r.ratio, `${r.row} ratio`);
+      expect(r.peakRssMB, r.row).toBeNull(); // in-process: no RSS of its own
+      expect([true, false, null], r.row).toContain(r.met);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("prints a header and one table, every other row too", async () => {
+    const dir = freshDir();
+    const rows = "append-100B,append-in-flight,recovery-scan,records,clean-reopen-bytes,append-4GB";
+    const run = await cli(quick(dir, rows));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^pagelog bench · node v\d+/);
+    expect(run.stdout).toMatch(/CRC-32C: js .* scale 0\.001 · repeats 1 · rows run in-process/);
+    expect(run.stdout).toMatch(/^row +unit +pagelog min +median +max +ref median +ratio min/m);
+    for (const name of rows.split(",")) expect(run.stdout).toMatch(new RegExp(`^${name} +(MB/s|ms) +\\d`, "m"));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("bad arguments are one-line errors with exit 2, and leave nothing behind", async () => {
+    const dir = freshDir();
+    for (const argv of [
+      ["--rows", "nope"],
+      ["--repeats", "0"],
+      ["--scale", "-1"],
+      ["--scale", "x"],
+      ["--crc", "fast"],
+      ["--bogus"],
+    ]) {
+      const run = await cli(["bench", "--in-process", "--dir", dir, "--tmpfs", dir, ...argv]);
+      expect(run.code, argv.join(" ")).toBe(2);
+      expect(run.stderr.trim().split("\n"), argv.join(" ")).toHaveLength(1);
+      expect(run.stdout, argv.join(" ")).toBe("");
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--crc native without @node-rs/crc32 installed here says how to install it (exit 2)", async () => {
+    let installed = true;
+    try {
+      createRequire(join(process.cwd(), "x.js")).resolve("@node-rs/crc32");
+    } catch {
+      installed = false;
+    }
+    const dir = freshDir();
+    const run = await cli(quick(dir, "append-100B", "--crc", "native", "--json"));
+    if (installed) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(String((JSON.parse(run.stdout) as { meta: { crc: string } }).meta.crc)).toMatch(/^native/);
+    } else {
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).toMatch(/npm install @node-rs\/crc32/);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--dir that does not exist is a usage error", async () => {
+    const run = await cli(["bench", "--in-process", "--dir", "/nonexistent/pagelog-bench", "--rows", "records"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^pagelog bench: --dir must be an existing directory/);
+  });
+
+  it("--help lists every row", async () => {
+    const run = await cli(["bench", "--help"]);
+    expect(run.code).toBe(0);
+    for (const name of ["append-100B", "durable-append", "reopen-10k-segments", "lookups", "append-4GB"])
+      expect(run.stdout).toContain(name);
+  });
+});
