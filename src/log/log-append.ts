@@ -1,10 +1,11 @@
 /**
- * The append path: group commit (one write, and at most one fsync, for every append that
- * arrived while the previous write was in flight), encoding each append as its own batch,
+ * The append path: group commit (one encode, one write, and at most one fsync, for every append
+ * that arrived while the previous write was in flight: consecutive appends share a batch),
  * rolling to a new segment, and the flush policy (`flushMessages` / `flushMs`) checked after
  * each group.
  */
 import type { BatchHeader } from "../format/index.js";
+import type { BytesInput, RecordSnapshot } from "../format/record-codec.js";
 import { readBatchHeader } from "../format/index.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { Segment } from "../segment/segment.js";
@@ -19,11 +20,16 @@ import {
   type PendingAppend,
 } from "./log-state.js";
 
-/** Writes one group of appends: each its own batch, consecutive batches in one write. */
+/**
+ * Writes one group of appends: consecutive appends share one batch (one encode, one CRC) up to
+ * half of `maxBatchBytes`, and every batch of the group goes out in one write. An append that
+ * cannot be encoded fails alone, before any I/O: a shared batch that fails to encode is encoded
+ * again append by append.
+ */
 export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
   if (s.openGroup === group) s.openGroup = undefined; // later appends form the next group
   const now = s.options.clock.now();
-  let pending: Array<{ bytes: Uint8Array; header: BatchHeader; item: PendingAppend }> = [];
+  let pending: Array<{ bytes: Uint8Array; header: BatchHeader }> = [];
   let pendingBytes = 0;
   let next = endOffsetOf(s);
   const writePending = async () => {
@@ -35,39 +41,55 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     await activeSegment(s).appendBatches(out);
     for (const p of out) s.unflushedRecords += p.header.recordsCount;
   };
+  const encode = (records: readonly RecordSnapshot[]): Uint8Array =>
+    encodeSnapshots(records, {
+      baseOffset: next,
+      timestamp: now,
+      maxBatchBytes: s.options.maxBatchBytes,
+      ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
+    });
   const settled: Array<() => void> = [];
+  /** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
+  const add = async (unit: readonly PendingAppend[]): Promise<void> => {
+    let bytes: Uint8Array;
+    try {
+      bytes = encode(unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
+    } catch (err) {
+      if (unit.length > 1) {
+        for (const item of unit) await add([item]);
+        return;
+      }
+      settled.push(() => unit[0]!.reject(err)); // a bad append fails alone, before any I/O
+      return;
+    }
+    const header = readBatchHeader(bytes);
+    await guard(s, async () => {
+      if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
+        await writePending();
+        await roll(s, now);
+      }
+    });
+    pending.push({ bytes, header });
+    pendingBytes += bytes.length;
+    next = header.lastOffset + 1;
+    let base = header.baseOffset;
+    for (const item of unit) {
+      const offsets = { baseOffset: base, lastOffset: base + item.records.length - 1 };
+      settled.push(() => item.resolve(offsets));
+      base += item.records.length;
+    }
+  };
   try {
-    for (const item of group) {
+    const writable = group.filter((item) => {
       try {
         checkWritable(s, "append");
+        return true;
       } catch (err) {
         settled.push(() => item.reject(err));
-        continue;
+        return false;
       }
-      let bytes: Uint8Array;
-      try {
-        bytes = encodeSnapshots(item.records, {
-          baseOffset: next,
-          timestamp: now,
-          maxBatchBytes: s.options.maxBatchBytes,
-          ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
-        });
-      } catch (err) {
-        settled.push(() => item.reject(err)); // a bad append fails alone, before any I/O
-        continue;
-      }
-      const header = readBatchHeader(bytes);
-      await guard(s, async () => {
-        if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
-          await writePending();
-          await roll(s, now);
-        }
-      });
-      pending.push({ bytes, header, item });
-      pendingBytes += bytes.length;
-      next = header.lastOffset + 1;
-      settled.push(() => item.resolve({ baseOffset: header.baseOffset, lastOffset: header.lastOffset }));
-    }
+    });
+    for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await add(unit);
     await guard(s, async () => {
       await writePending();
       const { flushMessages, flushMs } = s.options;
@@ -84,6 +106,36 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     return;
   }
   for (const settle of settled) settle();
+}
+
+/** Consecutive appends whose records are estimated at most `limit` bytes together (one each if larger). */
+function sharedBatches(group: readonly PendingAppend[], limit: number): PendingAppend[][] {
+  const units: PendingAppend[][] = [];
+  let unit: PendingAppend[] = [];
+  let bytes = 0;
+  for (const item of group) {
+    const size = estimatedBytes(item.records);
+    if (unit.length > 0 && bytes + size > limit) {
+      units.push(unit);
+      unit = [];
+      bytes = 0;
+    }
+    unit.push(item);
+    bytes += size;
+  }
+  if (unit.length > 0) units.push(unit);
+  return units;
+}
+
+/** An upper bound of what records take in a batch (a string may take 3 bytes a character). */
+function estimatedBytes(records: readonly RecordSnapshot[]): number {
+  const size = (b: BytesInput): number => (b === null ? 0 : typeof b === "string" ? 3 * b.length : b.length);
+  let total = 0;
+  for (const r of records) {
+    total += 32 + size(r.key) + size(r.value);
+    for (const h of r.headers) total += 10 + 3 * h.key.length + size(h.value);
+  }
+  return total;
 }
 
 /**

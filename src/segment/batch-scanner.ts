@@ -73,6 +73,12 @@ export interface ScanOptions {
   readonly verifyCrc?: boolean;
   /** Bytes per read. @defaultValue SCAN_CHUNK_BYTES */
   readonly chunkBytes?: number;
+  /**
+   * While the batches of one chunk are checked, read the next chunk (from the first batch the
+   * chunk does not hold whole): the read overlaps the CRC work. For walks that go to the end
+   * (recovery); a walk that stops early wastes at most one chunk's read.
+   */
+  readonly readAhead?: boolean;
 }
 
 export interface ScanStop {
@@ -93,6 +99,8 @@ export class BatchScanner {
   /** Buffered bytes of the file starting at #bufferStart. */
   #buffer: Uint8Array = new Uint8Array(0);
   #bufferStart = 0;
+  /** The read of the next chunk, started while this one is walked (`readAhead`). */
+  #ahead: { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> } | undefined;
   #stop: ScanStop | undefined;
 
   constructor(file: StorageFile, fileSize: number, startPosition: number, options: ScanOptions) {
@@ -219,8 +227,39 @@ export class BatchScanner {
       exact ? length : Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES),
       this.#fileSize - position,
     );
-    this.#buffer = await this.#file.read(position, want);
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    this.#buffer =
+      ahead !== undefined && ahead.position === position && ahead.length >= Math.min(length, want)
+        ? await ahead.bytes
+        : await this.#file.read(position, want);
     this.#bufferStart = position;
+    if (this.#options.readAhead === true && !exact) this.#readNextChunk();
+  }
+
+  /**
+   * Starts reading the chunk after the buffer: from the first batch it does not hold whole (found
+   * by stepping over the length fields, unchecked: a wrong guess is only a wasted read), at least
+   * a chunk long, and the whole of that batch if it is longer.
+   */
+  #readNextChunk(): void {
+    const end = this.#bufferStart + this.#buffer.length;
+    let at = this.#bufferStart;
+    let size = 0;
+    while (at + LOG_OVERHEAD <= end) {
+      const prefix = this.#view(at, LOG_OVERHEAD);
+      const length = new DataView(prefix.buffer, prefix.byteOffset, LOG_OVERHEAD).getInt32(LENGTH_OFFSET);
+      if (length <= 0) return; // not a batch: the walk stops here
+      size = LOG_OVERHEAD + length;
+      if (at + size > end) break;
+      at += size;
+      size = 0;
+    }
+    const length = Math.min(Math.max(size, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - at);
+    if (length <= 0 || at <= this.#bufferStart) return;
+    const bytes = this.#file.read(at, length);
+    bytes.catch(() => undefined); // a read never awaited must not be an unhandled rejection
+    this.#ahead = { position: at, length, bytes };
   }
 }
 

@@ -137,7 +137,11 @@ async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<Sca
     s.log,
     s.size,
     0,
-    scanOptions(s, { expectedOffset: s.baseOffset, ...(endOffset === undefined ? {} : { endOffset }) }),
+    scanOptions(s, {
+      expectedOffset: s.baseOffset,
+      readAhead: true,
+      ...(endOffset === undefined ? {} : { endOffset }),
+    }),
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     await indexBatch(s, batch.header, batch.position);

@@ -68,9 +68,11 @@ async function readFrom(
     if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
     return null;
   }
-  // Batches are back to back on disk: one copy of the whole run when the scan still holds it.
+  // Batches are back to back on disk: when the scan still holds the whole run, hand it out as it
+  // is. The scan's buffer is this read's own (a Storage read returns memory the caller owns, and
+  // the scanner ends here), so no copy is needed.
   const run = scanner.buffered(first.position, first.position + total);
-  if (run !== undefined) return { bytes: run.slice(), position: first.position, firstOffset: first.offset, lastOffset };
+  if (run !== undefined) return { bytes: run, position: first.position, firstOffset: first.offset, lastOffset };
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

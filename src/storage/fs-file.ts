@@ -32,9 +32,11 @@ export const MAX_IO_CHUNK_BYTES = 1 << 30;
 /**
  * Reads up to this length allocate their buffer at once. A longer read first asks the file's size
  * and allocates only what the file holds from `position`: a length taken from damaged bytes (a
- * 3 GiB index, a hostile length field) never allocates more than the file itself.
+ * 3 GiB index, a hostile length field) never allocates more than the file itself. 4 MiB covers
+ * a scan's chunks (1 MiB and a batch) without the extra `fstat` per read, and bounds what a
+ * hostile length can cost to a few MiB.
  */
-export const SMALL_READ_BYTES = 64 * 1024;
+export const SMALL_READ_BYTES = 4 * 1024 * 1024;
 
 /** Largest single read result: the largest buffer this runtime can allocate. */
 export const MAX_READ_BYTES = kMaxLength;

@@ -110,7 +110,9 @@ export interface StorageFile {
 
   /**
    * Reads `length` bytes from `position`. The result is shorter only where the file ends, and
-   * empty at or past the end. Reads see every completed write, durable or not.
+   * empty at or past the end. Reads see every completed write, durable or not. The result is the
+   * caller's own memory: no later write or read changes it (the log hands views of it out
+   * without copying).
    */
   read(position: number, length: number): Promise<Uint8Array>;
 

@@ -104,6 +104,17 @@ export function readWriteSection({ describe, test }: Section): void {
       await f.close();
     });
 
+    test("a read result is the caller's own: later writes and reads do not change it", async (s) => {
+      const f = await s.open("f", { create: true });
+      await f.write(0, bytes("original"));
+      const first = await f.read(0, 8);
+      await f.write(0, bytes("OVERWRIT"));
+      const second = await f.read(0, 8);
+      second.fill(0x21);
+      assertEqual(text(first), "original", "text(first read, after a write and another read)");
+      await f.close();
+    });
+
     test("a write from a view into a larger buffer writes only the view", async (s) => {
       const backing = bytes("xxHELLOxx");
       const f = await s.open("f", { create: true });
