@@ -33,7 +33,9 @@ export async function buildSegmentsFixture(ctx: BenchContext): Promise<Fixture> 
   const batchOf = (base: number): RecordInput[] => values.map((value, i) => ({ value, timestamp: T0 + base + i }));
   // Every batch has the same size: a segment of exactly that many bytes holds one.
   const segmentBytes = encodeBatch(batchOf(0), { baseOffset: 0, timestamp: 0 }).length;
-  const opened = await openLog(ctx, path, { log: { segmentBytes } });
+  // maxBatchBytes of one batch: group commit shares a batch only up to half of it, so each
+  // append stays a batch of its own (and a segment of its own).
+  const opened = await openLog(ctx, path, { log: { segmentBytes, maxBatchBytes: segmentBytes } });
   try {
     // Many appends in flight at once: group commit writes them (and rolls between them) in one go.
     const inFlight = 250;
