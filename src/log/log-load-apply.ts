@@ -6,13 +6,14 @@
  */
 import { Segment } from "../segment/segment.js";
 import { joinPath } from "../storage/paths.js";
+import { readInto } from "../storage/read-into.js";
 import type { StorageFile } from "../storage/storage.js";
 import type { Plan } from "./log-load-plan.js";
 import type { LoadInput } from "./log-loader.js";
 import { deleteSegments } from "./segment-files.js";
 
-/** Bytes per read/write when rewriting a recovered tail: bounded memory, few calls. */
-const REWRITE_CHUNK_BYTES = 1 << 20;
+/** Bytes per read/write when rewriting a recovered tail: bounded memory (two chunks), few calls. */
+const REWRITE_CHUNK_BYTES = 4 << 20;
 
 /**
  * Carries out `plan` on `segments` (the ones the plan keeps; a fresh one is pushed if the log
@@ -55,9 +56,24 @@ export async function carryOut(
   if (!input.clean || plan.tally.segmentsDeleted > 0 || plan.startOverAt !== undefined) await storage.syncDir(dir);
 }
 
-/** Rewrites bytes [from, to) of a file with what reads give, a chunk at a time, dirtying their pages. */
+/**
+ * Rewrites bytes [from, to) of a file with what reads give, a chunk at a time, dirtying their
+ * pages: each chunk is read (into one of two buffers reused all the way) while the one before it
+ * is written.
+ */
 async function rewrite(file: StorageFile, from: number, to: number): Promise<void> {
-  for (let at = from; at < to; at += REWRITE_CHUNK_BYTES) {
-    await file.write(at, await file.read(at, Math.min(REWRITE_CHUNK_BYTES, to - at)));
+  const size = Math.min(REWRITE_CHUNK_BYTES, to - from);
+  const buffers = [new Uint8Array(size), new Uint8Array(size)];
+  const readAt = (at: number, i: number): Promise<number> | undefined => {
+    if (at >= to) return undefined;
+    const n = readInto(file, at, buffers[i % 2]!.subarray(0, Math.min(size, to - at)));
+    n.catch(() => undefined); // awaited below, unless a write fails first
+    return n;
+  };
+  let next = readAt(from, 0);
+  for (let i = 0, at = from; next !== undefined; i++, at += size) {
+    const n = await next;
+    next = readAt(at + size, i + 1);
+    await file.write(at, buffers[i % 2]!.subarray(0, n));
   }
 }

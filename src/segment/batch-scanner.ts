@@ -22,6 +22,7 @@ import {
   MIN_BATCH_LENGTH,
   MIN_RECORD_SIZE,
 } from "../format/index.js";
+import { readInto } from "../storage/read-into.js";
 import type { StorageFile } from "../storage/storage.js";
 
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
@@ -73,10 +74,14 @@ export interface ScanOptions {
   readonly verifyCrc?: boolean;
   /** Bytes per read. @defaultValue SCAN_CHUNK_BYTES */
   readonly chunkBytes?: number;
+  /** A chunk already being read (a segment's read-ahead): used if the walk asks for it first. */
+  readonly prefetched?: { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> };
   /**
    * While the batches of one chunk are checked, read the next chunk (from the first batch the
    * chunk does not hold whole): the read overlaps the CRC work. For walks that go to the end
-   * (recovery); a walk that stops early wastes at most one chunk's read.
+   * (recovery); a walk that stops early wastes at most one chunk's read. The walk then reads
+   * into two buffers it reuses (`readInto`), so a batch's `bytes` are valid only until the next
+   * step, strictly: not for `buffered()`.
    */
   readonly readAhead?: boolean;
 }
@@ -99,6 +104,9 @@ export class BatchScanner {
   /** Buffered bytes of the file starting at #bufferStart. */
   #buffer: Uint8Array = new Uint8Array(0);
   #bufferStart = 0;
+  /** With `readAhead`: the memory behind `#buffer`, and buffers free to read into. */
+  #backing: Uint8Array | undefined;
+  readonly #free: Uint8Array[] = [];
   /** The read of the next chunk, started while this one is walked (`readAhead`). */
   #ahead: { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> } | undefined;
   #stop: ScanStop | undefined;
@@ -110,6 +118,7 @@ export class BatchScanner {
     this.#options = options;
     this.#expected = options.expectedOffset;
     this.#expectedLast = options.expectedLastOffset;
+    this.#ahead = options.prefetched;
   }
 
   /** Where the walk stopped; set once `next()` returned null. */
@@ -131,8 +140,12 @@ export class BatchScanner {
   async peekSize(): Promise<number | undefined> {
     const available = this.#fileSize - this.#position;
     if (this.#stop !== undefined || available < LOG_OVERHEAD) return undefined;
-    await this.#ensure(this.#position, LOG_OVERHEAD, true);
-    const prefix = this.#view(this.#position, LOG_OVERHEAD);
+    // A prefix the buffer does not hold is read on its own: the buffer stays, so a reader that
+    // stops here can still hand on the batches it took without copying them (`buffered`).
+    const prefix =
+      this.buffered(this.#position, this.#position + LOG_OVERHEAD) ??
+      (await this.#file.read(this.#position, LOG_OVERHEAD));
+    if (prefix.length < LOG_OVERHEAD) return undefined;
     return LOG_OVERHEAD + new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength).getInt32(LENGTH_OFFSET);
   }
 
@@ -217,24 +230,36 @@ export class BatchScanner {
   }
 
   /**
-   * Makes [position, position + length) buffered, reading a chunk ahead when it reads at all
-   * (`exact`: only what was asked for, for a peek that may not be followed by a read).
+   * Makes [position, position + length) buffered, reading a chunk ahead when it reads at all.
    */
-  async #ensure(position: number, length: number, exact = false): Promise<void> {
+  async #ensure(position: number, length: number): Promise<void> {
     const start = position - this.#bufferStart;
     if (start >= 0 && start + length <= this.#buffer.length) return;
-    const want = Math.min(
-      exact ? length : Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES),
-      this.#fileSize - position,
-    );
+    const want = Math.min(Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
     const ahead = this.#ahead;
     this.#ahead = undefined;
+    const retired = this.#backing;
     this.#buffer =
       ahead !== undefined && ahead.position === position && ahead.length >= Math.min(length, want)
         ? await ahead.bytes
-        : await this.#file.read(position, want);
+        : await this.#read(position, want);
     this.#bufferStart = position;
-    if (this.#options.readAhead === true && !exact) this.#readNextChunk();
+    if (this.#options.readAhead === true) {
+      // The batches handed out from the old chunk are past their step: its memory can be reused.
+      if (retired !== undefined) this.#free.push(retired);
+      // (#read's buffers are whole ArrayBuffers: the chunk is a view of one from its start.)
+      this.#backing = new Uint8Array(this.#buffer.buffer);
+      this.#readNextChunk();
+    }
+  }
+
+  /** `length` bytes at `position`: a fresh buffer, or with `readAhead` one of the walk's own. */
+  async #read(position: number, length: number): Promise<Uint8Array> {
+    if (this.#options.readAhead !== true) return this.#file.read(position, length);
+    const index = this.#free.findIndex((b) => b.length >= length);
+    const target = index >= 0 ? this.#free.splice(index, 1)[0]! : new Uint8Array(length);
+    const n = await readInto(this.#file, position, target.subarray(0, length));
+    return target.subarray(0, n);
   }
 
   /**
@@ -257,7 +282,7 @@ export class BatchScanner {
     }
     const length = Math.min(Math.max(size, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - at);
     if (length <= 0 || at <= this.#bufferStart) return;
-    const bytes = this.#file.read(at, length);
+    const bytes = this.#read(at, length);
     bytes.catch(() => undefined); // a read never awaited must not be an unhandled rejection
     this.#ahead = { position: at, length, bytes };
   }

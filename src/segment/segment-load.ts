@@ -100,6 +100,7 @@ async function checkLastTimeEntry(s: SegmentState): Promise<void> {
 export async function commit(s: SegmentState): Promise<void> {
   const mode = s.pendingCommit;
   if (mode === undefined) return;
+  s.readAhead = undefined;
   if (s.pendingTruncate !== undefined) {
     s.logUnsynced = true;
     await s.log.truncate(s.pendingTruncate);
@@ -127,6 +128,7 @@ export async function commit(s: SegmentState): Promise<void> {
  * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing.
  */
 async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<ScanStop> {
+  s.readAhead = undefined;
   s.offsetIndex.beginRebuild();
   s.timeIndex.beginRebuild();
   s.nextOffset = s.baseOffset;

@@ -5,6 +5,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { decodeBatch, validateBatch } from "../format/index.js";
+import { BatchScanner } from "./batch-scanner.js";
 import type { OffsetPosition } from "./offset-index.js";
 import {
   corruptAt,
@@ -12,6 +13,7 @@ import {
   loadIndexes,
   namesBase,
   scanFrom,
+  scanOptions,
   type SegmentState,
   timeEntryLies,
   validateOptions,
@@ -24,20 +26,45 @@ export async function readSegment(s: SegmentState, offset: number, maxBytes: num
   await loadIndexes(s);
   if (offset >= s.nextOffset) return null;
   const target = Math.max(offset, s.baseOffset);
-  return fromIndex(s, s.offsetIndex.lookup(target), (start) => readFrom(s, start, target, maxBytes));
+  const ahead = s.readAhead;
+  s.readAhead = undefined;
+  if (ahead !== undefined && ahead.offset === target) {
+    // A reader going on where the last read stopped: walk from there, on the chunk read ahead.
+    // The batch there must start at `target` (the scanner checks it); if it does not, or is
+    // damaged, the read starts over from the index like any other.
+    const scanner = new BatchScanner(
+      s.log,
+      s.size,
+      ahead.position,
+      scanOptions(s, {
+        expectedOffset: target,
+        chunkBytes: chunkFor(s, maxBytes),
+        verifyCrc: false,
+        prefetched: ahead,
+      }),
+    );
+    const read = await readFrom(s, scanner, target, maxBytes).catch(() => undefined);
+    if (read !== undefined) return read;
+  }
+  return fromIndex(s, s.offsetIndex.lookup(target), (start) =>
+    // Batches before the target are only stepped over (their offsets are still checked): a
+    // damaged batch there must not make an intact later one unreadable. Every batch returned
+    // has its CRC checked in readFrom.
+    readFrom(s, scanFrom(s, start, { chunkBytes: chunkFor(s, maxBytes), verifyCrc: false }), target, maxBytes),
+  );
+}
+
+/** A read's chunk: what it may return and an index interval's worth before it, within 16 KiB..1 MiB. */
+function chunkFor(s: SegmentState, maxBytes: number): number {
+  return Math.min(1 << 20, Math.max(16 * 1024, maxBytes + s.options.indexIntervalBytes));
 }
 
 async function readFrom(
   s: SegmentState,
-  start: OffsetPosition,
+  scanner: BatchScanner,
   target: number,
   maxBytes: number,
 ): Promise<SegmentRead | null> {
-  const chunkBytes = Math.min(1 << 20, Math.max(16 * 1024, maxBytes + s.options.indexIntervalBytes));
-  // Batches before the target are only stepped over (their offsets are still checked): a
-  // damaged batch there must not make an intact later one unreadable. Every batch returned
-  // has its CRC checked below.
-  const scanner = scanFrom(s, start, { chunkBytes, verifyCrc: false });
   const parts: Uint8Array[] = [];
   let total = 0;
   let first: { position: number; offset: number } | undefined;
@@ -67,6 +94,14 @@ async function readFrom(
   if (first === undefined) {
     if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
     return null;
+  }
+  const end = first.position + total;
+  // A reader that goes on will ask for the next batch: start reading its chunk now.
+  if (end < s.size) {
+    const length = Math.min(chunkFor(s, maxBytes), s.size - end);
+    const bytes = s.log.read(end, length);
+    bytes.catch(() => undefined); // a read-ahead nobody uses must not be an unhandled rejection
+    s.readAhead = { offset: lastOffset + 1, position: end, length, bytes };
   }
   // Batches are back to back on disk: when the scan still holds the whole run, hand it out as it
   // is. The scan's buffer is this read's own (a Storage read returns memory the caller owns, and

@@ -33,6 +33,20 @@ export interface SegmentState {
   pendingTruncate: number | undefined;
   /** What the last plan was: `commit()` fsyncs every file after a recovery, the indexes otherwise. */
   pendingCommit: "recovery" | "indexes" | undefined;
+  /**
+   * Where the last read stopped, and the next chunk already being read from there: a reader that
+   * goes on from `offset` (the next batch starts at `position`) starts its walk there, without
+   * an index lookup, on bytes read while it was busy. Forgotten whenever the `.log` changes
+   * below its end (truncation, recovery, close); appends only add bytes past it.
+   */
+  readAhead: ReadAhead | undefined;
+}
+
+export interface ReadAhead {
+  readonly offset: number;
+  readonly position: number;
+  readonly length: number;
+  readonly bytes: Promise<Uint8Array>;
 }
 
 /** True if either index has no room for another entry: the Log must roll. */

@@ -75,6 +75,7 @@ export async function truncateSegment(s: SegmentState, offset: number): Promise<
   const found = await findBatch(s, Math.max(offset, s.baseOffset));
   const position = found?.position ?? s.size;
   const newNext = found?.header.baseOffset ?? s.nextOffset;
+  s.readAhead = undefined;
   s.logUnsynced = true;
   await s.log.truncate(position);
   s.size = position;

@@ -65,6 +65,7 @@ export class Segment {
       logUnsynced: false,
       pendingTruncate: undefined,
       pendingCommit: undefined,
+      readAhead: undefined,
     };
   }
 
@@ -274,6 +275,7 @@ export class Segment {
 
   /** Closes the three handles. Not a flush. */
   async close(): Promise<void> {
+    this.#s.readAhead = undefined;
     await Promise.all([this.log.close(), this.offsetIndex.close(), this.timeIndex.close()]);
   }
 

@@ -111,6 +111,32 @@ export class FsFile implements StorageFile {
     return filled === want ? full : full.slice(0, filled);
   }
 
+  async readInto(position: number, target: Uint8Array): Promise<number> {
+    checkNonNegativeInteger(position, "position");
+    if (!(target instanceof Uint8Array)) throw new TypeError(`target must be a Uint8Array, got ${describe(target)}`);
+    this.#checkOpen("read");
+    const want = Math.min(target.length, Number.MAX_SAFE_INTEGER - position);
+    let filled = 0;
+    // As read(): pread may return fewer bytes than asked for; only 0 means end of file.
+    while (filled < want) {
+      this.#checkOpen("read");
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await this.#handle.read(
+          target,
+          filled,
+          Math.min(want - filled, MAX_IO_CHUNK_BYTES),
+          position + filled,
+        ));
+      } catch (err) {
+        throw fromFsError(err, "read", this.path);
+      }
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return filled;
+  }
+
   async write(position: number, bytes: Uint8Array): Promise<void> {
     checkNonNegativeInteger(position, "position");
     if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);

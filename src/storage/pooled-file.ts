@@ -6,6 +6,7 @@
  * package exports only the pool. No `node:` imports.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
+import { readInto } from "./read-into.js";
 import type { Storage, StorageFile } from "./storage.js";
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
@@ -74,6 +75,10 @@ export class PooledFile implements StorageFile {
 
   async read(position: number, length: number): Promise<Uint8Array> {
     return this.#run("read", (real) => real.read(position, length));
+  }
+
+  async readInto(position: number, target: Uint8Array): Promise<number> {
+    return this.#run("read", (real) => readInto(real, position, target));
   }
 
   async write(position: number, bytes: Uint8Array): Promise<void> {

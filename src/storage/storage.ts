@@ -117,6 +117,14 @@ export interface StorageFile {
   read(position: number, length: number): Promise<Uint8Array>;
 
   /**
+   * Optional: reads up to `target.length` bytes from `position` into `target` and resolves with
+   * how many it read (fewer only where the file ends). What `read` does, into memory the caller
+   * reuses: large sequential walks (recovery) avoid allocating a fresh buffer per chunk. Callers
+   * go through `readInto()` (src/storage/read-into.ts), which falls back to `read`.
+   */
+  readInto?(position: number, target: Uint8Array): Promise<number>;
+
+  /**
    * Writes all of `bytes` at `position` (extending the file, with zeros in any gap). The bytes go
    * to the page cache only: nothing is durable until `sync()`. On `PAGELOG_NO_SPACE` or
    * `PAGELOG_IO`, part of the write may have reached the cache. The caller may reuse `bytes`

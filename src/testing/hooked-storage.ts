@@ -4,6 +4,7 @@
  * it: each one is a hook that breaks one durability rule the log keeps, from outside the log.
  */
 import { normalizePath } from "../storage/paths.js";
+import { readInto } from "../storage/read-into.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../storage/storage.js";
 
 /** One call on the storage beneath, as the hook sees it. */
@@ -120,6 +121,10 @@ class HookedFile implements StorageFile {
 
   read(position: number, length: number): Promise<Uint8Array> {
     return this.#call("read", () => this.#inner.read(position, length));
+  }
+
+  readInto(position: number, target: Uint8Array): Promise<number> {
+    return this.#call("read", () => readInto(this.#inner, position, target));
   }
 
   write(position: number, bytes: Uint8Array): Promise<void> {

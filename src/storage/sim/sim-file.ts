@@ -59,6 +59,15 @@ export class SimFile implements StorageFile {
     return this.#inode.read(position, length);
   }
 
+  async readInto(position: number, target: Uint8Array): Promise<number> {
+    checkNonNegativeInteger(position, "position");
+    if (!(target instanceof Uint8Array)) throw new TypeError("target must be a Uint8Array");
+    this.#begin("read", `${position}+${target.length}`);
+    const bytes = this.#inode.read(position, target.length);
+    target.set(bytes);
+    return bytes.length;
+  }
+
   async write(position: number, bytes: Uint8Array): Promise<void> {
     checkNonNegativeInteger(position, "position");
     if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");

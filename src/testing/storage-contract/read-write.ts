@@ -115,6 +115,22 @@ export function readWriteSection({ describe, test }: Section): void {
       await f.close();
     });
 
+    test("readInto (optional) reads what read reads, into the caller's memory, short only at the end", async (s) => {
+      const f = await s.open("f", { create: true });
+      await f.write(0, bytes("0123456789"));
+      if (typeof f.readInto !== "function") {
+        await f.close();
+        return; // not offered: callers fall back to read
+      }
+      const target = new Uint8Array(16).fill(0x2e);
+      assertEqual(await f.readInto(2, target.subarray(1, 5)), 4, "f.readInto(2, 4 bytes)");
+      assertEqual(text(target.subarray(0, 6)), ".2345.", "the target around what was read");
+      assertEqual(await f.readInto(8, target), 2, "f.readInto(8, 16 bytes) at the end");
+      assertEqual(text(target.subarray(0, 2)), "89", "what it read");
+      assertEqual(await f.readInto(10, target), 0, "f.readInto at the end");
+      await f.close();
+    });
+
     test("a write from a view into a larger buffer writes only the view", async (s) => {
       const backing = bytes("xxHELLOxx");
       const f = await s.open("f", { create: true });
