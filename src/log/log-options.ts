@@ -39,6 +39,13 @@ export interface LogOptions {
    */
   maxBatchBytes?: number;
   /**
+   * Bytes of old segments' index entries kept in memory after reads, least recently used first
+   * (the active segment's are always in memory). Random lookups over a log of many small
+   * segments find their indexes here; a large log costs memory only for what is read.
+   * @defaultValue 8 MiB (8388608)
+   */
+  indexCacheBytes?: number;
+  /**
    * Flush after this many records were appended since the last flush (Kafka:
    * `flush.messages`). `-1` is off: durability is left to the page cache, as Kafka's default.
    * @defaultValue -1
@@ -80,6 +87,7 @@ export interface ResolvedLogOptions {
   indexIntervalBytes: number;
   maxIndexBytes: number;
   maxBatchBytes: number;
+  indexCacheBytes: number;
   flushMessages: number;
   flushMs: number;
   retentionBytes: number;
@@ -100,6 +108,7 @@ export const LOG_DEFAULTS = {
   indexIntervalBytes: 4096,
   maxIndexBytes: 10 * 1024 * 1024,
   maxBatchBytes: 1048588,
+  indexCacheBytes: 8 * 1024 * 1024,
   flushMessages: -1,
   flushMs: -1,
   retentionBytes: -1,
@@ -150,6 +159,7 @@ export function resolveLogOptions(options: LogOptions = {}, what = "options"): R
     // Room for at least one entry of each index (12 bytes is the larger).
     maxIndexBytes: integer(options, "maxIndexBytes", 12, MAX_INT32),
     maxBatchBytes,
+    indexCacheBytes: integer(options, "indexCacheBytes", 0, Number.MAX_SAFE_INTEGER),
     flushMessages: integer(options, "flushMessages", 1, Number.MAX_SAFE_INTEGER, true),
     flushMs: integer(options, "flushMs", 0, Number.MAX_SAFE_INTEGER, true),
     retentionBytes: integer(options, "retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),

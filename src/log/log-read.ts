@@ -35,8 +35,6 @@ export interface RecordsOptions {
 }
 
 export const DEFAULT_READ_BYTES = 1 << 20;
-/** Old segments whose indexes stay in memory after a read (see `touch`). */
-const WARM_SEGMENTS = 2;
 
 /** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
 export async function readRecords(
@@ -158,14 +156,27 @@ export async function findOffsetForTimestamp(s: LogState, timestamp: number): Pr
 }
 
 /**
- * Keeps the indexes of at most WARM_SEGMENTS segments besides the active one in memory (a
- * consumer reading an old segment keeps its index; one that moved on lets it go).
+ * Keeps the indexes of recently read segments besides the active one in memory, least recently
+ * used first, up to `indexCacheBytes` of index entries (a consumer reading old segments keeps
+ * their indexes; random lookups over a log of small segments find them all in memory; a large
+ * log still costs memory only for what is read). A segment the log no longer holds is dropped
+ * when it reaches the front. O(1) per read: the map keeps the order.
  */
 function touch(s: LogState, segment: Segment): void {
   if (segment === activeSegment(s)) return;
-  s.warm = [...s.warm.filter((w) => w !== segment && s.segments.includes(w)), segment];
-  while (s.warm.length > WARM_SEGMENTS) {
-    const cold = s.warm.shift()!;
+  const had = s.warm.get(segment);
+  if (had !== undefined) {
+    s.warm.delete(segment);
+    s.warmBytes -= had;
+  }
+  const bytes = segment.indexBytes;
+  s.warm.set(segment, bytes);
+  s.warmBytes += bytes;
+  for (const [cold, coldBytes] of s.warm) {
+    // Least recently used first: over the budget, or a segment retention or truncation closed.
+    if ((s.warmBytes <= s.options.indexCacheBytes && !cold.closed) || cold === segment) break;
+    s.warm.delete(cold);
+    s.warmBytes -= coldBytes;
     if (cold !== activeSegment(s)) cold.releaseIndexes();
   }
 }

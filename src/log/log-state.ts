@@ -52,8 +52,12 @@ export interface LogState {
    */
   readonly dirtySegments: Set<Segment>;
   flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Segments other than the active one whose indexes are in memory, least recently used first. */
-  warm: Segment[];
+  /**
+   * Segments other than the active one whose indexes are in memory, least recently used first,
+   * and the bytes those indexes take (see `touch` in log-read.ts).
+   */
+  readonly warm: Map<Segment, number>;
+  warmBytes: number;
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   openGroup: PendingAppend[] | undefined;
 }

@@ -108,7 +108,8 @@ export class Log {
       dirDirty: false,
       dirtySegments: new Set(),
       flushTimer: undefined,
-      warm: [],
+      warm: new Map(),
+      warmBytes: 0,
       openGroup: undefined,
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an

@@ -79,11 +79,15 @@ export interface ScanOptions {
   /**
    * While the batches of one chunk are checked, read the next chunk (from the first batch the
    * chunk does not hold whole): the read overlaps the CRC work. For walks that go to the end
-   * (recovery); a walk that stops early wastes at most one chunk's read. The walk then reads
-   * into two buffers it reuses (`readInto`), so a batch's `bytes` are valid only until the next
-   * step, strictly: not for `buffered()`.
+   * (recovery, sequential reads); a walk that stops early leaves the read in `pendingRead`.
    */
   readonly readAhead?: boolean;
+  /**
+   * Read into buffers the walk reuses (`readInto`) instead of fresh ones: a batch's `bytes` are
+   * then valid only until the next step, strictly (not for `buffered()`). For walks that keep
+   * nothing (recovery).
+   */
+  readonly reuseBuffers?: boolean;
 }
 
 export interface ScanStop {
@@ -244,18 +248,26 @@ export class BatchScanner {
         ? await ahead.bytes
         : await this.#read(position, want);
     this.#bufferStart = position;
-    if (this.#options.readAhead === true) {
+    if (this.#options.reuseBuffers === true) {
       // The batches handed out from the old chunk are past their step: its memory can be reused.
       if (retired !== undefined) this.#free.push(retired);
       // (#read's buffers are whole ArrayBuffers: the chunk is a view of one from its start.)
       this.#backing = new Uint8Array(this.#buffer.buffer);
-      this.#readNextChunk();
     }
+    if (this.#options.readAhead === true) this.#readNextChunk();
+  }
+
+  /** The chunk being read ahead, if any, handed over (the scan will not use it). */
+  takePendingRead():
+    { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> } | undefined {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    return ahead;
   }
 
   /** `length` bytes at `position`: a fresh buffer, or with `readAhead` one of the walk's own. */
   async #read(position: number, length: number): Promise<Uint8Array> {
-    if (this.#options.readAhead !== true) return this.#file.read(position, length);
+    if (this.#options.reuseBuffers !== true) return this.#file.read(position, length);
     const index = this.#free.findIndex((b) => b.length >= length);
     const target = index >= 0 ? this.#free.splice(index, 1)[0]! : new Uint8Array(length);
     const n = await readInto(this.#file, position, target.subarray(0, length));

@@ -142,6 +142,7 @@ async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<Sca
     scanOptions(s, {
       expectedOffset: s.baseOffset,
       readAhead: true,
+      reuseBuffers: true,
       ...(endOffset === undefined ? {} : { endOffset }),
     }),
   );

@@ -41,6 +41,7 @@ export async function readSegment(s: SegmentState, offset: number, maxBytes: num
         chunkBytes: chunkFor(s, maxBytes),
         verifyCrc: false,
         prefetched: ahead,
+        readAhead: maxBytes >= SEQUENTIAL_READ_BYTES,
       }),
     );
     const read = await readFrom(s, scanner, target, maxBytes).catch(() => undefined);
@@ -50,9 +51,25 @@ export async function readSegment(s: SegmentState, offset: number, maxBytes: num
     // Batches before the target are only stepped over (their offsets are still checked): a
     // damaged batch there must not make an intact later one unreadable. Every batch returned
     // has its CRC checked in readFrom.
-    readFrom(s, scanFrom(s, start, { chunkBytes: chunkFor(s, maxBytes), verifyCrc: false }), target, maxBytes),
+    readFrom(
+      s,
+      scanFrom(s, start, {
+        chunkBytes: chunkFor(s, maxBytes),
+        verifyCrc: false,
+        readAhead: maxBytes >= SEQUENTIAL_READ_BYTES,
+      }),
+      target,
+      maxBytes,
+    ),
   );
 }
+
+/**
+ * Reads at least this large are taken for a sequential consumer's (records(), a fetch loop): the
+ * next chunk is read while this one's CRCs are checked. Smaller ones (lookups) read only what
+ * they return.
+ */
+const SEQUENTIAL_READ_BYTES = 64 * 1024;
 
 /** A read's chunk: what it may return and an index interval's worth before it, within 16 KiB..1 MiB. */
 function chunkFor(s: SegmentState, maxBytes: number): number {
@@ -96,8 +113,12 @@ async function readFrom(
     return null;
   }
   const end = first.position + total;
-  // A reader that goes on will ask for the next batch: start reading its chunk now.
-  if (end < s.size) {
+  // A reader that goes on will ask for the next batch: its chunk is being read already if the
+  // scan read ahead from there, else start reading it now.
+  const pending = scanner.takePendingRead();
+  if (pending !== undefined && pending.position === end) {
+    s.readAhead = { offset: lastOffset + 1, ...pending };
+  } else if (end < s.size && maxBytes >= SEQUENTIAL_READ_BYTES) {
     const length = Math.min(chunkFor(s, maxBytes), s.size - end);
     const bytes = s.log.read(end, length);
     bytes.catch(() => undefined); // a read-ahead nobody uses must not be an unhandled rejection

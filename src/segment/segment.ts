@@ -30,6 +30,7 @@ import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
 
 export class Segment {
+  #closed = false;
   readonly baseOffset: number;
   readonly log: StorageFile;
   readonly offsetIndex: OffsetIndex;
@@ -259,6 +260,11 @@ export class Segment {
     return seal(this.#s);
   }
 
+  /** Bytes of both indexes' entries (what holding them in memory costs). */
+  get indexBytes(): number {
+    return this.offsetIndex.sizeInBytes + this.timeIndex.sizeInBytes;
+  }
+
   /** Whether the index entries are in memory (see `releaseIndexes`). */
   get indexesLoaded(): boolean {
     return this.offsetIndex.loaded && this.timeIndex.loaded;
@@ -273,8 +279,14 @@ export class Segment {
     this.timeIndex.release();
   }
 
+  /** Whether `close()` was called: the log no longer holds it. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Closes the three handles. Not a flush. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#s.readAhead = undefined;
     await Promise.all([this.log.close(), this.offsetIndex.close(), this.timeIndex.close()]);
   }

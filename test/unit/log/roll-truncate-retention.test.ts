@@ -336,7 +336,8 @@ describe("memory: only the active segment's indexes stay loaded", () => {
       return run();
     });
     dir = await LogDir.open(observed);
-    log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
+    // A budget of 1 byte: only the old segment read last keeps its indexes in memory.
+    log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0, indexCacheBytes: 1 });
     const bases = log.segmentBaseOffsets;
     /** Whether reading the first record of the segment at `base` had to load its index. */
     const loads = async (base: number): Promise<boolean> => {
@@ -346,15 +347,23 @@ describe("memory: only the active segment's indexes stay loaded", () => {
     };
     // After open only the active segment's indexes are in memory.
     expect(await loads(bases.at(-1)!)).toBe(false);
-    // Reading old segments loads their indexes; at most two old ones stay loaded.
+    // Reading old segments loads their indexes; over the budget the least recently read go.
     for (const base of bases.slice(0, 4)) expect(await loads(base)).toBe(true);
-    expect(await loads(bases[1]!)).toBe(true); // let go: only the last two read (2 and 3) stayed
-    expect(await loads(bases[3]!)).toBe(false);
+    expect(await loads(bases[3]!)).toBe(false); // the last one read stayed
+    expect(await loads(bases[1]!)).toBe(true); // let go
     expect(await loads(bases[1]!)).toBe(false);
+    expect(await loads(bases[3]!)).toBe(true); // let go for 1
     expect(await loads(bases.at(-1)!)).toBe(false); // the active segment's indexes are never let go
     // Lookups still agree with a scan after indexes were released and read back.
     for (let offset = 0; offset < 40; offset++)
       expect((await log.read(offset, { maxRecords: 1 }))[0]?.offset).toBe(offset);
+    await dir.close();
+
+    // With the default budget (8 MiB) every old segment read keeps its small indexes.
+    dir = await LogDir.open(observed);
+    log = await dir.log("m-0", { segmentBytes: 300, indexIntervalBytes: 0 });
+    for (const base of bases.slice(0, -1)) expect(await loads(base)).toBe(true);
+    for (const base of bases.slice(0, -1)) expect(await loads(base)).toBe(false);
     await dir.close();
   });
 });
