@@ -5,6 +5,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Segment, SegmentRecovery } from "../segment/segment.js";
+import { OPENING_AT_ONCE } from "./in-order.js";
 import type { LoadInput } from "./log-loader.js";
 import { checkOverlapAgrees } from "./overlap.js";
 
@@ -47,10 +48,18 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
   const { dir } = input;
   const tally = new Tally();
   const steps: Step[] = [];
+  const commits = new Map<Segment, Step & { kind: "commit" }>();
   const commit = (segment: Segment, rewrite?: { from: number; to: number }): void => {
-    const existing = steps.find((s) => s.kind === "commit" && s.segment === segment);
-    if (existing === undefined) steps.push({ kind: "commit", segment, ...(rewrite === undefined ? {} : { rewrite }) });
-    else if (rewrite !== undefined && existing.kind === "commit") existing.rewrite = rewrite;
+    const existing = commits.get(segment);
+    if (existing === undefined) {
+      const step: Step & { kind: "commit" } = {
+        kind: "commit",
+        segment,
+        ...(rewrite === undefined ? {} : { rewrite }),
+      };
+      commits.set(segment, step);
+      steps.push(step);
+    } else if (rewrite !== undefined) existing.rewrite = rewrite;
   };
   const deleteFromIndex = (from: number): void => {
     const doomed = segments.splice(from);
@@ -68,115 +77,137 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
     firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
 
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const previous = segments[i - 1];
-    if (
-      previous !== undefined &&
-      segment.baseOffset < previous.nextOffset &&
-      segment.baseOffset > previous.baseOffset
-    ) {
-      // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
-      // segment (the kept records of that batch) and while it cut `previous`, whose tail may
-      // be half cut (a zeroed page tail behind an index that still points past it). Walk all
-      // of `previous`, which must be whole up to this segment's base, and finish the cut there.
-      // A clean shutdown leaves no interrupted cut: there an overlap is damage.
-      if (input.clean) {
-        throw new PagelogError(
-          `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
-          ErrorCode.CORRUPT,
-          { path: segment.log.path },
-        );
-      }
-      await checkOverlapAgrees(previous, segment);
-      tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
-      commit(previous);
+  // The clean loads below the first segment to walk read only their own files: a window of them
+  // runs ahead of the loop, which still takes each result in order. (A result never taken, of a
+  // segment the plan deletes, is awaited at the end: no read outlives the plan.)
+  const cleanPlans = new Map<Segment, Promise<{ indexesRebuilt: boolean }>>();
+  const startCleanPlans = (from: number): void => {
+    for (let j = from; j < Math.min(firstToRecover, from + OPENING_AT_ONCE, segments.length); j++) {
+      const segment = segments[j]!;
+      if (cleanPlans.has(segment)) continue;
+      const planned = segment.planLoadClean();
+      planned.catch(() => undefined); // taken (and its error thrown) by the loop, in order
+      cleanPlans.set(segment, planned);
     }
-    if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
-      // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
-      // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
-      if (previous.nextOffset < recoveryPoint) {
-        throw new PagelogError(
-          `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
-          ErrorCode.CORRUPT,
-          { path: segment.log.path },
-        );
-      }
-      deleteFromIndex(i);
-      break;
-    }
-    if (i < firstToRecover) {
-      try {
-        if ((await segment.planLoadClean()).indexesRebuilt) tally.indexesRebuilt++;
-      } catch (err) {
-        // Below the recovery point the records must all be there, but after a crash they may be
-        // there in the next segment: a truncateTo inside a batch writes the kept records into a
-        // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
-        // damaged past the new segment's base. Recover this one up to that base (damage before
-        // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
-        const next = segments[i + 1];
-        if (
-          input.clean ||
-          !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
-          next === undefined ||
-          next.baseOffset <= segment.baseOffset
-        )
-          throw err;
-        tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
-      }
-      commit(segment);
-      continue;
-    }
-    const result = await segment.planRecovery({
-      minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
-    });
-    tally.walked(result);
-    // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
-    const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
-    commit(segment, { from, to: result.validBytes });
-    if (result.truncatedBytes > 0 && i + 1 < segments.length) {
-      deleteFromIndex(i + 1);
-      break;
-    }
+  };
+  try {
+    return await planEach();
+  } finally {
+    await Promise.allSettled(cleanPlans.values());
   }
-  const end = segments[segments.length - 1]!.nextOffset;
-  // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
-  // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
-  const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
-  if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
 
-  // The checkpointed start offset is past everything that survived. After a crash that is
-  // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
-  // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
-  // does, and offsets below it are never handed out again. After a clean shutdown every record
-  // was durable and the start was at most the end: the files or the checkpoint are damaged, and
-  // starting over would delete acknowledged records.
-  const checkpointedStart = input.logStartOffset ?? 0;
-  // The start offset is checkpointed durably before any segment below it is deleted, so the
-  // first segment never starts past it: if it does, the segments holding [start, base) are gone.
-  const firstBase = segments[0]!.baseOffset;
-  if (
-    input.logStartOffset !== undefined &&
-    input.logStartOffset < firstBase &&
-    firstBase <= end &&
-    checkpointedStart <= end
-  ) {
-    throw new PagelogError(
-      `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
-      ErrorCode.CORRUPT,
-      { path: segments[0]!.log.path },
-    );
+  async function planEach(): Promise<Plan> {
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!;
+      const previous = segments[i - 1];
+      if (
+        previous !== undefined &&
+        segment.baseOffset < previous.nextOffset &&
+        segment.baseOffset > previous.baseOffset
+      ) {
+        // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
+        // segment (the kept records of that batch) and while it cut `previous`, whose tail may
+        // be half cut (a zeroed page tail behind an index that still points past it). Walk all
+        // of `previous`, which must be whole up to this segment's base, and finish the cut there.
+        // A clean shutdown leaves no interrupted cut: there an overlap is damage.
+        if (input.clean) {
+          throw new PagelogError(
+            `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
+            ErrorCode.CORRUPT,
+            { path: segment.log.path },
+          );
+        }
+        await checkOverlapAgrees(previous, segment);
+        tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+        commit(previous);
+      }
+      if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+        // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
+        // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
+        if (previous.nextOffset < recoveryPoint) {
+          throw new PagelogError(
+            `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
+            ErrorCode.CORRUPT,
+            { path: segment.log.path },
+          );
+        }
+        deleteFromIndex(i);
+        break;
+      }
+      if (i < firstToRecover) {
+        startCleanPlans(i);
+        try {
+          if ((await (cleanPlans.get(segment) ?? segment.planLoadClean())).indexesRebuilt) tally.indexesRebuilt++;
+        } catch (err) {
+          // Below the recovery point the records must all be there, but after a crash they may be
+          // there in the next segment: a truncateTo inside a batch writes the kept records into a
+          // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+          // damaged past the new segment's base. Recover this one up to that base (damage before
+          // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
+          const next = segments[i + 1];
+          if (
+            input.clean ||
+            !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
+            next === undefined ||
+            next.baseOffset <= segment.baseOffset
+          )
+            throw err;
+          tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+        }
+        commit(segment);
+        continue;
+      }
+      const result = await segment.planRecovery({
+        minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
+      });
+      tally.walked(result);
+      // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
+      const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
+      commit(segment, { from, to: result.validBytes });
+      if (result.truncatedBytes > 0 && i + 1 < segments.length) {
+        deleteFromIndex(i + 1);
+        break;
+      }
+    }
+    const end = segments[segments.length - 1]!.nextOffset;
+    // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
+    // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
+    const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
+    if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+
+    // The checkpointed start offset is past everything that survived. After a crash that is
+    // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
+    // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
+    // does, and offsets below it are never handed out again. After a clean shutdown every record
+    // was durable and the start was at most the end: the files or the checkpoint are damaged, and
+    // starting over would delete acknowledged records.
+    const checkpointedStart = input.logStartOffset ?? 0;
+    // The start offset is checkpointed durably before any segment below it is deleted, so the
+    // first segment never starts past it: if it does, the segments holding [start, base) are gone.
+    const firstBase = segments[0]!.baseOffset;
+    if (
+      input.logStartOffset !== undefined &&
+      input.logStartOffset < firstBase &&
+      firstBase <= end &&
+      checkpointedStart <= end
+    ) {
+      throw new PagelogError(
+        `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
+        ErrorCode.CORRUPT,
+        { path: segments[0]!.log.path },
+      );
+    }
+    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined };
+    if (input.clean) {
+      throw new PagelogError(
+        `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
+        ErrorCode.CORRUPT,
+        { path: dir },
+      );
+    }
+    deleteFromIndex(0);
+    return { steps, tally, startOverAt: checkpointedStart };
   }
-  if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined };
-  if (input.clean) {
-    throw new PagelogError(
-      `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
-      ErrorCode.CORRUPT,
-      { path: dir },
-    );
-  }
-  deleteFromIndex(0);
-  return { steps, tally, startOverAt: checkpointedStart };
 }
 
 export function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {

@@ -21,6 +21,7 @@ import { Segment, type SegmentOptions } from "../segment/segment.js";
 import { LOG_SUFFIX, parseSegmentFileName } from "../segment/segment-names.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
+import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
 import { carryOut } from "./log-load-apply.js";
 import { type Plan, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
 
@@ -152,14 +153,19 @@ async function decide(input: LoadInput, bases: readonly number[]): Promise<{ seg
       throw recoveryPointPastEnd(input.dir, input.recoveryPoint, start);
     return { segments: [], plan: { steps: [], tally: new Tally(), startOverAt: start } };
   }
-  const segments: Segment[] = [];
+  const opened: Segment[] = [];
   try {
-    for (const base of bases)
-      segments.push(await Segment.openExisting(input.storage, input.dir, base, input.segmentOptions));
+    // Several at a time: opening is a few small file calls per segment, and a log of thousands of
+    // segments would otherwise wait for each in turn.
+    const segments = await inOrder(bases, OPENING_AT_ONCE, async (base) => {
+      const segment = await Segment.openExisting(input.storage, input.dir, base, input.segmentOptions);
+      opened.push(segment);
+      return segment;
+    });
     return { segments, plan: await planLoad(input, segments) };
   } catch (err) {
     // Rejected: nothing was written. Give the handles back and report.
-    await Promise.allSettled(segments.map((s) => s.close()));
+    await Promise.allSettled(opened.map((s) => s.close()));
     throw err;
   }
 }
