@@ -2,7 +2,7 @@
  * `pagelog bench`: pagelog's hot paths, each beside its raw reference measured in the same
  * process, as min / median / max over repeats and a ratio, on the user's own disk. Each run works
  * in fresh temp directories (one under `--dir`, one under `--tmpfs`) and removes them afterwards,
- * also on failure and on SIGINT. Exit 0 when every row ran (goals missed or not: figures are
+ * also on failure and on SIGINT or SIGTERM. Exit 0 when every row ran (goals missed or not: figures are
  * printed, never asserted), 1 when a row failed, 2 on bad arguments.
  */
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
@@ -108,9 +108,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     runner?.kill();
     removeAll();
     io.stderr.write(`pagelog bench: ${signal}: stopped, its temp directories removed\n`);
-    process.exit(130);
+    process.exit(signal === "SIGTERM" ? 143 : 130);
   };
   process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   try {
     made.push(mkdtempSync(join(options.dir, "pagelog-bench-")));
     made.push(mkdtempSync(join(options.tmpfs, "pagelog-bench-")));
@@ -131,6 +132,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return results.some((r) => r.error !== undefined) ? 1 : 0;
   } finally {
     process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
     removeAll();
   }
 }
