@@ -1,0 +1,68 @@
+/**
+ * Runs each given policy through its chapter's cases. A case passes, fails with a one-line
+ * reason naming the policy and the case, or fails with the exception the policy threw.
+ * No `node:`: a course page can run this in the browser as `pagelog check` does in a terminal.
+ */
+import type { PolicyCase } from "./cases/case.js";
+import { lookupCases } from "./cases/lookup-cases.js";
+import { recoverCases } from "./cases/recover-cases.js";
+import { retentionCases } from "./cases/retention-cases.js";
+import { varintCases } from "./cases/varint-cases.js";
+import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "./policy-types.js";
+
+/** One failed case: its name and why, as `lookup: target 57 … → expected …, got …`. */
+export interface FailedCase {
+  readonly case: string;
+  readonly reason: string;
+}
+
+/** What checking one policy found; `given: false` when the policies did not include it. */
+export interface PolicyCheck {
+  readonly given: boolean;
+  readonly passed: readonly string[];
+  readonly failed: readonly FailedCase[];
+}
+
+export type PoliciesCheck = Record<PolicyName, PolicyCheck>;
+
+const CASES: { [N in PolicyName]: readonly PolicyCase<CoursePolicies[N]>[] } = {
+  writeVarint: varintCases,
+  lookup: lookupCases,
+  segmentsToDelete: retentionCases,
+  recover: recoverCases,
+};
+
+function runCases<N extends PolicyName>(name: N, policy: CoursePolicies[N]): PolicyCheck {
+  const passed: string[] = [];
+  const failed: FailedCase[] = [];
+  for (const c of CASES[name]) {
+    let problem: string | undefined;
+    try {
+      problem = c.check(policy);
+    } catch (err) {
+      const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      problem = `threw ${message.split("\n")[0]}`;
+    }
+    if (problem === undefined) passed.push(c.name);
+    else failed.push({ case: c.name, reason: `${name}: ${c.name} → ${problem}` });
+  }
+  return { given: true, passed, failed };
+}
+
+/** Checks the policies that `policies` has (functions under the four names); the others are not given. */
+export function checkPolicies(policies: Partial<CoursePolicies>): PoliciesCheck {
+  const result = {} as Record<PolicyName, PolicyCheck>;
+  for (const name of POLICY_NAMES) {
+    const policy = policies[name];
+    result[name] =
+      typeof policy === "function"
+        ? runCases(name, policy as CoursePolicies[typeof name])
+        : { given: false, passed: [], failed: [] };
+  }
+  return result;
+}
+
+/** How many cases each policy has (for docs and tests). */
+export function caseCount(name: PolicyName): number {
+  return CASES[name].length;
+}

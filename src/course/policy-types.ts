@@ -1,0 +1,54 @@
+/**
+ * The shapes of the course's four storage exercises ("Build your own Kafka"), exactly as the
+ * course's engine calls them through one policies object. Plain data in, plain data out, so a
+ * reader's answer needs nothing from pagelog.
+ */
+
+/** One `.index` entry: a batch's *last* offset and the byte position where that batch starts. */
+export interface IndexEntry {
+  readonly offset: number;
+  readonly position: number;
+}
+
+/** What retention knows about one segment, oldest first. */
+export interface RetentionSegment {
+  readonly baseOffset: number;
+  /** Bytes in its `.log`. */
+  readonly sizeBytes: number;
+  /** Largest record timestamp in it (ms), or -1 if it has none. */
+  readonly largestTimestamp: number;
+}
+
+/** Kafka's `retention.ms` and `retention.bytes`; `-1` turns a limit off. */
+export interface RetentionConfig {
+  readonly retentionMs: number;
+  readonly retentionBytes: number;
+}
+
+/** What `recover` gets besides the bytes (see {@link recoverHelpers}). */
+export interface RecoverHelpers {
+  /** The big-endian signed int32 at `log[pos, pos + 4)`. RangeError if those bytes are not all in `log`. */
+  readInt32(log: Uint8Array, pos: number): number;
+  /**
+   * Whether the batch occupying `log[start, end)` has a stored CRC (uint32 at `start + 17`) equal
+   * to the CRC-32C of `log[start + 21, end)`. RangeError unless `0 <= start`, `start + 21 <= end`
+   * and `end <= log.length`: check that a batch fits before checking its CRC.
+   */
+  crcMatches(start: number, end: number): boolean;
+}
+
+/** The four functions a reader of the course writes, one per chapter. */
+export interface CoursePolicies {
+  /** Chapter 1: the zigzag varint of `value`, 7 bits per byte, low bits first. */
+  writeVarint(value: number): number[];
+  /** Chapter 2: the entry with the largest `offset <= target`, or null; a binary search. */
+  lookup(index: readonly IndexEntry[], target: number): IndexEntry | null;
+  /** Chapter 3: how many of the oldest segments retention deletes. */
+  segmentsToDelete(segments: readonly RetentionSegment[], now: number, config: RetentionConfig): number;
+  /** Chapter 4: how many bytes at the start of a segment are whole, valid record batches. */
+  recover(log: Uint8Array, helpers: RecoverHelpers): number;
+}
+
+/** The policies' names, in chapter order. */
+export const POLICY_NAMES = ["writeVarint", "lookup", "segmentsToDelete", "recover"] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
