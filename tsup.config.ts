@@ -3,7 +3,7 @@ import { defineConfig } from "tsup";
 // `npm run build` empties dist/ first (not tsup's `clean`, which would race between the two
 // configs). Two builds: the library (ESM + CJS + .d.ts for both) and the CLI (ESM only, with a shebang).
 // The library's entries (docs/entry-points.md): `index` the browser-clean root, `node` the root
-// in Node (adds FsStorage and LogDir.open(path)), `format` and `fs` and `testing` the subpaths.
+// in Node (adds FsStorage and LogDir.open(path)), `format`, `fs`, `testing` and `course` the subpaths.
 // The ESM entries share chunks, so one LogDir class serves them all in one process.
 export default defineConfig([
   {
@@ -13,6 +13,7 @@ export default defineConfig([
       format: "src/format.ts",
       fs: "src/fs.ts",
       testing: "src/testing.ts",
+      course: "src/course.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

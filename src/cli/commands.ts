@@ -20,6 +20,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "check every batch, record, index entry and checkpoint of a log directory as reads do",
     load: async () => (await import("./verify.js")).run,
   },
+  check: {
+    summary: "run the course's unit cases against your storage policies (or pagelog's)",
+    load: async () => (await import("./check.js")).run,
+  },
   fuzz: { summary: "run the crash-recovery fuzzer", load: async () => (await import("./fuzz.js")).run },
   bench: {
     summary: "benchmarks: pagelog's hot paths beside their raw references, on your disk",

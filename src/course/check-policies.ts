@@ -61,8 +61,3 @@ export function checkPolicies(policies: Partial<CoursePolicies>): PoliciesCheck 
   }
   return result;
 }
-
-/** How many cases each policy has (for docs and tests). */
-export function caseCount(name: PolicyName): number {
-  return CASES[name].length;
-}

@@ -98,6 +98,12 @@ describe("the root entry bundled for a browser", () => {
     expect([...inputs, ...imports].filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
   });
 
+  it("pagelog/course imports no Node builtin", async () => {
+    const { metafile } = await bundle('export * from "./src/course.ts";', "esm");
+    const { inputs, imports } = modulesOf(metafile);
+    expect([...inputs, ...imports].filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
+  });
+
   it("runs with no process and no Buffer: open a SimStorage, append, read, close, crash, recover", async () => {
     const { code } = await bundle(
       `

@@ -49,7 +49,7 @@ describe("the packed package", () => {
     expect(shipped).not.toContain("test");
     expect(shipped).not.toContain("src");
     const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
-    const entries = ["index", "node", "format", "fs", "testing"].flatMap((e) => [
+    const entries = ["index", "node", "format", "fs", "testing", "course"].flatMap((e) => [
       `${e}.js`,
       `${e}.cjs`,
       `${e}.d.ts`,

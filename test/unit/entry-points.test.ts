@@ -62,6 +62,10 @@ describe("the entry points match docs/entry-points.md", () => {
     expect(await exportsOf("format.ts")).toEqual([...new Set(documented("pagelog/format"))].sort());
   });
 
+  it("pagelog/course", async () => {
+    expect(await exportsOf("course.ts")).toEqual(documented("pagelog/course").sort());
+  });
+
   it("pagelog/fs", async () => {
     expect(await exportsOf("fs.ts")).toEqual(documented("pagelog/fs").sort());
   });

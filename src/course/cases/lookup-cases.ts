@@ -83,15 +83,15 @@ const bigIndex: PolicyCase<Lookup> = {
 };
 
 export const lookupCases: readonly PolicyCase<Lookup>[] = [
-  floorCase("empty index → null", [], 5),
-  floorCase("target 5 below the first entry 10 → null", SIX, 5),
+  floorCase("an empty index", [], 5),
+  floorCase("target 5 below the first entry 10", SIX, 5),
   floorCase("target 10, exactly the first entry", SIX, 10),
   floorCase("target 30, exactly an entry", SIX, 30),
   floorCase("target 57 between entries 50 and 60", SIX, 57),
   floorCase("target 60, exactly the last entry", SIX, 60),
   floorCase("target 1000 past the last entry 60", SIX, 1000),
   floorCase("one entry (offsets never repeat in an index), target above it", [{ offset: 7, position: 0 }], 8),
-  floorCase("one entry, target below it → null", [{ offset: 7, position: 0 }], 6),
+  floorCase("one entry, target below it", [{ offset: 7, position: 0 }], 6),
   everyTarget,
   bigIndex,
 ];

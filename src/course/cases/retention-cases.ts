@@ -52,9 +52,9 @@ const OFF: RetentionConfig = { retentionMs: -1, retentionBytes: -1 };
 const ONE_HOUR: RetentionConfig = { retentionMs: HOUR, retentionBytes: -1 };
 
 export const retentionCases: readonly PolicyCase<SegmentsToDelete>[] = [
-  retentionCase("both limits off (-1) → 0", segments([1000, OLD], [1000, OLD], [1000, OLD]), OFF, 0),
+  retentionCase("both limits off (-1)", segments([1000, OLD], [1000, OLD], [1000, OLD]), OFF, 0),
   retentionCase(
-    "only the active segment, old and large → 0",
+    "only the active segment, old and large",
     segments([10_000, OLD]),
     { retentionMs: HOUR, retentionBytes: 100 },
     0,
@@ -85,19 +85,19 @@ export const retentionCases: readonly PolicyCase<SegmentsToDelete>[] = [
     0,
   ),
   retentionCase(
-    "size: 300 bytes, retention.bytes 200: the log is exactly 200 without the oldest → 1",
+    "size: 300 bytes, retention.bytes 200: the log is exactly 200 without the oldest",
     segments([100, RECENT], [100, RECENT], [100, RECENT]),
     { retentionMs: -1, retentionBytes: 200 },
     1,
   ),
   retentionCase(
-    "size: 300 bytes, retention.bytes 201: one byte under without the oldest → 0",
+    "size: 300 bytes, retention.bytes 201: one byte under without the oldest",
     segments([100, RECENT], [100, RECENT], [100, RECENT]),
     { retentionMs: -1, retentionBytes: 201 },
     0,
   ),
   retentionCase(
-    "size: 400 bytes, retention.bytes 150 → 2 (the active one stays)",
+    "size: 400 bytes, retention.bytes 150: two go, the active one stays",
     segments([100, RECENT], [100, RECENT], [100, RECENT], [100, RECENT]),
     { retentionMs: -1, retentionBytes: 150 },
     2,

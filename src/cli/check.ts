@@ -1,0 +1,110 @@
+/**
+ * `pagelog check`: runs the course's unit cases against a reader's policies (a module exporting
+ * any of writeVarint, lookup, segmentsToDelete, recover) or, without --policies, against
+ * pagelog's own. The cases live in src/course (browser-safe); this is the loading and printing.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { type PoliciesCheck, checkPolicies } from "../course/check-policies.js";
+import { kafkaPolicies } from "../course/kafka-policies.js";
+import { type CoursePolicies, POLICY_NAMES } from "../course/policy-types.js";
+import { parsing } from "./args.js";
+import { type CliIo, UsageError } from "./io.js";
+
+export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json]
+
+Runs the unit cases of the course's four storage exercises (docs/homework.md) and prints, per
+policy, each case that passed and, for each that failed, why:
+
+  writeVarint(value)                        chapter 1: zigzag varint, as byte values
+  lookup(index, target)                     chapter 2: floor entry of an offset index, binary search
+  segmentsToDelete(segments, now, limits)   chapter 3: how many oldest segments retention deletes
+  recover(log, { readInt32, crcMatches })   chapter 4: bytes of whole, valid batches at the start
+
+The module (ES or CommonJS) exports any of them by name, or as one default object; the ones it
+does not export are skipped. Without --policies, checks pagelog's own answers.
+
+Options:
+  --policies PATH  the module with your policies
+  --json           print { policies: { name: { given, passed, failed: [{ case, reason }] } } }
+  -h, --help       show this help
+
+Exit status: 0 every given policy passes, 1 a case failed, 2 usage (no module, none of the four).
+`;
+
+const OPTIONS = {
+  policies: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values } = parsing(() => parseArgs({ args, strict: true, allowPositionals: false, options: OPTIONS }));
+  if (values.help) {
+    io.stdout.write(CHECK_HELP);
+    return 0;
+  }
+  const path = values.policies;
+  const policies = path === undefined ? kafkaPolicies : await loadPolicies(path);
+  const result = checkPolicies(policies);
+  if (values.json) io.stdout.write(`${JSON.stringify(asJson(result), null, 2)}\n`);
+  else printResult(result, path === undefined ? "pagelog's own policies (kafkaPolicies)" : path, io);
+  return POLICY_NAMES.some((name) => result[name].failed.length > 0) ? 1 : 0;
+}
+
+function asJson(result: PoliciesCheck): unknown {
+  const policies: Record<string, unknown> = {};
+  for (const name of POLICY_NAMES) {
+    const { given, passed, failed } = result[name];
+    policies[name] = { given, passed: passed.length, failed };
+  }
+  return { policies };
+}
+
+function printResult(result: PoliciesCheck, what: string, io: CliIo): void {
+  const lines = [`pagelog check · ${what}`, ""];
+  let passed = 0;
+  let failed = 0;
+  for (const name of POLICY_NAMES) {
+    const check = result[name];
+    if (!check.given) {
+      lines.push(`${name}: not given (skipped)`, "");
+      continue;
+    }
+    passed += check.passed.length;
+    failed += check.failed.length;
+    const counts = `${check.passed.length} passed${check.failed.length > 0 ? `, ${check.failed.length} failed` : ""}`;
+    lines.push(`${name}: ${counts}`);
+    for (const c of check.passed) lines.push(`  ok    ${c}`);
+    for (const f of check.failed) lines.push(`  FAIL  ${f.reason}`);
+    lines.push("");
+  }
+  lines.push(
+    failed === 0 ? `all given policies pass (${passed} cases)` : `${failed} of ${passed + failed} cases failed`,
+  );
+  io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The policies a module exports: by name, or on its default export (an ES default object, or CommonJS's module.exports). */
+export async function loadPolicies(path: string): Promise<Partial<CoursePolicies>> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(/* @vite-ignore */ pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`--policies: cannot load '${path}': ${message.split("\n")[0]}`);
+  }
+  const fromDefault =
+    typeof mod.default === "object" && mod.default !== null ? (mod.default as Record<string, unknown>) : {};
+  const found: Partial<Record<keyof CoursePolicies, unknown>> = {};
+  for (const name of POLICY_NAMES) {
+    const policy = typeof mod[name] === "function" ? mod[name] : fromDefault[name];
+    if (typeof policy === "function") found[name] = policy;
+  }
+  if (Object.keys(found).length === 0)
+    throw new UsageError(
+      `--policies: '${path}' exports none of ${POLICY_NAMES.join(", ")} (by name or on a default object)`,
+    );
+  return found as Partial<CoursePolicies>;
+}
