@@ -39,13 +39,13 @@ export interface RecoverHelpers {
 
 /** The four functions a reader of the course writes, one per chapter. */
 export interface CoursePolicies {
-  /** Chapter 1: the zigzag varint of `value`, 7 bits per byte, low bits first. */
+  /** Chapter 1: the zigzag varint of `value`, 7 bits per byte, low bits first. Kafka: `ByteUtils.writeVarint`. */
   writeVarint(value: number): number[];
-  /** Chapter 2: the entry with the largest `offset <= target`, or null; a binary search. */
+  /** Chapter 2: the entry with the largest `offset <= target`, or null; a binary search. Kafka: `OffsetIndex.lookup`. */
   lookup(index: readonly IndexEntry[], target: number): IndexEntry | null;
-  /** Chapter 3: how many of the oldest segments retention deletes. */
+  /** Chapter 3: how many of the oldest segments retention deletes. Kafka: `UnifiedLog.deleteOldSegments`. */
   segmentsToDelete(segments: readonly RetentionSegment[], now: number, config: RetentionConfig): number;
-  /** Chapter 4: how many bytes at the start of a segment are whole, valid record batches. */
+  /** Chapter 4: how many bytes at the start of a segment are whole, valid record batches. Kafka: `LogSegment.recover`. */
   recover(log: Uint8Array, helpers: RecoverHelpers): number;
 }
 

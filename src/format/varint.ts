@@ -164,6 +164,7 @@ function writeHalves(bytes: Uint8Array, position: number, zhi: number, zlo: numb
  * byte values. For an int32 these are exactly the bytes of a Kafka varint; for larger safe
  * integers, the bytes of a Kafka varlong (the two agree wherever both are defined), so one
  * function serves lengths, offset deltas and timestamp deltas.
+ * Kafka: `ByteUtils.writeVarint` (and `writeVarlong`). It is `kafkaPolicies.writeVarint` of `pagelog/course`.
  *
  * Written plainly with `BigInt` as a reference answer, independent of the fast writers above;
  * a property test checks the two agree.
