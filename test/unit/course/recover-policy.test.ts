@@ -9,18 +9,9 @@ import { encodeBatch } from "../../../src/format/index.js";
 import { Segment } from "../../../src/segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { concat } from "../segment/helpers.js";
 
 const recover = (log: Uint8Array) => kafkaPolicies.recover(log, recoverHelpers(log));
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** 1–4 batches with consecutive offsets from 0, and where each ends. */
 function batches(random: () => number): { parts: Uint8Array[]; ends: number[] } {
