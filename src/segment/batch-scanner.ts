@@ -28,6 +28,9 @@ import type { StorageFile } from "../storage/storage.js";
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
 export const SCAN_CHUNK_BYTES = 1 << 20;
 
+/** The most a read-ahead reads at once (it goes by length fields nobody checked yet). */
+const READ_AHEAD_MAX_BYTES = 16 << 20;
+
 /** Why a scan stopped before the end of the file. */
 export type ScanStopReason = InvalidBatchReason | "offset-gap" | "bad-header";
 
@@ -108,7 +111,7 @@ export class BatchScanner {
   /** Buffered bytes of the file starting at #bufferStart. */
   #buffer: Uint8Array = new Uint8Array(0);
   #bufferStart = 0;
-  /** With `readAhead`: the memory behind `#buffer`, and buffers free to read into. */
+  /** With `reuseBuffers`: the memory behind `#buffer`, and buffers free to read into. */
   #backing: Uint8Array | undefined;
   readonly #free: Uint8Array[] = [];
   /** The read of the next chunk, started while this one is walked (`readAhead`). */
@@ -265,7 +268,7 @@ export class BatchScanner {
     return ahead;
   }
 
-  /** `length` bytes at `position`: a fresh buffer, or with `readAhead` one of the walk's own. */
+  /** `length` bytes at `position`: a fresh buffer, or with `reuseBuffers` one of the walk's own. */
   async #read(position: number, length: number): Promise<Uint8Array> {
     if (this.#options.reuseBuffers !== true) return this.#file.read(position, length);
     const index = this.#free.findIndex((b) => b.length >= length);
@@ -292,7 +295,13 @@ export class BatchScanner {
       at += size;
       size = 0;
     }
-    const length = Math.min(Math.max(size, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - at);
+    // Never more than READ_AHEAD_MAX_BYTES on an unchecked length field: a larger batch (or a
+    // hostile length) is read by the walk itself, once its size was checked, as any other.
+    const length = Math.min(
+      Math.max(size, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES),
+      READ_AHEAD_MAX_BYTES,
+      this.#fileSize - at,
+    );
     if (length <= 0 || at <= this.#bufferStart) return;
     const bytes = this.#read(at, length);
     bytes.catch(() => undefined); // a read never awaited must not be an unhandled rejection
