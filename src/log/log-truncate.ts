@@ -89,6 +89,11 @@ async function replaceStraddlingBatch(
     await deleteFrom(storage, s.segments, index + 1);
     s.dirtySegments.delete(segment);
     await segment.close();
+  } else {
+    // Once the new segment exists, this one lies below the segment holding the recovery point,
+    // where the loader trusts indexes instead of walking: make them durable first (the active
+    // segment's are synced lazily, see flushLog). Found by the crash property, schedule 600341771.
+    await segment.flush();
   }
   await storage.rename(tmp, logPath);
   await storage.syncDir(s.name);
