@@ -44,8 +44,12 @@ export async function readSegment(s: SegmentState, offset: number, maxBytes: num
         readAhead: maxBytes >= SEQUENTIAL_READ_BYTES,
       }),
     );
-    const read = await readFrom(s, scanner, target, maxBytes).catch(() => undefined);
-    if (read !== undefined) return read;
+    try {
+      return await readFrom(s, scanner, target, maxBytes);
+    } catch (err) {
+      // As `fromIndex` does for a lying index entry: only damage met on the way starts over.
+      if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT)) throw err;
+    }
   }
   return fromIndex(s, s.offsetIndex.lookup(target), (start) =>
     // Batches before the target are only stepped over (their offsets are still checked): a

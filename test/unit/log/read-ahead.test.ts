@@ -1,7 +1,9 @@
 /**
  * Sequential reads go on from where the last one stopped, on a chunk read ahead. The chunk is
  * never served once the log changed below its end: a truncation (and the re-append of other
- * records at the same offsets and positions) must be what the next read sees.
+ * records at the same offsets and positions) must be what the next read sees. (Today the
+ * truncation's own read of the batch it cuts consumes the read-ahead; `truncateSegment` also
+ * forgets it, so a truncation that did not read first would be safe too.)
  */
 import { describe, expect, it } from "vitest";
 import { LogDir } from "../../../src/log/log-dir.js";
