@@ -9,7 +9,7 @@ import { recoverCases } from "./cases/recover-cases.js";
 import { retentionCases } from "./cases/retention-cases.js";
 import { varintCases } from "./cases/varint-cases.js";
 import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
-import { readLimited } from "../segment/policies/read-limited.js";
+import { readLimited } from "./read-limited.js";
 
 /** One failed case: its name and why, as `lookup: target 57 … → expected …, got …`. */
 export interface FailedCase {

@@ -92,30 +92,27 @@ export class OffsetIndex extends IndexFile {
    */
   lookup(target: number): OffsetPosition {
     if (this.#policy !== undefined) {
-      const entry = lookupByPolicy(this.#policy, this.#policySource, target);
+      const entry = lookupByPolicy(this.#policy, this, target);
       return entry ?? { offset: this.baseOffset, position: 0 };
     }
     const slot = this.floorSlot(target, (s) => this.entry(s).offset);
     return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
   }
 
-  /** What a reader's lookup sees: a plain, frozen array of the entries, made once per change. */
-  readonly #policySource = {
-    path: this.file.path,
-    entries: (): readonly IndexEntry[] => {
-      const cached = this.#policyEntries;
-      if (cached !== undefined && cached.generation === this.generation) return cached.entries;
-      const entries = Object.freeze(
-        Array.from({ length: this.entries }, (_, slot) => Object.freeze({ ...this.entry(slot) })),
-      );
-      this.#policyEntries = { generation: this.generation, entries };
-      return entries;
-    },
-    slotOf: (offset: number): number => {
-      const slot = this.floorSlot(offset, (s) => this.entry(s).offset);
-      return slot >= 0 && this.entry(slot).offset === offset ? slot : -1;
-    },
-  };
+  /** The entries as the course's plain array (frozen), for a reader's lookup; made once per change. */
+  policyEntries(): readonly IndexEntry[] {
+    const cached = this.#policyEntries;
+    if (cached?.generation === this.generation) return cached.entries;
+    const entries = Object.freeze(Array.from({ length: this.entries }, (_, slot) => Object.freeze(this.entry(slot))));
+    this.#policyEntries = { generation: this.generation, entries };
+    return entries;
+  }
+
+  /** The slot holding exactly `offset`, or -1. */
+  slotOf(offset: number): number {
+    const slot = this.floorSlot(offset, (s) => this.entry(s).offset);
+    return slot >= 0 && this.entry(slot).offset === offset ? slot : -1;
+  }
 
   /** Removes every entry whose offset is `>= offset`: their batches are being cut away. */
   async truncateTo(offset: number): Promise<void> {

@@ -50,7 +50,7 @@ export async function planRecovery(
           {
             policy: "recover",
             returned: kept,
-            why: `kept ${kept} bytes of ${s.log.path}, which cuts flushed records: offsets up to ${minNextOffset - 1} were acknowledged as durable (the recovery point), the kept batches end at offset ${s.nextOffset - 1}`,
+            why: `kept ${kept} bytes of ${s.log.path}, which cuts flushed records (below the recovery point ${minNextOffset})`,
           },
           s.log.path,
         );

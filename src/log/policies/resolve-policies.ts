@@ -9,22 +9,15 @@ export type LogPolicies = Readonly<Partial<CoursePolicies>>;
 
 export function resolvePolicies(given: unknown): LogPolicies | undefined {
   if (given === undefined) return undefined;
+  const known = POLICY_NAMES.join(", ");
   if (typeof given !== "object" || given === null || Array.isArray(given))
-    throw new TypeError(
-      `option policies must be an object with any of ${POLICY_NAMES.join(", ")}, got ${given === null ? "null" : Array.isArray(given) ? "an array" : typeof given}`,
-    );
-  const out: Partial<Record<(typeof POLICY_NAMES)[number], unknown>> = {};
-  for (const key of Object.keys(given)) {
-    if (!(POLICY_NAMES as readonly string[]).includes(key))
-      throw new TypeError(`option policies: unknown policy ${JSON.stringify(key)} (known: ${POLICY_NAMES.join(", ")})`);
-  }
-  for (const name of POLICY_NAMES) {
-    const policy = (given as Record<string, unknown>)[name];
+    throw new TypeError(`option policies must be an object with any of ${known}`);
+  const out: Record<string, unknown> = {};
+  for (const [name, policy] of Object.entries(given)) {
+    if (!(POLICY_NAMES as readonly string[]).includes(name))
+      throw new TypeError(`option policies: unknown policy ${JSON.stringify(name)} (known: ${known})`);
     if (policy === undefined) continue;
-    if (typeof policy !== "function")
-      throw new TypeError(
-        `option policies.${name} must be a function, got ${policy === null ? "null" : typeof policy}`,
-      );
+    if (typeof policy !== "function") throw new TypeError(`option policies.${name} must be a function`);
     out[name] = policy;
   }
   return Object.keys(out).length === 0 ? undefined : Object.freeze(out as Partial<CoursePolicies>);

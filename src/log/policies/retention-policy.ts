@@ -24,30 +24,16 @@ export function countByPolicy(
   );
   const config = Object.freeze({ retentionMs: limits.retentionMs, retentionBytes: limits.retentionBytes });
   const answer: unknown = callPolicy("segmentsToDelete", () => policy(shaped, limits.now, config));
-  const refuse = (why: string) => policyError({ policy: "segmentsToDelete", why, returned: answer });
-  const n = segments.length;
+  const refuse = (why: string) =>
+    policyError({ policy: "segmentsToDelete", why: `returned ${shown(answer)}: ${why}`, returned: answer });
   if (typeof answer !== "number" || !Number.isInteger(answer) || answer < 0)
-    throw refuse(
-      `returned ${shown(answer)}: expected how many of the oldest segments to delete, a whole number from 0`,
-    );
-  if (answer >= n)
-    throw refuse(
-      `returned ${answer} for ${n} segment${n === 1 ? "" : "s"}: that deletes the last one, the active segment, which retention never deletes`,
-    );
+    throw refuse("expected how many of the oldest segments to delete, a whole number from 0");
+  if (answer >= segments.length)
+    throw refuse(`there are ${segments.length}: that deletes the active (last) segment, which retention never deletes`);
   const allowed = segmentsToDelete(segments, limits);
-  if (answer > allowed) {
-    const keep = segments[allowed]!;
-    const byTime =
-      limits.retentionMs === -1
-        ? "retention.ms is off"
-        : `its newest record (${keep.maxTimestamp}) is not older than retention.ms ${limits.retentionMs} at now ${limits.now}`;
-    const bySize =
-      limits.retentionBytes === -1
-        ? "retention.bytes is off"
-        : `without it the log would be under retention.bytes ${limits.retentionBytes}`;
+  if (answer > allowed)
     throw refuse(
-      `returned ${answer}, but only the first ${allowed} may go: segment ${keep.baseOffset} must stay (${byTime}; ${bySize}), and retention deletes only a prefix of the oldest segments`,
+      `only the first ${allowed} may go (now ${limits.now}, retention.ms ${limits.retentionMs}, retention.bytes ${limits.retentionBytes}): segment ${segments[allowed]!.baseOffset} stays, and only a prefix goes`,
     );
-  }
   return answer;
 }

@@ -9,15 +9,14 @@
  */
 import type { CoursePolicies, IndexEntry } from "./policy-types.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
-import { readLimited } from "./read-limited.js";
 
 export type LookupPolicy = CoursePolicies["lookup"];
 
-/** What the index offers the policy path: its entries as an array, and its own floor lookup. */
+/** What the index offers the policy path: its entries as an array, and its own exact search. */
 export interface LookupSource {
-  readonly path: string;
-  /** The entries, oldest first, as plain objects (a fresh, frozen copy per change of the index). */
-  entries(): readonly IndexEntry[];
+  readonly file: { readonly path: string };
+  /** The entries, oldest first, as plain objects (a frozen copy, made once per change of the index). */
+  policyEntries(): readonly IndexEntry[];
   /** The slot holding exactly `offset`, or -1. */
   slotOf(offset: number): number;
 }
@@ -27,22 +26,23 @@ export interface LookupSource {
  * then starts at the segment's first byte, as Kafka's does).
  */
 export function lookupByPolicy(lookup: LookupPolicy, source: LookupSource, target: number): IndexEntry | null {
-  const entries = source.entries();
-  const answer: unknown = callPolicy("lookup", () => readLimited(lookup)(entries, target), source.path);
+  const entries = source.policyEntries();
+  const answer: unknown = callPolicy("lookup", () => lookup(entries, target), source.file.path);
   if (answer === null) return null;
-  const refuse = (why: string) => policyError({ policy: "lookup", why, returned: answer }, source.path);
-  if (typeof answer !== "object" || answer === undefined)
-    throw refuse(`returned ${shown(answer)} for target ${target}: expected an entry of the index or null`);
-  const { offset, position } = answer as Partial<IndexEntry>;
-  const slot = typeof offset === "number" ? source.slotOf(offset) : -1;
-  const entry = slot < 0 ? undefined : entries[slot];
-  if (entry === undefined || entry.position !== position)
-    throw refuse(
-      `returned ${shown(answer)} for target ${target}, which is not an entry of the index (${entries.length} entries)`,
-    );
-  if (entry.offset > target)
-    throw refuse(
-      `returned the entry for offset ${entry.offset} (position ${entry.position}) for target ${target}: that batch ends past the target, so reading from it can skip records before it (the answer is the entry with the largest offset <= the target)`,
-    );
-  return entry;
+  const { offset, position } = (answer ?? {}) as Partial<IndexEntry>;
+  const entry = typeof offset === "number" ? entries[source.slotOf(offset)] : undefined;
+  const why =
+    typeof answer !== "object"
+      ? "expected an entry of the index or null"
+      : entry === undefined || entry.position !== position
+        ? `which is not an entry of the index (${entries.length} entries)`
+        : entry.offset > target
+          ? "that batch ends past the target, so reading from it can skip records (lookup returns the largest offset <= the target)"
+          : undefined;
+  if (why === undefined && entry !== undefined) return entry;
+  const what = entry === undefined ? shown(answer) : `the entry for offset ${offset} (position ${position})`;
+  throw policyError(
+    { policy: "lookup", why: `returned ${what} for target ${target}: ${why}`, returned: answer },
+    source.file.path,
+  );
 }

@@ -7,9 +7,7 @@ import type { RecoverHelpers } from "./policy-types.js";
 
 function readInt32(log: Uint8Array, pos: number): number {
   if (!Number.isInteger(pos) || pos < 0 || pos + 4 > log.length)
-    throw new RangeError(
-      `readInt32(log, ${pos}): bytes ${pos}..${pos + 4} are not all in the log (${log.length} bytes)`,
-    );
+    throw new RangeError(`readInt32(log, ${pos}): bytes ${pos}..${pos + 4} are not in the log (${log.length} bytes)`);
   return new DataView(log.buffer, log.byteOffset, log.byteLength).getInt32(pos, false);
 }
 
@@ -21,11 +19,11 @@ export function recoverHelpers(log: Uint8Array): RecoverHelpers {
     crcMatches(start: number, end: number): boolean {
       if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > log.length)
         throw new RangeError(
-          `crcMatches(${start}, ${end}): the batch is not within the log (${log.length} bytes): check that it fits first`,
+          `crcMatches(${start}, ${end}): not within the log (${log.length} bytes): check that it fits first`,
         );
       if (end < start + CRC_COVERED_START)
         throw new RangeError(
-          `crcMatches(${start}, ${end}): ${end - start} bytes cannot hold a batch header (a batch is 12 + length bytes, length >= 49)`,
+          `crcMatches(${start}, ${end}): ${end - start} bytes cannot hold a batch header (12 + length bytes, length >= 49)`,
         );
       return view.getUint32(start + CRC_OFFSET, false) === crc32c(log.subarray(start + CRC_COVERED_START, end));
     },

@@ -49,19 +49,16 @@ export async function keptByPolicy(
   const bytes = size === 0 ? new Uint8Array(0) : await log.read(0, size);
   const answer: unknown = callPolicy("recover", () => recover(bytes, recoverHelpers(bytes)), log.path);
   const refuse = (why: string, breaksAt?: number) =>
-    policyError(
-      { policy: "recover", why, returned: answer, ...(breaksAt === undefined ? {} : { breaksAt }) },
-      log.path,
-    );
+    policyError({ policy: "recover", why, returned: answer, breaksAt }, log.path);
   if (typeof answer !== "number" || !Number.isInteger(answer) || answer < 0 || answer > size)
     throw refuse(
-      `returned ${shown(answer)} for ${log.path}, which has ${size} bytes: expected a whole number of bytes from 0 to ${size}`,
+      `returned ${shown(answer)}: expected a whole number of bytes from 0 to ${size} (the size of ${log.path})`,
     );
   if (answer === ours.position) return answer;
   if (answer < ours.position) {
     if (!boundaries.has(answer))
       throw refuse(
-        `returned ${answer} for ${log.path}: that is inside the batch that starts at ${nearestBelow(boundaries, answer)}, so the log would end in half a batch`,
+        `returned ${answer}: inside the batch that starts at ${nearestBelow(boundaries, answer)} of ${log.path}, so the log would end in half a batch`,
         answer,
       );
     return answer;

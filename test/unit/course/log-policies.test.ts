@@ -154,17 +154,6 @@ describe("LogOptions.policies.lookup", () => {
     }
   });
 
-  it("a lookup that never narrows its range ends as an error naming it, not a hang", async () => {
-    const loops: CoursePolicies["lookup"] = (index, target) => {
-      let low = 0;
-      for (;;) if (index[low]!.offset > target && low >= 0) low = 0; // never returns
-    };
-    const { dir, log } = await logWithBatches({ lookup: loops });
-    const err = await refused(log.read(10), "lookup");
-    expect(err.message).toMatch(/threw RangeError: read more than \d+ entries/);
-    await dir.close();
-  });
-
   it("a right but slower answer (an earlier entry, or null) still reads the right records", async () => {
     for (const lookup of [
       (index: readonly { offset: number; position: number }[]) => index[0] ?? null,
@@ -291,7 +280,7 @@ describe("LogOptions.policies.segmentsToDelete", () => {
 
   it("deleting the active segment, a negative count or more than the limits allow is refused", async () => {
     for (const [policy, pattern] of [
-      [(segments: readonly unknown[]) => segments.length, /the active segment/],
+      [(segments: readonly unknown[]) => segments.length, /the active \(last\) segment/],
       [() => -1, /a whole number from 0/],
       [() => Number.NaN, /a whole number from 0/],
     ] as const) {
@@ -317,7 +306,7 @@ describe("LogOptions.policies.segmentsToDelete", () => {
     await log.append(records(3));
     await log.append(records(3, 3)).catch(() => undefined);
     const err = await refused(log.applyRetention(), "segmentsToDelete");
-    expect(err.message).toMatch(/only the first 0 may go/);
+    expect(err.message).toMatch(/only the first 0 may go .*: segment 0 stays, and only a prefix goes/);
     expect(log.startOffset).toBe(0);
     await dir.close();
   });
@@ -358,8 +347,8 @@ describe("LogOptions.policies.writeVarint", () => {
 
   it("returning something that is not bytes, or throwing, fails the append", async () => {
     for (const [writeVarint, pattern] of [
-      [() => "x", /expected an array of bytes/],
-      [() => [300], /expected an array of bytes/],
+      [() => "x", /returned "x"; Kafka's bytes are \[\d+\]/],
+      [() => [300], /returned \[300\]; Kafka's bytes are \[\d+\]/],
       [
         () => {
           throw new TypeError("nope");

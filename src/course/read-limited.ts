@@ -1,9 +1,9 @@
 /**
- * A guard for a reader's `lookup`: its index throws once it has been read far more often than
- * any search needs, so a loop that never narrows ends as an error naming the function (in
- * `check`, and in the Log's lookups) instead of hanging the process.
+ * A guard for a reader's `lookup` in `check`: its index throws once it has been read far more
+ * often than any search needs, so a loop that never narrows ends as a failed case instead of
+ * hanging the process. (Not in the Log's lookups: the browser bundle's budget; see homework.md.)
  */
-import type { CoursePolicies } from "./policy-types.js";
+import type { CoursePolicies } from "../segment/policies/policy-types.js";
 
 /** More element reads than this per entry: the search is not narrowing down (a loop that never ends). */
 const MAX_READS_PER_ENTRY = 20;
