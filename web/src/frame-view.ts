@@ -1,0 +1,75 @@
+/**
+ * Draws a frame: the strip, the status lines in the terminal demo's words (src/cli/demo/render.ts),
+ * the last step's line and the outcome line. Also keeps the strip's hover line and the segment
+ * state the test hooks read.
+ */
+import type { DemoSnapshot } from "../../src/cli/demo/session.js";
+import type { Frame } from "./controller.js";
+import { $ } from "./dom.js";
+import { describeByte, stripHtml, stripSummary } from "./strip-view.js";
+import { runningOn } from "./your-code.js";
+
+export function flushLabel(flushEvery: number): string {
+  return flushEvery === 0 ? "off" : `${flushEvery} batch${flushEvery === 1 ? "" : "es"}`;
+}
+
+/** Which kind of line the outcome is, for its style and for tests. */
+export function outcomeKind(outcome: string): string {
+  if (outcome.startsWith("POWER CUT")) return "lost";
+  if (/\bbroken\b/.test(outcome)) return "broken";
+  if (/\bthrew\b/.test(outcome)) return "threw";
+  if (outcome.includes("clean shutdown")) return "clean";
+  if (outcome.startsWith("restart after a power cut")) return "recovered";
+  return "other";
+}
+
+export function drawFrame(frame: Frame): void {
+  const s = frame.snapshot;
+  const c = s.config;
+  $("geometry").textContent =
+    `seed ${c.seed} · ${c.pageSize}-byte pages, ${c.sectorSize}-byte sectors · flush every: ${flushLabel(s.flushEvery)}`;
+  $("running-on").textContent = `running on: ${runningOn(frame.policyNames)}`;
+  drawSegment(s);
+  const status = $("status");
+  status.dataset.power = s.power;
+  status.innerHTML =
+    s.power === "on"
+      ? `log end offset <b id="end-offset">${s.endOffset}</b> · recovery point ${s.recoveryPoint} · dirty pages ${s.segment?.dirtyPages ?? 0} · acknowledged records lost so far: ${s.lostTotal}`
+      : `<b>POWER OFF</b> · broker down · acknowledged up to offset ${s.acknowledged - 1} · the log needs recovery: restart (r)`;
+  $("last-recovery").textContent = `last recovery: ${s.lastRecovery}`;
+  $("message").textContent = `> ${frame.message}`;
+  const outcome = $("outcome");
+  outcome.textContent = frame.outcome ?? "no power cut or restart yet";
+  outcome.dataset.kind = frame.outcome === undefined ? "none" : outcomeKind(frame.outcome);
+  document.body.dataset.power = s.power;
+}
+
+let shown: DemoSnapshot["segment"];
+
+function drawSegment(s: DemoSnapshot): void {
+  const seg = s.segment;
+  shown = seg;
+  const strip = $("strip");
+  if (seg === undefined) {
+    $("segment-title").textContent = "(no segment)";
+    strip.innerHTML = "";
+    strip.setAttribute("aria-label", "no segment");
+    return;
+  }
+  $("segment-title").textContent =
+    `${seg.path} · segment ${seg.segmentNumber} of ${seg.segmentCount} · ${seg.size} bytes, size on disk ${seg.durableSize}`;
+  strip.innerHTML = stripHtml(seg);
+  strip.setAttribute("aria-label", stripSummary(seg));
+  $("hover").textContent = "hover over (or tap) a byte to see its page, its batch and its state";
+}
+
+/** Hovering or tapping a byte shows its page, batch and state on the line under the strip. */
+export function wireHover(): void {
+  const strip = $("strip");
+  const show = (event: Event) => {
+    const b = (event.target as HTMLElement).dataset?.b;
+    if (b !== undefined && shown !== undefined) $("hover").textContent = describeByte(shown, Number(b));
+  };
+  strip.addEventListener("pointerover", show);
+  strip.addEventListener("click", show);
+}
