@@ -5,8 +5,8 @@
  * docs/entry-points.md lists each export; docs/homework.md walks through the exercises.
  */
 export { kafkaPolicies } from "./course/kafka-policies.js";
-export { recoverHelpers } from "./course/recover-helpers.js";
-export { POLICY_NAMES } from "./course/policy-types.js";
+export { recoverHelpers } from "./segment/policies/recover-helpers.js";
+export { POLICY_NAMES } from "./segment/policies/policy-types.js";
 export type {
   CoursePolicies,
   IndexEntry,
@@ -14,6 +14,6 @@ export type {
   RecoverHelpers,
   RetentionConfig,
   RetentionSegment,
-} from "./course/policy-types.js";
+} from "./segment/policies/policy-types.js";
 export { checkPolicies } from "./course/check-policies.js";
 export type { FailedCase, PoliciesCheck, PolicyCheck } from "./course/check-policies.js";

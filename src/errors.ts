@@ -35,6 +35,12 @@ export const ErrorCode = {
    * is reopened: after a failed fsync nothing can say which bytes reached the disk.
    */
   FAILED: "PAGELOG_FAILED",
+  /**
+   * A course policy given in `LogOptions.policies` (a reader's `writeVarint`, `lookup`,
+   * `segmentsToDelete` or `recover`) threw or returned an answer the log cannot use safely. The
+   * error's `policy` says which function and why; the log wrote nothing on its answer.
+   */
+  POLICY: "PAGELOG_POLICY",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -47,17 +53,34 @@ export interface PagelogErrorOptions {
   cause?: unknown;
   /** The storage path the error concerns, when there is one. */
   path?: string;
+  /** For `PAGELOG_POLICY`: which policy failed, and how. */
+  policy?: PolicyFault;
+}
+
+/** What a `PAGELOG_POLICY` error says about the reader's function. */
+export interface PolicyFault {
+  /** The policy's name: `writeVarint`, `lookup`, `segmentsToDelete` or `recover`. */
+  readonly policy: string;
+  /** Why its answer was refused, in a sentence ("threw RangeError: …" when it threw). */
+  readonly why: string;
+  /** What it returned (absent when it threw). */
+  readonly returned?: unknown;
+  /** For `recover`: the first byte position where reading the bytes it kept fails. */
+  readonly breaksAt?: number;
 }
 
 export class PagelogError extends Error {
   override readonly name = "PagelogError";
   readonly code: ErrorCode;
   readonly path: string | undefined;
+  /** Set on `PAGELOG_POLICY` errors: the reader's function and what was wrong with its answer. */
+  readonly policy: PolicyFault | undefined;
 
   constructor(message: string, code: ErrorCode, options: PagelogErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.path = options.path;
+    this.policy = options.policy;
     Object.defineProperty(this, BRAND, { value: true });
   }
 

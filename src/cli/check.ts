@@ -3,14 +3,13 @@
  * any of writeVarint, lookup, segmentsToDelete, recover) or, without --policies, against
  * pagelog's own. The cases live in src/course (browser-safe); this is the loading and printing.
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { type PoliciesCheck, checkPolicies } from "../course/check-policies.js";
 import { kafkaPolicies } from "../course/kafka-policies.js";
-import { type CoursePolicies, POLICY_NAMES } from "../course/policy-types.js";
+import { POLICY_NAMES } from "../segment/policies/policy-types.js";
 import { parsing } from "./args.js";
-import { type CliIo, UsageError } from "./io.js";
+import type { CliIo } from "./io.js";
+import { loadPolicies } from "./policies-module.js";
 
 export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json]
 
@@ -84,27 +83,4 @@ function printResult(result: PoliciesCheck, what: string, io: CliIo): void {
     failed === 0 ? `all given policies pass (${passed} cases)` : `${failed} of ${passed + failed} cases failed`,
   );
   io.stdout.write(`${lines.join("\n")}\n`);
-}
-
-/** The policies a module exports: by name, or on its default export (an ES default object, or CommonJS's module.exports). */
-export async function loadPolicies(path: string): Promise<Partial<CoursePolicies>> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(/* @vite-ignore */ pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`--policies: cannot load '${path}': ${message.split("\n")[0]}`);
-  }
-  const fromDefault =
-    typeof mod.default === "object" && mod.default !== null ? (mod.default as Record<string, unknown>) : {};
-  const found: Partial<Record<keyof CoursePolicies, unknown>> = {};
-  for (const name of POLICY_NAMES) {
-    const policy = typeof mod[name] === "function" ? mod[name] : fromDefault[name];
-    if (typeof policy === "function") found[name] = policy;
-  }
-  if (Object.keys(found).length === 0)
-    throw new UsageError(
-      `--policies: '${path}' exports none of ${POLICY_NAMES.join(", ")} (by name or on a default object)`,
-    );
-  return found as Partial<CoursePolicies>;
 }

@@ -19,6 +19,7 @@ import {
 import { type DemoConfig, DemoSession, FLUSH_CHOICES } from "./demo/session.js";
 import { pagesPerRow } from "./demo/strip.js";
 import { type CliIo, UsageError } from "./io.js";
+import { loadPolicies } from "./policies-module.js";
 import { colorWanted, makeStyle } from "./style.js";
 
 /** The chapter's demo uses small pages so a torn page is visible. */
@@ -42,6 +43,7 @@ At a terminal, one key per step:
   w  let the OS write back some dirty pages on its own
   f  cycle "flush every": off, 1, 5 batches
   s  flush now (fsync)
+  o  run on pagelog's own functions from the next restart (after --policies)
   q  quit
 
 Options:
@@ -56,6 +58,11 @@ Options:
   --sector-size <b>    sector size, the unit a torn page keeps or loses (default page/4)
   --segment-bytes <n>  roll to a new segment past this size (default ${DEFAULT_SEGMENT_BYTES})
   --flush-every <off|1|5>  flush policy to start with (default off, as Kafka's)
+  --policies <module>  run the log on your course functions (docs/homework.md): an ES
+                       or CommonJS module exporting any of writeVarint, lookup,
+                       segmentsToDelete, recover, by name or as a default object. The
+                       frame says "running on: your recover"; when your recover keeps a
+                       torn batch, a restart shows BROKEN and where reading breaks.
   --no-color           no colours (also NO_COLOR=1); --color forces them
   -h, --help           show this help
 `;
@@ -67,6 +74,7 @@ const OPTIONS = {
   "sector-size": { type: "string" },
   "segment-bytes": { type: "string" },
   "flush-every": { type: "string" },
+  policies: { type: "string" },
   color: { type: "boolean" },
   "no-color": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -106,6 +114,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     sectorSize,
     segmentBytes: intOption(values["segment-bytes"], "segment-bytes", DEFAULT_SEGMENT_BYTES, 128, 1 << 30),
     flushEvery,
+    ...(values.policies === undefined ? {} : { policies: await loadPolicies(values.policies) }),
   };
   const style = makeStyle(colorWanted(io, values));
   const interactive = values.script === undefined && io.stdout.isTTY === true && io.stdin?.isTTY === true;

@@ -5,7 +5,13 @@
 import { HEADER_SIZE_UP_TO_MAGIC, LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MAGIC_V2 } from "../format/index.js";
 import { MIN_BATCH_LENGTH, writeVarint } from "../format/index.js";
 import { segmentsToDelete as retentionRule } from "../log/retention.js";
-import type { CoursePolicies, IndexEntry, RecoverHelpers, RetentionConfig, RetentionSegment } from "./policy-types.js";
+import type {
+  CoursePolicies,
+  IndexEntry,
+  RecoverHelpers,
+  RetentionConfig,
+  RetentionSegment,
+} from "../segment/policies/policy-types.js";
 
 /**
  * Chapter 2, the offset index: the entry with the largest `offset <= target`, or null when the

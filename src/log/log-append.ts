@@ -7,7 +7,9 @@
 import type { BatchHeader } from "../format/index.js";
 import type { BytesInput, RecordSnapshot } from "../format/record-codec.js";
 import { readBatchHeader } from "../format/index.js";
+import { ErrorCode, isPagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
+import { checkVarints } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
 import { applyRetention } from "./log-retention.js";
 import {
@@ -41,13 +43,17 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     await activeSegment(s).appendBatches(out);
     for (const p of out) s.unflushedRecords += p.header.recordsCount;
   };
-  const encode = (records: readonly RecordSnapshot[]): Uint8Array =>
-    encodeSnapshots(records, {
+  const varintPolicy = s.options.policies?.writeVarint;
+  const encode = (records: readonly RecordSnapshot[]): Uint8Array => {
+    const bytes = encodeSnapshots(records, {
       baseOffset: next,
       timestamp: now,
       maxBatchBytes: s.options.maxBatchBytes,
       ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
     });
+    if (varintPolicy !== undefined) checkVarints(varintPolicy, bytes); // a reader's writeVarint (chapter 1)
+    return bytes;
+  };
   const settled: Array<() => void> = [];
   /** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
   const add = async (unit: readonly PendingAppend[]): Promise<void> => {
@@ -63,12 +69,20 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
       return;
     }
     const header = readBatchHeader(bytes);
-    await guard(s, async () => {
-      if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
-        await writePending();
-        await roll(s, now);
-      }
-    });
+    try {
+      await guard(s, async () => {
+        if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
+          await writePending();
+          await roll(s, now);
+        }
+      });
+    } catch (err) {
+      // A reader's retention rule refused after the roll, before it deleted anything: the log is
+      // whole and open, and this unit's batch was not written. It fails alone.
+      if (!isPagelogError(err, ErrorCode.POLICY)) throw err;
+      for (const item of unit) settled.push(() => item.reject(err));
+      return;
+    }
     pending.push({ bytes, header });
     pendingBytes += bytes.length;
     next = header.lastOffset + 1;

@@ -3,6 +3,8 @@
  * into a fully-specified internal type (forgetting a default is a compile error there).
  */
 import type { Crc32c } from "../format/crc32c.js";
+import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
+import type { CoursePolicies } from "../segment/policies/policy-types.js";
 
 /** Where the log reads the time: `Date.now` unless a test injects its own. */
 export interface Clock {
@@ -79,6 +81,15 @@ export interface LogOptions {
    * @defaultValue Date.now
    */
   clock?: Clock;
+  /**
+   * The course's four storage exercises ("Build your own Kafka"; `pagelog/course`), a reader's
+   * versions in place of pagelog's: `writeVarint` in appends, `lookup` in every index lookup,
+   * `segmentsToDelete` in retention, `recover` in crash recovery. Their answers are checked, and
+   * one the log cannot use safely fails the call with `PAGELOG_POLICY` naming the function
+   * (docs/homework.md). For learning and fuzzing: the default paths are faster.
+   * @defaultValue none: pagelog's own
+   */
+  policies?: Partial<CoursePolicies>;
 }
 
 export interface ResolvedLogOptions {
@@ -94,6 +105,8 @@ export interface ResolvedLogOptions {
   retentionMs: number;
   crc32c: Crc32c | undefined;
   clock: Clock;
+  /** Undefined unless at least one policy function was given. */
+  policies: LogPolicies | undefined;
 }
 
 const MAX_INT32 = 0x7fffffff;
@@ -116,7 +129,7 @@ export const LOG_DEFAULTS = {
 } as const;
 
 /** Every option a LogOptions may hold: anything else is a typo, and a TypeError. */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...Object.keys(LOG_DEFAULTS), "crc32c", "clock"]);
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...Object.keys(LOG_DEFAULTS), "crc32c", "clock", "policies"]);
 
 function integer(
   options: LogOptions,
@@ -166,6 +179,7 @@ export function resolveLogOptions(options: LogOptions = {}, what = "options"): R
     retentionMs: integer(options, "retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
     crc32c: options.crc32c,
     clock: options.clock === undefined ? systemClock : options.clock,
+    policies: resolvePolicies(options.policies),
   };
   if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function")
     throw new TypeError(

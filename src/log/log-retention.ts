@@ -7,12 +7,15 @@ import type { Segment } from "../segment/segment.js";
 import { deleteSegmentFiles } from "./segment-files.js";
 import type { LogState } from "./log-state.js";
 import { segmentsToDelete } from "./retention.js";
+import { countByPolicy } from "./policies/retention-policy.js";
 
 /** Applies `retentionBytes` / `retentionMs` as of `now`. */
 export async function applyRetention(s: LogState, now: number): Promise<void> {
   const { retentionBytes, retentionMs } = s.options;
   if (retentionBytes === -1 && retentionMs === -1) return;
-  const count = segmentsToDelete(s.segments, { retentionBytes, retentionMs, now });
+  const limits = { retentionBytes, retentionMs, now };
+  const policy = s.options.policies?.segmentsToDelete;
+  const count = policy === undefined ? segmentsToDelete(s.segments, limits) : countByPolicy(policy, s.segments, limits);
   if (count === 0) return;
   const newStart = Math.max(s.startOffset, s.segments[count]!.baseOffset);
   await moveStart(s, newStart, (_segment, i) => i < count);

@@ -384,6 +384,9 @@ export async function openLog(
     maxIndexBytes: options.maxIndexBytes,
     maxBatchBytes: options.maxBatchBytes,
     ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+    ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
+      ? {}
+      : { policies: { lookup: options.policies.lookup, recover: options.policies.recover } }),
   };
   const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
   return construct(name, host, options, segmentOptions, loaded);

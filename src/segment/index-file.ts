@@ -45,6 +45,8 @@ export abstract class IndexFile {
    * decides everything before it writes anything, so an open that rejects changes no byte.
    */
   #rebuildPending = false;
+  /** Bumped by every change of the entries in memory: a copy made for a course policy is stale once it moves. */
+  #generation = 0;
 
   protected constructor(
     file: StorageFile,
@@ -63,6 +65,11 @@ export abstract class IndexFile {
     this.view = new DataView(EMPTY.buffer);
   }
 
+  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** Whether the entries are in memory. */
   get loaded(): boolean {
     return this.#loaded;
@@ -77,6 +84,7 @@ export abstract class IndexFile {
    */
   async load(logSize?: number): Promise<void> {
     if (this.#loaded) return;
+    this.#generation++;
     this.#implausible = this.#implausibleSize(logSize);
     if (this.#implausible !== undefined) {
       this.#entries = 0;
@@ -114,6 +122,7 @@ export abstract class IndexFile {
   /** Drops the in-memory copy of the entries; `load()` reads them back. */
   release(): void {
     if (this.#rebuildPending) return; // the memory is the only copy until commitRebuild()
+    this.#generation++;
     this.bytes = EMPTY;
     this.view = new DataView(EMPTY.buffer);
     this.#loaded = false;
@@ -174,6 +183,7 @@ export abstract class IndexFile {
     }
     this.bytes.set(entry, at);
     this.#entries++;
+    this.#generation++;
     this.#loadedSize = this.#entries * this.entrySize;
   }
 
@@ -185,6 +195,7 @@ export abstract class IndexFile {
       await this.file.truncate(keep * this.entrySize);
     }
     this.#entries = keep;
+    this.#generation++;
     this.#loadedSize = keep * this.entrySize;
     this.#implausible = undefined;
   }
@@ -198,6 +209,7 @@ export abstract class IndexFile {
     this.view = new DataView(this.bytes.buffer);
     this.#loaded = true;
     this.#entries = 0;
+    this.#generation++;
     this.#loadedSize = 0;
     this.#implausible = undefined;
     this.#rebuildPending = true;

@@ -11,6 +11,8 @@
  */
 import type { StorageFile } from "../storage/storage.js";
 import { IndexFile } from "./index-file.js";
+import { type LookupPolicy, lookupByPolicy } from "./policies/lookup-policy.js";
+import type { IndexEntry } from "./policies/policy-types.js";
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 const RELATIVE_OFFSET_AT = 0;
@@ -24,13 +26,30 @@ export interface OffsetPosition {
 }
 
 export class OffsetIndex extends IndexFile {
-  static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<OffsetIndex> {
-    const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size());
+  /** A reader's chapter 2 `lookup`, used by `lookup()` instead of the binary search below. */
+  readonly #policy: LookupPolicy | undefined;
+  /** The entries as the course's plain array, for the policy; rebuilt when the index changes. */
+  #policyEntries: { generation: number; entries: readonly IndexEntry[] } | undefined;
+
+  static async open(
+    file: StorageFile,
+    baseOffset: number,
+    maxIndexBytes: number,
+    lookupPolicy?: LookupPolicy,
+  ): Promise<OffsetIndex> {
+    const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size(), lookupPolicy);
     return index; // entries are read on first use (`load()`)
   }
 
-  private constructor(file: StorageFile, baseOffset: number, maxIndexBytes: number, fileSize: number) {
+  private constructor(
+    file: StorageFile,
+    baseOffset: number,
+    maxIndexBytes: number,
+    fileSize: number,
+    lookupPolicy: LookupPolicy | undefined,
+  ) {
     super(file, baseOffset, OFFSET_INDEX_ENTRY_SIZE, maxIndexBytes, fileSize);
+    this.#policy = lookupPolicy;
   }
 
   /** The entry in `slot` (0-based). */
@@ -72,9 +91,31 @@ export class OffsetIndex extends IndexFile {
    * (the segment's start) when there is none.
    */
   lookup(target: number): OffsetPosition {
+    if (this.#policy !== undefined) {
+      const entry = lookupByPolicy(this.#policy, this.#policySource, target);
+      return entry ?? { offset: this.baseOffset, position: 0 };
+    }
     const slot = this.floorSlot(target, (s) => this.entry(s).offset);
     return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
   }
+
+  /** What a reader's lookup sees: a plain, frozen array of the entries, made once per change. */
+  readonly #policySource = {
+    path: this.file.path,
+    entries: (): readonly IndexEntry[] => {
+      const cached = this.#policyEntries;
+      if (cached !== undefined && cached.generation === this.generation) return cached.entries;
+      const entries = Object.freeze(
+        Array.from({ length: this.entries }, (_, slot) => Object.freeze({ ...this.entry(slot) })),
+      );
+      this.#policyEntries = { generation: this.generation, entries };
+      return entries;
+    },
+    slotOf: (offset: number): number => {
+      const slot = this.floorSlot(offset, (s) => this.entry(s).offset);
+      return slot >= 0 && this.entry(slot).offset === offset ? slot : -1;
+    },
+  };
 
   /** Removes every entry whose offset is `>= offset`: their batches are being cut away. */
   async truncateTo(offset: number): Promise<void> {

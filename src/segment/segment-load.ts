@@ -19,6 +19,8 @@ import {
   type SegmentState,
   timeEntryLies,
 } from "./segment-state.js";
+import { keptByPolicy } from "./policies/recover-policy.js";
+import { policyError } from "./policies/policy-error.js";
 import type { RecoverOptions, SegmentRecovery } from "./segment-types.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
@@ -31,7 +33,29 @@ export async function planRecovery(
   { minNextOffset, endOffset }: RecoverOptions,
 ): Promise<SegmentRecovery> {
   const sizeBefore = s.size;
-  const stop = await rebuildFromWalk(s, endOffset);
+  // A reader's recover (chapter 4) decides the cut of a crash recovery (not of an interrupted
+  // truncation's, which ends at `endOffset`, a case the course does not have).
+  const recover = endOffset === undefined ? s.options.policies?.recover : undefined;
+  const boundaries = recover === undefined ? undefined : new Set<number>();
+  let stop = await rebuildFromWalk(s, endOffset, boundaries);
+  if (recover !== undefined) {
+    boundaries!.add(stop.position);
+    const kept = await keptByPolicy(recover, s.log, sizeBefore, stop, boundaries!);
+    if (kept < stop.position) {
+      s.size = kept;
+      stop = { ...(await rebuildFromWalk(s)), detail: `your recover kept ${kept} bytes` };
+      s.size = sizeBefore;
+      if (minNextOffset !== undefined && s.nextOffset < minNextOffset)
+        throw policyError(
+          {
+            policy: "recover",
+            returned: kept,
+            why: `kept ${kept} bytes of ${s.log.path}, which cuts flushed records: offsets up to ${minNextOffset - 1} were acknowledged as durable (the recovery point), the kept batches end at offset ${s.nextOffset - 1}`,
+          },
+          s.log.path,
+        );
+    }
+  }
   if (minNextOffset !== undefined && s.nextOffset < minNextOffset) {
     throw new PagelogError(
       `segment ${s.log.path} is corrupt below the recovery point ${minNextOffset}: valid batches end at offset ${s.nextOffset - 1} (byte ${stop.position}: ${stop.detail})`,
@@ -126,8 +150,9 @@ export async function commit(s: SegmentState): Promise<void> {
 /**
  * Rebuilds both indexes in memory from a walk over the whole log (ending before the first batch
  * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing.
+ * `boundaries` collects every batch's start position (for a reader's recover: see recover-policy.ts).
  */
-async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<ScanStop> {
+async function rebuildFromWalk(s: SegmentState, endOffset?: number, boundaries?: Set<number>): Promise<ScanStop> {
   s.readAhead = undefined;
   s.offsetIndex.beginRebuild();
   s.timeIndex.beginRebuild();
@@ -147,6 +172,7 @@ async function rebuildFromWalk(s: SegmentState, endOffset?: number): Promise<Sca
     }),
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    boundaries?.add(batch.position);
     await indexBatch(s, batch.header, batch.position);
   }
   // As Kafka's recover does: one last time-index entry for the segment's largest timestamp.

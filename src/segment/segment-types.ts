@@ -4,6 +4,7 @@
  */
 import type { Crc32c } from "../format/index.js";
 import type { ScanStop } from "./batch-scanner.js";
+import type { CoursePolicies } from "./policies/policy-types.js";
 
 export interface SegmentOptions {
   /** Bytes between sparse index entries (Kafka's `index.interval.bytes`). */
@@ -14,6 +15,11 @@ export interface SegmentOptions {
   readonly maxBatchBytes: number;
   /** CRC-32C implementation. @defaultValue the bundled pure-JS one */
   readonly crc32c?: Crc32c;
+  /**
+   * A reader's `lookup` (chapter 2) and `recover` (chapter 4), used in place of pagelog's own
+   * in index lookups and recovery; their answers are checked (src/segment/policies/).
+   */
+  readonly policies?: Pick<Partial<CoursePolicies>, "lookup" | "recover">;
 }
 
 export interface RecoverOptions {

@@ -113,7 +113,12 @@ export class Segment {
       handles.push(indexFile);
       const timeFile = await openIndex(timePath, timeMissing);
       handles.push(timeFile);
-      const offsetIndex = await OffsetIndex.open(indexFile, baseOffset, options.maxIndexBytes);
+      const offsetIndex = await OffsetIndex.open(
+        indexFile,
+        baseOffset,
+        options.maxIndexBytes,
+        options.policies?.lookup,
+      );
       const timeIndex = await TimeIndex.open(timeFile, baseOffset, options.maxIndexBytes);
       return new Segment(
         baseOffset,

@@ -1,6 +1,7 @@
 /**
  * The demo at a terminal: raw-mode stdin, one key per step, the frame redrawn after each.
- * Keys: p produce, c cut power, r restart, w write back, f flush every, s flush now, q quit.
+ * Keys: p produce, c cut power, r restart, w write back, f flush every, s flush now, o pagelog's own
+ * functions (after --policies), q quit.
  */
 import type { CliIo } from "../io.js";
 import { renderFrame } from "./render.js";
@@ -15,7 +16,7 @@ const SHOW_CURSOR = "\x1b[?25h";
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
 export const KEYS_HELP =
-  "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · q quit";
+  "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · o pagelog's own functions · q quit";
 
 const KEY_STEPS: Record<string, Step> = {
   p: { kind: "produce", count: 1 },
@@ -24,6 +25,7 @@ const KEY_STEPS: Record<string, Step> = {
   w: { kind: "writeback", pages: undefined },
   f: { kind: "flush-every", every: undefined },
   s: { kind: "flush" },
+  o: { kind: "own" },
 };
 
 export async function runInteractive(

@@ -44,6 +44,17 @@ export function renderFrame(s: DemoSnapshot, options: FrameOptions): string {
     );
   }
   lines.push(`last recovery: ${s.lastRecovery}`);
+  lines.push(`running on: ${s.runningOn}`);
+  if (s.broken !== undefined)
+    lines.push(
+      style.paint(
+        s.broken.position === undefined
+          ? `${s.broken.kind}: ${s.broken.message}`
+          : `${s.broken.kind}: reading breaks at position ${s.broken.position} (page ${Math.floor(s.broken.position / s.config.pageSize)})`,
+        ANSI.red,
+        ANSI.bold,
+      ),
+    );
   if (options.message !== undefined) lines.push(`> ${options.message}`);
   return lines.join("\n") + "\n";
 }

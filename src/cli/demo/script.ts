@@ -14,6 +14,7 @@ export type Step =
   | { readonly kind: "restart" }
   | { readonly kind: "flush" }
   | { readonly kind: "flush-every"; readonly every: number | undefined }
+  | { readonly kind: "own" }
   | { readonly kind: "quit" };
 
 /** What `npm run demo` does in a pipe or in CI: the chapter's story in four steps. */
@@ -39,6 +40,8 @@ const WORDS: Record<string, Step["kind"]> = {
   s: "flush",
   "flush-every": "flush-every",
   f: "flush-every",
+  own: "own",
+  o: "own",
   quit: "quit",
   q: "quit",
 };
@@ -52,7 +55,7 @@ export function parseScript(text: string): Step[] {
     const kind = WORDS[word.toLowerCase()];
     if (kind === undefined || extra !== undefined) {
       throw new UsageError(
-        `bad script step '${part}' (steps: produce [n], writeback [pages], cut, restart, flush, flush-every [off|1|5], quit; or break-it)`,
+        `bad script step '${part}' (steps: produce [n], writeback [pages], cut, restart, flush, flush-every [off|1|5], own, quit; or break-it)`,
       );
     }
     const count = (what: string): number | undefined => {
@@ -109,6 +112,8 @@ export async function applyStep(session: DemoSession, step: Step): Promise<strin
       return session.flush();
     case "flush-every":
       return session.setFlushEvery(step.every);
+    case "own":
+      return session.usePagelogPolicies();
     case "quit":
       return "quit";
   }

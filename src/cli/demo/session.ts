@@ -13,6 +13,8 @@ import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js
 import { SimStorage } from "../../storage/sim-storage.js";
 import { Prng } from "../../storage/sim/prng.js";
 import { bytesSource, walkBatches } from "../files/batch-walk.js";
+import type { CoursePolicies } from "../../segment/policies/policy-types.js";
+import { brokenOutcome, type PolicyBreak, policyBreakOf, runningOn } from "./policy-outcome.js";
 
 /** The partition the demo writes to. */
 export const PARTITION = "sensors-0";
@@ -28,6 +30,8 @@ export interface DemoConfig {
   readonly segmentBytes: number;
   /** 0 = off, else flush after every this many produced batches. */
   readonly flushEvery: number;
+  /** A reader's course policies (`--policies`): the log runs on them. @defaultValue pagelog's own */
+  readonly policies?: Partial<CoursePolicies>;
 }
 
 /** What a byte looks like in the picture. */
@@ -76,6 +80,10 @@ export interface DemoSnapshot {
   readonly cuts: number;
   readonly lastRecovery: string;
   readonly segment: SegmentView | undefined;
+  /** "pagelog's own functions" or "your recover" (the policies the log runs on). */
+  readonly runningOn: string;
+  /** Set while the last restart failed on a policy: the log stays down until restarted on other ones. */
+  readonly broken: PolicyBreak | undefined;
 }
 
 /** Counts for the "Break it" summary. */
@@ -106,10 +114,14 @@ export class DemoSession {
   #cutState: { path: string; cachedSize: number } | undefined;
   /** Bytes no longer in the file that the picture still shows (cut by recovery, lost in a cut). */
   #ghost: { path: string; start: number; end: number; state: "cut" | "lost" } | undefined;
+  /** The policies the log runs on (`usePagelogPolicies()` drops them). */
+  #policies: Partial<CoursePolicies> | undefined;
+  #broken: PolicyBreak | undefined;
 
   private constructor(config: DemoConfig) {
     this.config = config;
     this.#flushEvery = config.flushEvery;
+    this.#policies = config.policies;
     this.#storage = new SimStorage({ seed: config.seed, pageSize: config.pageSize, sectorSize: config.sectorSize });
     // Records per batch come from their own generator, so they do not shift the disk's fates.
     this.#rng = new Prng(config.seed ^ 0x5eed);
@@ -130,12 +142,31 @@ export class DemoSession {
   }
 
   async #open(): Promise<LogRecovery> {
-    this.#dir = await LogDir.open(this.#storage);
-    this.#log = await this.#dir.log(PARTITION, {
-      segmentBytes: this.config.segmentBytes,
-      clock: { now: () => DEMO_EPOCH_MS + 1000 * this.#clockTicks++ },
-    });
+    const dir = await LogDir.open(this.#storage);
+    try {
+      this.#log = await dir.log(PARTITION, {
+        segmentBytes: this.config.segmentBytes,
+        clock: { now: () => DEMO_EPOCH_MS + 1000 * this.#clockTicks++ },
+        ...(this.#policies === undefined ? {} : { policies: this.#policies }),
+      });
+    } catch (err) {
+      await dir.close(); // the open changed nothing; the directory's lock goes with it
+      throw err;
+    }
+    this.#dir = dir;
     return this.#log.recovery;
+  }
+
+  /** What the log runs on: "pagelog's own functions" or "your recover". */
+  get runningOn(): string {
+    return runningOn(this.#policies);
+  }
+
+  /** `o`: run on pagelog's own functions from the next restart on (a way out of a broken recover). */
+  usePagelogPolicies(): string {
+    if (this.#policies === undefined) return "already running on pagelog's own functions";
+    this.#policies = undefined;
+    return `running on pagelog's own functions from now on${this.#log === undefined ? ": restart (r) to recover with them" : " (they take over at the next restart)"}`;
   }
 
   #activePath(log: Log): string {
@@ -246,7 +277,20 @@ export class DemoSession {
     const before = this.#acknowledged;
     const wasCut = this.#log === undefined;
     if (!wasCut) await this.#dir!.close();
-    const recovery = await this.#open();
+    let recovery: LogRecovery;
+    try {
+      recovery = await this.#open();
+    } catch (err) {
+      const broken = policyBreakOf(err);
+      if (broken === undefined) throw err;
+      // A policy refused (the log checks their answers): the broker stays down, the disk as it was.
+      this.#log = undefined;
+      this.#dir = undefined;
+      this.#broken = broken;
+      this.#lastRecovery = `${broken.kind}: ${broken.message}`;
+      return brokenOutcome(broken);
+    }
+    this.#broken = undefined;
     const log = this.#log!;
     const after = log.endOffset;
     const lost = Math.max(0, before - after);
@@ -299,6 +343,8 @@ export class DemoSession {
       lostTotal: this.#lostTotal,
       cuts: this.#cuts,
       lastRecovery: this.#lastRecovery,
+      runningOn: runningOn(this.#policies),
+      broken: this.#broken,
     };
     if (log !== undefined) {
       return {

@@ -2,7 +2,7 @@
  * The helpers the course's engine hands to `recover`: reading an int32 and checking a batch's
  * CRC are not what chapter 4 is about, so the reader gets them and writes only the walk.
  */
-import { CRC_COVERED_START, CRC_OFFSET, crc32c } from "../format/index.js";
+import { CRC_COVERED_START, CRC_OFFSET, crc32c } from "../../format/index.js";
 import type { RecoverHelpers } from "./policy-types.js";
 
 function readInt32(log: Uint8Array, pos: number): number {

@@ -1,0 +1,81 @@
+/**
+ * Chapter 4's `recover` in the real recovery path. pagelog walks the segment first (its own
+ * answer, `ours`: where the first bad byte is); then the reader's function gets the whole `.log`
+ * and the course's helpers, and its answer decides the cut:
+ *
+ * - below ours, at a batch boundary: the log keeps only that much (the crash suite then reports
+ *   any acknowledged records it threw away); inside a batch: refused;
+ * - equal: as pagelog would;
+ * - above ours: the kept bytes hold a batch reading breaks on (torn, bad CRC, past the end):
+ *   refused with the position and why, as the course's demo says "broken". Only when what lies
+ *   between is whole, CRC-valid batches that pagelog refuses for its stricter checks (offsets out
+ *   of sequence) does the log cut at its own answer: the reader did what the course asks.
+ *
+ * A refusal is a PAGELOG_POLICY error thrown while planning: the open fails and no byte changes.
+ * Reading the whole segment costs memory only when a reader's recover is plugged in.
+ */
+import { validateBatch } from "../../format/index.js";
+import type { StorageFile } from "../../storage/storage.js";
+import type { ScanStop } from "../batch-scanner.js";
+import { callPolicy, policyError, shown } from "./policy-error.js";
+import type { CoursePolicies } from "./policy-types.js";
+import { recoverHelpers } from "./recover-helpers.js";
+
+export type RecoverPolicy = CoursePolicies["recover"];
+
+/** Where the walk of `bytes` from `from` under the course's rule (fits, length, magic, CRC) ends. */
+function courseWalkEnd(bytes: Uint8Array, from: number, until: number): number {
+  let position = from;
+  while (position < until) {
+    const verdict = validateBatch(bytes, position, bytes.length - position, { maxBatchBytes: Number.MAX_SAFE_INTEGER });
+    if (!verdict.ok) break;
+    position += verdict.size;
+  }
+  return position;
+}
+
+/**
+ * How many bytes of `log` (`size` bytes, of which pagelog's walk found `ours.position` valid)
+ * recovery keeps on the reader's `recover`; `boundaries` holds every batch start pagelog's walk
+ * passed (and `ours.position`). Throws PAGELOG_POLICY when the answer cannot be used.
+ */
+export async function keptByPolicy(
+  recover: RecoverPolicy,
+  log: StorageFile,
+  size: number,
+  ours: ScanStop,
+  boundaries: ReadonlySet<number>,
+): Promise<number> {
+  const bytes = size === 0 ? new Uint8Array(0) : await log.read(0, size);
+  const answer: unknown = callPolicy("recover", () => recover(bytes, recoverHelpers(bytes)), log.path);
+  const refuse = (why: string, breaksAt?: number) =>
+    policyError(
+      { policy: "recover", why, returned: answer, ...(breaksAt === undefined ? {} : { breaksAt }) },
+      log.path,
+    );
+  if (typeof answer !== "number" || !Number.isInteger(answer) || answer < 0 || answer > size)
+    throw refuse(
+      `returned ${shown(answer)} for ${log.path}, which has ${size} bytes: expected a whole number of bytes from 0 to ${size}`,
+    );
+  if (answer === ours.position) return answer;
+  if (answer < ours.position) {
+    if (!boundaries.has(answer))
+      throw refuse(
+        `returned ${answer} for ${log.path}: that is inside the batch that starts at ${nearestBelow(boundaries, answer)}, so the log would end in half a batch`,
+        answer,
+      );
+    return answer;
+  }
+  // Whole, CRC-valid batches that pagelog's stricter checks refuse: cut where pagelog would.
+  if (courseWalkEnd(bytes, ours.position, answer) === answer) return ours.position;
+  throw refuse(
+    `kept ${answer} bytes of ${log.path}, but reading breaks at position ${ours.position}: ${ours.detail}`,
+    ours.position,
+  );
+}
+
+function nearestBelow(boundaries: ReadonlySet<number>, position: number): number {
+  let best = 0;
+  for (const b of boundaries) if (b <= position && b > best) best = b;
+  return best;
+}

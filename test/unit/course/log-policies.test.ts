@@ -1,0 +1,381 @@
+/**
+ * `LogOptions.policies`: a reader's four functions run in the real log's write, read, retention
+ * and recovery paths. pagelog's own answers plugged in change nothing; each kind of nonsense
+ * (a wrong answer, an answer out of range, a throw) is refused with PAGELOG_POLICY naming the
+ * function, before a byte is written on it, and an open it refuses changes no byte.
+ */
+import { describe, expect, it } from "vitest";
+import { kafkaPolicies } from "../../../src/course.js";
+import { ErrorCode, PagelogError } from "../../../src/errors.js";
+import { encodeBatch } from "../../../src/format/index.js";
+import { LogDir } from "../../../src/log/log-dir.js";
+import type { LogOptions } from "../../../src/log/log-options.js";
+import type { CoursePolicies } from "../../../src/segment/policies/policy-types.js";
+import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { snapshotStorage } from "../../support/storage-snapshot.js";
+
+const NAME = "t-0";
+const SEGMENT = `${NAME}/00000000000000000000.log`;
+
+function records(n: number, from = 0) {
+  return Array.from({ length: n }, (_, i) => ({ key: `sensor-${from + i}`, value: `reading ${from + i}` }));
+}
+
+/** Rejects with PAGELOG_POLICY naming `policy`; returns the error. */
+async function refused(promise: Promise<unknown>, policy: string): Promise<PagelogError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PagelogError);
+  const e = err as PagelogError;
+  expect(e.code).toBe(ErrorCode.POLICY);
+  expect(e.policy?.policy).toBe(policy);
+  expect(e.message).toMatch(new RegExp(`^your ${policy} `));
+  return e;
+}
+
+/** A log directory on a fresh SimStorage, with every batch indexed (so lookups have entries). */
+async function openLog(storage: SimStorage, options: LogOptions = {}) {
+  const dir = await LogDir.open(storage);
+  const log = await dir.log(NAME, { indexIntervalBytes: 0, ...options });
+  return { dir, log };
+}
+
+/** A segment file of `batches` batches of 2 records, written straight to the storage (no checkpoints: recovery walks all of it). */
+async function segmentFile(
+  storage: SimStorage,
+  batches: number,
+  damage?: (bytes: Uint8Array, starts: number[]) => Uint8Array,
+) {
+  const parts: Uint8Array[] = [];
+  const starts: number[] = [];
+  let at = 0;
+  for (let i = 0; i < batches; i++) {
+    const batch = encodeBatch(records(2, 2 * i), { baseOffset: 2 * i, timestamp: 1_700_000_000_000 + i });
+    starts.push(at);
+    parts.push(batch);
+    at += batch.length;
+  }
+  let bytes: Uint8Array = new Uint8Array(at);
+  let p = 0;
+  for (const part of parts) {
+    bytes.set(part, p);
+    p += part.length;
+  }
+  if (damage !== undefined) bytes = damage(bytes, starts);
+  await storage.mkdir(NAME);
+  const file = await storage.open(SEGMENT, { create: true });
+  await file.write(0, bytes);
+  await file.sync();
+  await file.close();
+  await storage.syncDir(NAME);
+  await storage.syncDir("");
+  return { bytes, starts };
+}
+
+describe("LogOptions.policies: options", () => {
+  it("rejects what is not a policies object, an unknown name or a non-function as a TypeError", async () => {
+    const dir = await LogDir.open(new SimStorage({ seed: 1 }));
+    await expect(dir.log(NAME, { policies: 5 as never })).rejects.toThrow(TypeError);
+    await expect(dir.log(NAME, { policies: { recover: 1 } as never })).rejects.toThrow(
+      /policies\.recover must be a function/,
+    );
+    await expect(dir.log(NAME, { policies: { recovr() {} } as never })).rejects.toThrow(/unknown policy "recovr"/);
+    const log = await dir.log(NAME, { policies: {} });
+    expect(log.options.policies).toBeUndefined(); // nothing given: the default paths
+    await dir.close();
+  });
+});
+
+describe("LogOptions.policies: pagelog's own answers plugged in change nothing", () => {
+  it("writes the same bytes, reads the same records, recovers the same and deletes the same segments", async () => {
+    const run = async (policies?: Partial<CoursePolicies>) => {
+      const storage = new SimStorage({ seed: 9 });
+      let now = 1_700_000_000_000;
+      const clock = { now: () => now };
+      const options: LogOptions = { segmentBytes: 400, retentionBytes: 900, clock, ...(policies ? { policies } : {}) };
+      const { dir, log } = await openLog(storage, options);
+      for (let i = 0; i < 12; i++) {
+        await log.append(records(1 + (i % 3), i * 3));
+        now += 1000;
+      }
+      await log.flush();
+      const read = [];
+      for (let offset = log.startOffset; offset < log.endOffset; offset += 2)
+        read.push((await log.read(offset, { maxRecords: 1 })).map((r) => [r.offset, r.value]));
+      const ends = [log.startOffset, log.endOffset, log.segmentBaseOffsets.join(",")];
+      await log.append(records(2, 99));
+      const crashed = storage.crash();
+      const again = await openLog(crashed, options);
+      const after = [again.log.endOffset, again.log.recovery.bytesTruncated];
+      const files = await snapshotStorage(crashed);
+      await again.dir.close();
+      await dir.close().catch(() => undefined);
+      return { read, ends, after, files };
+    };
+    expect(await run(kafkaPolicies)).toEqual(await run());
+  });
+});
+
+describe("LogOptions.policies.lookup", () => {
+  async function logWithBatches(policies: Partial<CoursePolicies>) {
+    const storage = new SimStorage({ seed: 2 });
+    const { dir, log } = await openLog(storage, { policies });
+    for (let i = 0; i < 10; i++) await log.append(records(3, 3 * i)); // batches at offsets 0, 3, 6, …
+    return { dir, log };
+  }
+
+  it("a wrong answer (the first entry above the target) fails the read, naming lookup", async () => {
+    const firstAbove: CoursePolicies["lookup"] = (index, target) => index.find((e) => e.offset > target) ?? null;
+    const { dir, log } = await logWithBatches({ lookup: firstAbove });
+    const err = await refused(log.read(4), "lookup");
+    expect(err.message).toMatch(/for target 4/);
+    expect(err.policy?.returned).toEqual({ offset: 5, position: expect.any(Number) });
+    await dir.close();
+  });
+
+  it("an entry that is not in the index, a non-object and a throw are refused", async () => {
+    for (const [lookup, pattern] of [
+      [() => ({ offset: 2, position: 7 }), /not an entry of the index/],
+      [() => 3, /expected an entry of the index or null/],
+      [() => undefined, /expected an entry of the index or null/],
+      [
+        () => {
+          throw new Error("oops");
+        },
+        /threw Error: oops/,
+      ],
+    ] as const) {
+      const { dir, log } = await logWithBatches({ lookup: lookup as never });
+      const err = await refused(log.read(10), "lookup");
+      expect(err.message).toMatch(pattern);
+      await dir.close();
+    }
+  });
+
+  it("a right but slower answer (an earlier entry, or null) still reads the right records", async () => {
+    for (const lookup of [
+      (index: readonly { offset: number; position: number }[]) => index[0] ?? null,
+      () => null,
+      kafkaPolicies.lookup,
+    ]) {
+      const { dir, log } = await logWithBatches({ lookup });
+      const got = await log.read(17, { maxRecords: 2 });
+      expect(got.map((r) => r.offset)).toEqual([17, 18]);
+      await dir.close();
+    }
+  });
+
+  it("sees the index as the course's array: entries of batch last offsets and start positions", async () => {
+    let seen: readonly { offset: number; position: number }[] = [];
+    const spy: CoursePolicies["lookup"] = (index, target) => {
+      seen = index;
+      return kafkaPolicies.lookup(index, target);
+    };
+    const { dir, log } = await logWithBatches({ lookup: spy });
+    await log.read(0);
+    // Kafka's sparse rule: an entry for a batch once more than indexIntervalBytes (0 here) were
+    // written since the last one, so every batch but the first.
+    expect(seen.map((e) => e.offset)).toEqual([5, 8, 11, 14, 17, 20, 23, 26, 29]);
+    expect(seen[0]!.position).toBeGreaterThan(0);
+    expect(Object.isFrozen(seen)).toBe(true);
+    await dir.close();
+  });
+});
+
+describe("LogOptions.policies.recover", () => {
+  const noCrc: CoursePolicies["recover"] = (log, { readInt32 }) => {
+    let pos = 0;
+    while (log.length - pos >= 17) {
+      const length = readInt32(log, pos + 8);
+      if (length < 49 || pos + 12 + length > log.length || log[pos + 16] !== 2) break;
+      pos += 12 + length;
+    }
+    return pos;
+  };
+  /** Flips a byte inside the last batch's records: its CRC no longer matches. */
+  const flipLast = (bytes: Uint8Array, starts: number[]) => {
+    bytes[starts[starts.length - 1]! + 70]! ^= 0xff;
+    return bytes;
+  };
+
+  it("one that keeps a batch with a bad CRC fails the open with where reading breaks, and changes no byte", async () => {
+    const storage = new SimStorage({ seed: 3 });
+    const { starts } = await segmentFile(storage, 4, flipLast);
+    const dir = await LogDir.open(storage);
+    const before = await snapshotStorage(storage);
+    const err = await refused(dir.log(NAME, { policies: { recover: noCrc } }), "recover");
+    expect(err.policy?.breaksAt).toBe(starts[3]);
+    expect(err.policy?.returned).toBe((await storage.stat(SEGMENT))!.size);
+    expect(err.message).toMatch(new RegExp(`reading breaks at position ${starts[3]}: .*CRC`));
+    expect(await snapshotStorage(storage)).toEqual(before);
+    await dir.close();
+    // pagelog's own recover opens the same files, cutting the damaged batch.
+    const dir2 = await LogDir.open(storage);
+    const log = await dir2.log(NAME, { policies: { recover: kafkaPolicies.recover } });
+    expect(log.endOffset).toBe(6);
+    await dir2.close();
+  });
+
+  it("an answer past the end, negative, fractional or not a number, and a throw, are refused", async () => {
+    for (const [recover, pattern] of [
+      [(log: Uint8Array) => log.length + 1, /expected a whole number of bytes from 0 to/],
+      [() => -1, /expected a whole number/],
+      [() => 1.5, /expected a whole number/],
+      [() => "12", /returned "12"/],
+      [
+        (log: Uint8Array, h: { readInt32(l: Uint8Array, p: number): number }) => h.readInt32(log, log.length),
+        /threw RangeError/,
+      ],
+    ] as const) {
+      const storage = new SimStorage({ seed: 4 });
+      await segmentFile(storage, 3);
+      const dir = await LogDir.open(storage);
+      const before = await snapshotStorage(storage);
+      const err = await refused(dir.log(NAME, { policies: { recover: recover as never } }), "recover");
+      expect(err.message).toMatch(pattern);
+      expect(await snapshotStorage(storage)).toEqual(before);
+      await dir.close();
+    }
+  });
+
+  it("an answer inside a batch is refused; one at an earlier batch boundary keeps only that much", async () => {
+    const storage = new SimStorage({ seed: 5 });
+    const { starts } = await segmentFile(storage, 3);
+    const dir = await LogDir.open(storage);
+    const err = await refused(dir.log(NAME, { policies: { recover: () => starts[1]! + 3 } }), "recover");
+    expect(err.message).toMatch(new RegExp(`inside the batch that starts at ${starts[1]}`));
+    const log = await dir.log(NAME, { policies: { recover: () => starts[2]! } }); // drops the last batch
+    expect(log.endOffset).toBe(4);
+    expect(log.recovery.bytesTruncated).toBeGreaterThan(0);
+    await dir.close();
+  });
+
+  it("one that cuts records below the recovery point (flushed) is refused", async () => {
+    const storage = new SimStorage({ seed: 6 });
+    const { dir, log } = await openLog(storage);
+    await log.append(records(3));
+    await log.append(records(3, 3));
+    await log.flush();
+    await dir.checkpoint();
+    const crashed = storage.crash();
+    const dir2 = await LogDir.open(crashed);
+    const err = await refused(dir2.log(NAME, { policies: { recover: () => 0 } }), "recover");
+    expect(err.message).toMatch(/cuts flushed records/);
+    await dir2.close();
+  });
+});
+
+describe("LogOptions.policies.segmentsToDelete", () => {
+  async function logWithSegments(policy: CoursePolicies["segmentsToDelete"]) {
+    const storage = new SimStorage({ seed: 7 });
+    const { dir, log } = await openLog(storage, {
+      segmentBytes: 200,
+      retentionBytes: 1,
+      policies: { segmentsToDelete: policy },
+    });
+    return { dir, log };
+  }
+
+  it("deleting the active segment, a negative count or more than the limits allow is refused", async () => {
+    for (const [policy, pattern] of [
+      [(segments: readonly unknown[]) => segments.length, /the active segment/],
+      [() => -1, /a whole number from 0/],
+      [() => Number.NaN, /a whole number from 0/],
+    ] as const) {
+      const { dir, log } = await logWithSegments(policy as never);
+      await log.append(records(3)); // first segment; retention runs after each roll
+      const err = await refused(log.append(records(3, 3)), "segmentsToDelete");
+      expect(err.message).toMatch(pattern);
+      // The append that rolled failed alone (nothing of it written); the log is open and whole.
+      expect(log.status).toBe("open");
+      expect(log.endOffset).toBe(3);
+      await log.append(records(3, 3));
+      expect(log.endOffset).toBe(6);
+      await dir.close();
+    }
+    // More than allowed: with retention.bytes off and an old limit nobody passes, nothing may go.
+    const storage = new SimStorage({ seed: 8 });
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME, {
+      segmentBytes: 200,
+      retentionMs: 1_000_000_000,
+      policies: { segmentsToDelete: (segments) => segments.length - 1 },
+    });
+    await log.append(records(3));
+    await log.append(records(3, 3)).catch(() => undefined);
+    const err = await refused(log.applyRetention(), "segmentsToDelete");
+    expect(err.message).toMatch(/only the first 0 may go/);
+    expect(log.startOffset).toBe(0);
+    await dir.close();
+  });
+
+  it("deleting fewer than allowed keeps more; pagelog's rule deletes the oldest", async () => {
+    const { dir, log } = await logWithSegments(() => 0);
+    for (let i = 0; i < 4; i++) await log.append(records(3, 3 * i));
+    expect(log.startOffset).toBe(0);
+    await dir.close();
+    const kafka = await logWithSegments(kafkaPolicies.segmentsToDelete);
+    for (let i = 0; i < 4; i++) await kafka.log.append(records(3, 3 * i));
+    expect(kafka.log.startOffset).toBeGreaterThan(0);
+    await kafka.dir.close();
+  });
+});
+
+describe("LogOptions.policies.writeVarint", () => {
+  it("a varint without zigzag fails the append, naming writeVarint; nothing is appended", async () => {
+    const noZigzag: CoursePolicies["writeVarint"] = (value) => {
+      const out: number[] = [];
+      let v = value >>> 0;
+      while (v >= 0x80) {
+        out.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      out.push(v);
+      return out;
+    };
+    const storage = new SimStorage({ seed: 10 });
+    const { dir, log } = await openLog(storage, { policies: { writeVarint: noZigzag } });
+    const err = await refused(log.append(records(2)), "writeVarint");
+    expect(err.message).toMatch(/reads back as/);
+    expect(log.endOffset).toBe(0);
+    expect((await storage.stat(SEGMENT))!.size).toBe(0);
+    expect(log.status).toBe("open"); // a bad append fails alone
+    await dir.close();
+  });
+
+  it("returning something that is not bytes, or throwing, fails the append", async () => {
+    for (const [writeVarint, pattern] of [
+      [() => "x", /expected an array of bytes/],
+      [() => [300], /expected an array of bytes/],
+      [
+        () => {
+          throw new TypeError("nope");
+        },
+        /threw TypeError: nope/,
+      ],
+    ] as const) {
+      const { dir, log } = await openLog(new SimStorage({ seed: 11 }), {
+        policies: { writeVarint: writeVarint as never },
+      });
+      const err = await refused(log.append(records(1)), "writeVarint");
+      expect(err.message).toMatch(pattern);
+      await dir.close();
+    }
+  });
+
+  it("is asked for every varint of every record, keys, values and headers included", async () => {
+    const asked: number[] = [];
+    const spy: CoursePolicies["writeVarint"] = (value) => {
+      asked.push(value);
+      return kafkaPolicies.writeVarint(value);
+    };
+    const { dir, log } = await openLog(new SimStorage({ seed: 12 }), { policies: { writeVarint: spy } });
+    await log.append([{ key: "k", value: "vv", headers: [{ key: "h", value: "x" }] }]);
+    // length, timestamp delta, offset delta, key length, value length, header count, header key length, header value length
+    expect(asked.slice(1)).toEqual([0, 0, 1, 2, 1, 1, 1]);
+    expect((await log.read(0))[0]!.headers).toHaveLength(1);
+    await dir.close();
+  });
+});
