@@ -52,7 +52,7 @@ export class ChecksPanel {
         lines[lines.length - 1] =
           m.failure === undefined
             ? `fuzz: ${m.schedules} schedules, ${m.powerCuts} power cuts: no guarantee broken`
-            : `fuzz: FAILED at schedule seed ${m.failure.seed}\n${m.failure.message}\nreplay: ${m.failure.replay}`;
+            : `fuzz: FAILED at schedule seed ${m.failure.seed}\n${withoutStack(m.failure.message)}\nreplay: ${m.failure.replay}`;
         const failed = m.failure !== undefined || lines.some((l) => l.includes(" failed, "));
         this.#finish(failed ? "failed" : "passed");
       }
@@ -78,4 +78,12 @@ export class ChecksPanel {
     if (state === "stopped") $("check-result").textContent += "\nstopped";
     if (state !== undefined) $("check-result").dataset.state = state;
   }
+}
+
+/** The message without the stack frames of the bundled code (blob: URLs tell a reader nothing). */
+function withoutStack(message: string): string {
+  return message
+    .split("\n")
+    .filter((line) => !/^\s+at /.test(line))
+    .join("\n");
 }

@@ -7,7 +7,6 @@
 import type { CoursePolicies, PolicyName } from "../../src/course.js";
 import { applyStep, type Step } from "../../src/cli/demo/script.js";
 import { type DemoConfig, type DemoSnapshot, DemoSession } from "../../src/cli/demo/session.js";
-import { outcomeOfError } from "./outcome.js";
 import type { PageState } from "./url-state.js";
 
 /** The chapter's geometry, as `pagelog demo` has it by default: 64-byte pages, 16-byte sectors. */
@@ -22,8 +21,8 @@ export interface Frame {
   /** The last power cut's or restart's line: lost, recovered, clean, broken or threw. */
   readonly outcome: string | undefined;
   readonly state: PageState;
-  /** The policies in use, `undefined` for pagelog's own. */
-  readonly policyNames: readonly PolicyName[] | undefined;
+  /** True when the picture follows the active segment (no older one picked). */
+  readonly following: boolean;
 }
 
 /** Policies pasted into "your code", compiled. */
@@ -40,6 +39,8 @@ export class DemoController {
   #pending = 0;
   #message = "press p to produce a batch";
   #outcome: string | undefined;
+  /** The segment the picture shows (1-based), or undefined to follow the active one. */
+  #segment: number | undefined;
   readonly #onFrame: (frame: Frame) => void;
 
   private constructor(session: DemoSession, state: PageState, onFrame: (frame: Frame) => void) {
@@ -95,7 +96,15 @@ export class DemoController {
       this.#state = state;
       this.#message = "press p to produce a batch";
       this.#outcome = undefined;
+      this.#segment = undefined;
       await this.#replay(state.steps);
+    });
+  }
+
+  /** Shows segment `n` (1-based), or the active one (undefined). */
+  showSegment(n: number | undefined): Promise<void> {
+    return this.#enqueue(async () => {
+      this.#segment = n;
     });
   }
 
@@ -123,18 +132,20 @@ export class DemoController {
       this.#message = await applyStep(this.#session, step);
       if (step.kind === "cut" || step.kind === "restart") this.#outcome = this.#message;
     } catch (err) {
-      this.#message = outcomeOfError(err);
+      // As the terminal demo shows a step that threw (a restart a policy broke is not one: the
+      // session says "BROKEN" or "THREW" itself).
+      this.#message = `error: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`;
       if (step.kind === "restart") this.#outcome = this.#message;
     }
   }
 
   async #emit(): Promise<void> {
     this.#onFrame({
-      snapshot: await this.#session.snapshot(),
+      snapshot: await this.#session.snapshot(this.#segment === undefined ? {} : { segment: this.#segment }),
       message: this.#message,
       outcome: this.#outcome,
       state: this.#state,
-      policyNames: this.#policies?.names,
+      following: this.#segment === undefined,
     });
   }
 }
@@ -147,6 +158,5 @@ function configFor(state: PageState, policies: ActivePolicies | undefined): Demo
     segmentBytes: SEGMENT_BYTES,
     flushEvery: state.flushEvery,
   };
-  // DemoConfig.policies arrives with the course policies in the demo (issue 12).
-  return policies === undefined ? config : ({ ...config, policies: policies.policies } as DemoConfig);
+  return policies === undefined ? config : { ...config, policies: policies.policies };
 }

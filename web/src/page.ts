@@ -35,6 +35,7 @@ const KEY_STEPS: Record<string, () => Step> = {
   r: () => ({ kind: "restart" }),
   w: () => ({ kind: "writeback", pages: undefined }),
   s: () => ({ kind: "flush" }),
+  o: () => ({ kind: "own" }),
 };
 
 export async function startPage(workerSource: () => string): Promise<void> {
@@ -120,7 +121,12 @@ export async function startPage(workerSource: () => string): Promise<void> {
       $("code-error").textContent = `your code: ${(err as Error).message}`;
     }
   });
-  $("drop-code").addEventListener("click", () => newRun({ ...c.state, code: undefined }, undefined));
+  // The terminal's `o`: pagelog's own functions from the next restart on, on the same disk.
+  $("drop-code").addEventListener("click", () => step({ kind: "own" }));
+  $<HTMLSelectElement>("segment-picker").addEventListener("change", (e) => {
+    const value = (e.target as HTMLSelectElement).value;
+    void c.showSegment(value === "" ? undefined : Number(value));
+  });
   const checks = new ChecksPanel(workerSource);
   $("check-code").addEventListener("click", () => checks.run($<HTMLTextAreaElement>("code").value, c.state.seed));
 

@@ -30,7 +30,11 @@ export function byteStates(view: SegmentView): (ByteState | undefined)[] {
   return states;
 }
 
-export function stripHtml(view: SegmentView): string {
+/**
+ * `breaksAt`: where reading fails in bytes a reader's `recover` kept (a "broken" restart): marked
+ * "breaks" in place of any batch mark there.
+ */
+export function stripHtml(view: SegmentView, breaksAt?: number): string {
   const states = byteStates(view);
   const pageSize = view.pageSize;
   const pages = Math.max(1, Math.ceil(view.extent / pageSize));
@@ -42,13 +46,23 @@ export function stripHtml(view: SegmentView): string {
       const s = states[b];
       cells += s === undefined ? `<i class="b empty"></i>` : `<i class="b ${s}" data-b="${b}"></i>`;
     }
-    const marks = view.batches.filter((m) => m.position >= first && m.position < first + pageSize);
+    const inPage = (position: number) => position >= first && position < first + pageSize;
+    const marks = view.batches
+      .filter((m) => inPage(m.position) && m.position !== breaksAt)
+      .map((m) => ({
+        position: m.position,
+        label: m.valid ? String(m.baseOffset) : "torn",
+        kind: m.valid ? "" : " bad",
+      }));
+    if (breaksAt !== undefined && inPage(breaksAt)) {
+      marks.push({ position: breaksAt, label: "breaks", kind: " breaks" });
+      marks.sort((a, b) => a.position - b.position);
+    }
     let marksHtml = "";
     for (const [i, mark] of marks.entries()) {
       const x = mark.position - first;
       const room = (marks[i + 1]?.position ?? first + pageSize) - mark.position;
-      const label = mark.valid ? String(mark.baseOffset) : "torn";
-      marksHtml += `<span class="mark${mark.valid ? "" : " bad"}" style="--x:${x};--w:${room}" data-position="${mark.position}">${label}</span>`;
+      marksHtml += `<span class="mark${mark.kind}" style="--x:${x};--w:${room}" data-position="${mark.position}">${mark.label}</span>`;
     }
     html += `<div class="page"><div class="pos">${first}</div><div class="cells">${cells}</div><div class="marks">${marksHtml}</div></div>`;
   }

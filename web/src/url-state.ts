@@ -74,6 +74,7 @@ export function formatScript(steps: readonly Step[]): string {
     else if (step.kind === "flush") words.push("s");
     else if (step.kind === "cut") words.push("c");
     else if (step.kind === "restart") words.push("r");
+    else if (step.kind === "own") words.push("o");
     else if (step.kind === "flush-every") words.push(step.every === undefined ? "f" : `f ${step.every || "off"}`);
   }
   flushProduced();

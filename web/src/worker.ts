@@ -4,7 +4,6 @@
  * page's thread so the page stays responsive and a policy that loops forever can be stopped.
  */
 import { checkPolicies, POLICY_NAMES } from "../../src/course.js";
-import type { LogOptions } from "../../src/index.js";
 import { crashTest, pagelogAdapter } from "../../src/testing.js";
 import type { CheckReport, CheckRequest } from "./check-messages.js";
 import { compilePolicies } from "./your-code.js";
@@ -31,8 +30,7 @@ async function check(request: CheckRequest, post: (m: CheckReport) => void): Pro
   const failed = POLICY_NAMES.flatMap((n) => result[n].failed.map((f) => f.reason));
   const passed = POLICY_NAMES.reduce((sum, n) => sum + result[n].passed.length, 0);
   post({ kind: "cases", passed, failed });
-  // LogOptions.policies arrives with the course policies in the log (issue 12).
-  const adapter = pagelogAdapter({ policies } as LogOptions);
+  const adapter = pagelogAdapter({ policies });
   const summary = await crashTest(adapter, {
     seed: request.seed,
     schedules: request.schedules,

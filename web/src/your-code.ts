@@ -44,10 +44,3 @@ export function compilePolicies(source: string): Compiled {
 function isObject(value: unknown): boolean {
   return typeof value === "object" && value !== null;
 }
-
-/** "your recover", "your recover and lookup", or pagelog's own. */
-export function runningOn(names: readonly PolicyName[] | undefined): string {
-  if (names === undefined || names.length === 0) return "pagelog's own policies";
-  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-  return `your ${list}`;
-}
