@@ -15,8 +15,8 @@ export function flushLabel(flushEvery: number): string {
 /** Which kind of line the outcome is, for its style and for tests. */
 export function outcomeKind(outcome: string): string {
   if (outcome.startsWith("POWER CUT")) return "lost";
-  if (/\bbroken\b/.test(outcome)) return "broken";
-  if (/\bthrew\b/.test(outcome)) return "threw";
+  if (/: BROKEN: /.test(outcome)) return "broken";
+  if (/: THREW: /.test(outcome)) return "threw";
   if (outcome.includes("clean shutdown")) return "clean";
   if (outcome.startsWith("restart after a power cut")) return "recovered";
   return "other";
