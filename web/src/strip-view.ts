@@ -82,15 +82,16 @@ export function describeByte(view: SegmentView, b: number): string {
   const state = byteStates(view)[b];
   const page = Math.floor(b / view.pageSize);
   const pageText = `page ${page} (bytes ${page * view.pageSize}-${(page + 1) * view.pageSize - 1})`;
-  return `byte ${b} · ${pageText} · ${batchText(view.batches, b, view.extent)} · ${state === undefined ? "empty" : STATE_WORDS[state]}`;
+  return `byte ${b} · ${pageText} · ${batchText(view.batches, b, view.size)} · ${state === undefined ? "empty" : STATE_WORDS[state]}`;
 }
 
-function batchText(marks: readonly BatchMark[], b: number, extent: number): string {
+function batchText(marks: readonly BatchMark[], b: number, size: number): string {
+  if (b >= size) return `past the end of the file (${size} bytes)`;
   let i = -1;
   for (let k = 0; k < marks.length; k++) if (marks[k]!.position <= b) i = k;
   const mark = marks[i];
   if (mark === undefined) return "no batch";
-  const end = (marks[i + 1]?.position ?? extent) - 1;
+  const end = Math.min(marks[i + 1]?.position ?? size, size) - 1;
   return mark.valid
     ? `batch at offset ${mark.baseOffset} (bytes ${mark.position}-${end})`
     : `not a valid batch: recovery keeps nothing from byte ${mark.position}`;
