@@ -18,9 +18,13 @@ import {
   fuzzedLog,
   replayCommand,
   scheduleFor,
+  shellWord,
 } from "../testing/fuzz.js";
+import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/engine/shrink.js";
+import { policyNames, withPolicies } from "../testing/with-policies.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
+import { loadPolicies } from "./policies-module.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
 pagelog fuzz --adapter ./my-log.mjs [options]
@@ -38,13 +42,20 @@ exports a crashTest adapter, { name, open(storage, context) }, as its default ex
 clock jumps and crashes, plus the extra steps the adapter declares (concurrent appends,
 truncation, start moves, checkpoints, injected faults).
 
+With --policies it runs pagelog's Log on your course functions (docs/homework.md): the module
+(ES or CommonJS) exports any of writeVarint, lookup, segmentsToDelete, recover, by name or as a
+default object. A violation is shrunk to the fewest steps that still fail, printed with the
+command that replays just those steps.
+
 Options:
+  --policies PATH   run the log on the course policies the module at PATH exports
   --adapter PATH    fuzz the crashTest adapter that the module at PATH exports
   --max-ops N       at most N steps per workload (default 30)
   --runs N          schedules to run (default 2000 unless --minutes is given)
   --minutes M       run for M minutes instead
   --seed S          seed of the run (default: random, printed)
   --replay X        run only the schedule with seed X, printing its trace
+  --steps LIST      with --replay: only these steps of it (as a shrunk case prints them: 0-3,5)
   --broken VARIANT  fuzz a deliberately broken log (the fuzzer must catch it): ${BROKEN_VARIANTS.join(", ")}
   --keep-going      do not stop at the first violation
   -h, --help        show this help
@@ -65,6 +76,8 @@ const OPTIONS = {
   replay: { type: "string" },
   broken: { type: "string" },
   adapter: { type: "string" },
+  policies: { type: "string" },
+  steps: { type: "string" },
   "max-ops": { type: "string" },
   "keep-going": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -88,26 +101,48 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.adapter !== undefined && broken !== undefined)
     throw new UsageError("give --adapter or --broken, not both");
   const maxOps = intOption(values["max-ops"], "max-ops", 30, 1, 100_000);
+  if (values.policies !== undefined && broken !== undefined)
+    throw new UsageError("give --policies or --broken, not both (a broken variant runs pagelog's own policies)");
+  if (values.steps !== undefined && values.replay === undefined)
+    throw new UsageError("--steps goes with --replay (it picks steps of that one schedule)");
+  const policiesPath = values.policies;
+  const policies = policiesPath === undefined ? undefined : await loadPolicies(policiesPath);
 
   // One engine for both: pagelog's own log (or a broken variant of it), or the module's adapter.
   const path = values.adapter;
-  const adapter = path === undefined ? fuzzedLog(broken) : await loadAdapter(path);
-  const replayOf =
+  const adapter =
+    path === undefined ? fuzzedLog(broken, undefined, policies) : withPolicies(await loadAdapter(path), policies);
+  const replayOf = (seed: number, steps?: readonly number[]): string =>
     path === undefined
-      ? (seed: number): string => replayCommand(seed, broken, maxOps)
-      : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps);
-  const name = path === undefined ? "" : ` · adapter ${String(adapter.name ?? path)}`;
+      ? replayCommand(seed, { brokenVariant: broken, maxOps, policiesPath, steps })
+      : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps, policiesPath, seed, steps);
+  const yours = policyNames(policies);
+  const name =
+    (path === undefined ? "" : ` · adapter ${String(adapter.name ?? path)}`) +
+    (yours === undefined ? "" : ` · running on: your ${yours}`);
 
   if (values.replay !== undefined) {
     const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
+    const steps = values.steps === undefined ? undefined : parseSteps(values.steps);
+    if (values.steps !== undefined && steps === undefined)
+      throw new UsageError(`--steps must be step numbers and ranges such as 0-3,5, got '${values.steps}'`);
+    const full = scheduleFor(adapter, seed, maxOps);
+    let schedule = full;
     try {
-      const outcome = await runSchedule(adapter, scheduleFor(adapter, seed, maxOps));
+      if (steps !== undefined) schedule = withSteps(full, steps);
+    } catch (err) {
+      throw new UsageError(`--steps: ${(err as Error).message}`);
+    }
+    try {
+      const outcome = await runSchedule(adapter, schedule);
       io.stdout.write(
         `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`,
       );
       return 0;
     } catch (err) {
-      io.stdout.write(`schedule ${seed}: VIOLATION\n${violationMessage(err)}\n`);
+      io.stdout.write(
+        `schedule ${seed}${yours === undefined ? "" : ` on your ${yours}`}: VIOLATION\n${violationMessage(err)}\n`,
+      );
       return 1;
     }
   }
@@ -122,10 +157,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(minutes === undefined ? {} : { minutes }),
     maxOps,
     failFast: values["keep-going"] !== true,
-    replayCommand: replayOf,
+    replayCommand: (seed) => replayOf(seed),
     onProgress: progressDrawer(io),
   });
   printReport(report, io);
+  const first = report.violationList[0];
+  if (first !== undefined && broken === undefined) {
+    // The smallest case is what a reader debugs: the same seed with the fewest steps that fail.
+    const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps));
+    if (shrunk !== undefined && shrunk.steps.length < shrunk.of)
+      io.stdout.write(
+        `\nsmallest failing case: ${shrunk.steps.length} of the ${shrunk.of} steps of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
+      );
+  }
   if (broken !== undefined) {
     // Fuzzing a broken log, a violation is the suite doing its job.
     if (report.violations === 0) {
@@ -141,10 +185,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 /** The command that replays one schedule of the adapter at `path`. */
-function adapterReplayCommand(path: string, maxOps: number | undefined): (seed: number) => string {
-  const quoted = /^[\w./@:-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
-  return (seed) =>
-    `npx pagelog fuzz --adapter ${quoted} --replay ${seed}${maxOps === undefined ? "" : ` --max-ops ${maxOps}`}`;
+function adapterReplayCommand(
+  path: string,
+  maxOps: number | undefined,
+  policiesPath: string | undefined,
+  seed: number,
+  steps: readonly number[] | undefined,
+): string {
+  return (
+    `npx pagelog fuzz --adapter ${shellWord(path)}` +
+    (policiesPath === undefined ? "" : ` --policies ${shellWord(policiesPath)}`) +
+    ` --replay ${seed}` +
+    (steps === undefined ? "" : ` --steps ${formatSteps(steps)}`) +
+    (maxOps === undefined ? "" : ` --max-ops ${maxOps}`)
+  );
 }
 
 type Values = {

@@ -9,6 +9,7 @@ import { recoverCases } from "./cases/recover-cases.js";
 import { retentionCases } from "./cases/retention-cases.js";
 import { varintCases } from "./cases/varint-cases.js";
 import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
+import { readLimited } from "../segment/policies/read-limited.js";
 
 /** One failed case: its name and why, as `lookup: target 57 … → expected …, got …`. */
 export interface FailedCase {
@@ -32,9 +33,10 @@ const CASES: { [N in PolicyName]: readonly PolicyCase<CoursePolicies[N]>[] } = {
   recover: recoverCases,
 };
 
-function runCases<N extends PolicyName>(name: N, policy: CoursePolicies[N]): PolicyCheck {
+function runCases<N extends PolicyName>(name: N, given: CoursePolicies[N]): PolicyCheck {
   const passed: string[] = [];
   const failed: FailedCase[] = [];
+  const policy = (name === "lookup" ? readLimited(given as CoursePolicies["lookup"]) : given) as CoursePolicies[N];
   for (const c of CASES[name]) {
     let problem: string | undefined;
     try {

@@ -25,7 +25,10 @@
  *
  * No `node:` imports and no test framework: it runs under any runner, or none.
  */
+import type { CoursePolicies } from "../segment/policies/policy-types.js";
 import type { CrashTestAdapter } from "./engine/adapter.js";
+import { tunedPagelogAdapter } from "./pagelog-adapter.js";
+import { withPolicies } from "./with-policies.js";
 import { type CrashTestProgress, type CrashTestViolation, runSchedules } from "./engine/run-loop.js";
 
 export type { CrashTestProgress, CrashTestViolation } from "./engine/run-loop.js";
@@ -60,6 +63,12 @@ export interface CrashTestOptions {
   failFast?: boolean;
   /** Called after each schedule. */
   onProgress?: (progress: CrashTestProgress) => void;
+  /**
+   * A reader's course policies (`pagelog/course`: `writeVarint`, `lookup`, `segmentsToDelete`,
+   * `recover`), handed to the adapter's `open` in its context; pagelog's adapters run the Log on
+   * them, so a wrong one shows up as a violation that names it.
+   */
+  policies?: Partial<CoursePolicies>;
 }
 
 export interface CrashTestSummary {
@@ -87,7 +96,7 @@ export class CrashTestError extends Error {
 
 /** Every option resolved: forgetting a default is a compile error. */
 type Resolved = {
-  [K in keyof Required<CrashTestOptions>]: K extends "onProgress"
+  [K in keyof Required<CrashTestOptions>]: K extends "onProgress" | "policies"
     ? CrashTestOptions[K]
     : NonNullable<CrashTestOptions[K]>;
 };
@@ -101,6 +110,7 @@ function resolve(options: CrashTestOptions): Resolved {
     throwOnViolation: options.throwOnViolation ?? true,
     failFast: options.failFast ?? true,
     onProgress: options.onProgress,
+    policies: options.policies,
   };
   if (!Number.isSafeInteger(r.schedules) || r.schedules < 0)
     throw new TypeError(`options.schedules must be a non-negative integer, got ${String(r.schedules)}`);
@@ -115,15 +125,26 @@ function resolve(options: CrashTestOptions): Resolved {
 /**
  * Runs `options.schedules` random power-cut schedules against the adapter's log and checks every
  * reboot against a model. Resolves with a summary; rejects with a `CrashTestError` on a violation
- * (unless `throwOnViolation: false`).
+ * (unless `throwOnViolation: false`). Without an adapter (`crashTest({ policies })`) it runs
+ * pagelog's own Log with the settings each schedule draws, as `pagelog fuzz` does.
  */
-export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOptions = {}): Promise<CrashTestSummary> {
-  if (typeof adapter !== "object" || adapter === null || typeof adapter.open !== "function") {
+export async function crashTest(
+  options: CrashTestOptions & { policies: Partial<CoursePolicies> },
+): Promise<CrashTestSummary>;
+export async function crashTest(adapter: CrashTestAdapter, options?: CrashTestOptions): Promise<CrashTestSummary>;
+export async function crashTest(
+  first: CrashTestAdapter | CrashTestOptions,
+  second: CrashTestOptions = {},
+): Promise<CrashTestSummary> {
+  const given = isAdapterLike(first) ? first : undefined;
+  const options = given === undefined ? (first as CrashTestOptions) : second;
+  if (given !== undefined && typeof given.open !== "function") {
     throw new TypeError("adapter must be { name, open(storage) }");
   }
-  if (adapter.extraSteps !== undefined && !Array.isArray(adapter.extraSteps))
+  if (given?.extraSteps !== undefined && !Array.isArray(given.extraSteps))
     throw new TypeError("adapter.extraSteps must be an array");
   const o = resolve(options);
+  const adapter = withPolicies(given ?? tunedPagelogAdapter(), o.policies);
   const name = String(adapter.name ?? "adapter");
   const report = await runSchedules(adapter, {
     seed: o.seed,
@@ -131,7 +152,8 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
     maxOps: o.maxOps,
     failFast: o.failFast,
     ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
-    replay: (seed) => `crashTest(${name}, { seed: ${seed}, schedules: 1, maxOps: ${o.maxOps} })`,
+    replay: (seed) =>
+      `crashTest(${given === undefined ? "" : `${name}, `}{ seed: ${seed}, schedules: 1, maxOps: ${o.maxOps}${o.policies === undefined ? "" : ", policies"} })`,
   });
   const summary: CrashTestSummary = {
     adapter: name,
@@ -143,4 +165,13 @@ export async function crashTest(adapter: CrashTestAdapter, options: CrashTestOpt
   };
   if (summary.violations.length > 0 && o.throwOnViolation) throw new CrashTestError(summary);
   return summary;
+}
+
+/**
+ * The first argument is an adapter unless it is options with `policies` (`crashTest({ policies })`:
+ * pagelog's own Log on a reader's functions). So `crashTest({})` is still a missing adapter.
+ */
+function isAdapterLike(x: unknown): x is CrashTestAdapter {
+  if (typeof x !== "object" || x === null) throw new TypeError("adapter must be { name, open(storage) }");
+  return !("policies" in x) || "open" in x;
 }

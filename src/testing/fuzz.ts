@@ -10,6 +10,9 @@ import { type CrashTestProgress, type RunReport, runSchedules } from "./engine/r
 import { runSchedule, type ScheduleOutcome } from "./engine/run-schedule.js";
 import { generateSchedule, type Schedule } from "./engine/schedule.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";
+import { withPolicies } from "./with-policies.js";
+import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import { formatSteps, withSteps } from "./engine/shrink.js";
 
 export type { CrashTestProgress as FuzzProgress, RunReport as FuzzReport } from "./engine/run-loop.js";
 
@@ -34,17 +37,49 @@ export interface PagelogFuzzOptions extends FuzzOptions {
   readonly brokenVariant?: BrokenVariant;
   /** The directory's descriptor bound (small values make the pool evict and reopen all the time). */
   readonly maxOpenFiles?: number;
+  /** Run the Log on a reader's course policies (`pagelog fuzz --policies`). */
+  readonly policies?: Partial<CoursePolicies>;
 }
 
-/** The adapter `pagelog fuzz` runs: the real log with each schedule's settings, or a broken one. */
-export function fuzzedLog(brokenVariant?: BrokenVariant, maxOpenFiles?: number): CrashTestAdapter {
-  return brokenVariant === undefined ? tunedPagelogAdapter({ maxOpenFiles }) : brokenAdapter(brokenVariant);
+/** The adapter `pagelog fuzz` runs: the real log with each schedule's settings (on the policies given), or a broken one. */
+export function fuzzedLog(
+  brokenVariant?: BrokenVariant,
+  maxOpenFiles?: number,
+  policies?: Partial<CoursePolicies>,
+): CrashTestAdapter {
+  if (brokenVariant !== undefined && policies !== undefined)
+    throw new TypeError("a broken variant runs pagelog's own policies: give one or the other");
+  return brokenVariant === undefined
+    ? withPolicies(tunedPagelogAdapter({ maxOpenFiles }), policies)
+    : brokenAdapter(brokenVariant);
+}
+
+/** What a replay command carries besides the seed. */
+export interface ReplayArgs {
+  readonly brokenVariant?: BrokenVariant | undefined;
+  readonly maxOps?: number | undefined;
+  /** The module of `--policies`, as given. */
+  readonly policiesPath?: string | undefined;
+  /** Only these steps of the schedule (a shrunk case). */
+  readonly steps?: readonly number[] | undefined;
+}
+
+/** A path as one shell word. */
+export function shellWord(text: string): string {
+  return /^[\w./@:-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** The command that replays one schedule. */
-export function replayCommand(scheduleSeed: number, brokenVariant?: BrokenVariant, maxOps?: number): string {
+export function replayCommand(scheduleSeed: number, brokenVariant?: BrokenVariant, maxOps?: number): string;
+export function replayCommand(scheduleSeed: number, args: ReplayArgs): string;
+export function replayCommand(scheduleSeed: number, second?: BrokenVariant | ReplayArgs, maxOpsArg?: number): string {
+  const args: ReplayArgs = typeof second === "object" ? second : { brokenVariant: second, maxOps: maxOpsArg };
+  const { brokenVariant, maxOps, policiesPath, steps } = args;
   return (
-    `npx pagelog fuzz --replay ${scheduleSeed}` +
+    `npx pagelog fuzz` +
+    (policiesPath === undefined ? "" : ` --policies ${shellWord(policiesPath)}`) +
+    ` --replay ${scheduleSeed}` +
+    (steps === undefined ? "" : ` --steps ${formatSteps(steps)}`) +
     (brokenVariant === undefined ? "" : ` --broken ${brokenVariant}`) +
     (maxOps === undefined || maxOps === 30 ? "" : ` --max-ops ${maxOps}`)
   );
@@ -60,16 +95,22 @@ export function scheduleFor(adapter: CrashTestAdapter, seed: number, maxOps?: nu
 export async function replay(
   seed: number,
   brokenVariant?: BrokenVariant,
-  options: { maxOpenFiles?: number; maxOps?: number } = {},
+  options: {
+    maxOpenFiles?: number;
+    maxOps?: number;
+    policies?: Partial<CoursePolicies>;
+    steps?: readonly number[];
+  } = {},
 ): Promise<ScheduleOutcome> {
-  const adapter = fuzzedLog(brokenVariant, options.maxOpenFiles);
-  return runSchedule(adapter, scheduleFor(adapter, seed, options.maxOps));
+  const adapter = fuzzedLog(brokenVariant, options.maxOpenFiles, options.policies);
+  const schedule = scheduleFor(adapter, seed, options.maxOps);
+  return runSchedule(adapter, options.steps === undefined ? schedule : withSteps(schedule, options.steps));
 }
 
 /** `pagelog fuzz`: pagelog's log (or a broken variant), schedule after schedule. */
 export async function fuzz(options: PagelogFuzzOptions): Promise<RunReport> {
   const maxOps = options.maxOps ?? 30;
-  return runSchedules(fuzzedLog(options.brokenVariant, options.maxOpenFiles), {
+  return runSchedules(fuzzedLog(options.brokenVariant, options.maxOpenFiles, options.policies), {
     ...options,
     maxOps,
     failFast: options.failFast ?? true,

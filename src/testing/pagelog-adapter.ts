@@ -99,7 +99,7 @@ export function adapterFor(setup: PagelogAdapterSetup): CrashTestAdapter {
       const session = setup.session?.(storage);
       // A failed open is left as it is: the engine reboots the storage (or reports the error).
       const dir = await LogDir.open(session?.storage ?? storage, setup.dirOptions(context));
-      const log = await dir.log(PARTITION);
+      const log = await dir.log(PARTITION, context.policies === undefined ? {} : { policies: context.policies });
       await session?.opened();
       return openedLog(dir, log, session);
     },

@@ -189,7 +189,16 @@ export class DemoSession {
         const n = this.#nextSensor++;
         return { key: `sensor-${n}`, value: `reading ${n}` };
       });
-      const { baseOffset, lastOffset } = await log.append(input);
+      let appended: { baseOffset: number; lastOffset: number };
+      try {
+        appended = await log.append(input);
+      } catch (err) {
+        const broken = policyBreakOf(err);
+        if (broken === undefined) throw err;
+        // The log refused the batch before writing a byte of it: nothing to acknowledge.
+        return `produce failed: ${broken.message}: nothing was appended`;
+      }
+      const { baseOffset, lastOffset } = appended;
       if (this.#flushEvery > 0 && ++this.#batchesSinceFlush >= this.#flushEvery) {
         await log.flush();
         this.#batchesSinceFlush = 0;

@@ -9,6 +9,7 @@
  */
 import type { CoursePolicies, IndexEntry } from "./policy-types.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
+import { readLimited } from "./read-limited.js";
 
 export type LookupPolicy = CoursePolicies["lookup"];
 
@@ -27,7 +28,7 @@ export interface LookupSource {
  */
 export function lookupByPolicy(lookup: LookupPolicy, source: LookupSource, target: number): IndexEntry | null {
   const entries = source.entries();
-  const answer: unknown = callPolicy("lookup", () => lookup(entries, target), source.path);
+  const answer: unknown = callPolicy("lookup", () => readLimited(lookup)(entries, target), source.path);
   if (answer === null) return null;
   const refuse = (why: string) => policyError({ policy: "lookup", why, returned: answer }, source.path);
   if (typeof answer !== "object" || answer === undefined)

@@ -5,6 +5,7 @@
  * claims and self-checks — widens what the workloads do and what is checked. pagelog's own `Log`
  * (`pagelogAdapter`) implements them all: it is the richest adapter.
  */
+import type { CoursePolicies } from "../../segment/policies/policy-types.js";
 import type { Storage } from "../../storage/storage.js";
 
 /** A record as the engine appends it and expects it back (`appendRecords` / `readRecords`). */
@@ -90,6 +91,11 @@ export interface CrashTestContext {
   readonly clock: { now(): number };
   /** The settings this schedule drew; an adapter may use them or keep its own. */
   readonly tuning: LogTuning;
+  /**
+   * A reader's course policies given to `crashTest(…, { policies })` or `pagelog fuzz --policies`:
+   * pagelog's adapters run the Log on them (`LogOptions.policies`); another log may use them too.
+   */
+  readonly policies?: Partial<CoursePolicies>;
 }
 
 /** Steps beyond append, flush, reopen, write-back, crash and clock that a workload may take. */

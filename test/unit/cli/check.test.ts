@@ -45,6 +45,11 @@ describe("pagelog check", () => {
     ],
     ["lookup-linear.mjs", "lookup", /reads \d+ entries: a linear scan\? use binary search/],
     [
+      "lookup-loops.mjs",
+      "lookup",
+      /threw RangeError: read more than \d+ entries of a 6-entry index for target \d+: does the search range shrink/,
+    ],
+    [
       "retention-deletes-active.cjs",
       "segmentsToDelete",
       /never the last segment.* → expected 2, got 3: deletes the active \(last\) segment/,

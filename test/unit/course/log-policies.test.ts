@@ -154,6 +154,17 @@ describe("LogOptions.policies.lookup", () => {
     }
   });
 
+  it("a lookup that never narrows its range ends as an error naming it, not a hang", async () => {
+    const loops: CoursePolicies["lookup"] = (index, target) => {
+      let low = 0;
+      for (;;) if (index[low]!.offset > target && low >= 0) low = 0; // never returns
+    };
+    const { dir, log } = await logWithBatches({ lookup: loops });
+    const err = await refused(log.read(10), "lookup");
+    expect(err.message).toMatch(/threw RangeError: read more than \d+ entries/);
+    await dir.close();
+  });
+
   it("a right but slower answer (an earlier entry, or null) still reads the right records", async () => {
     for (const lookup of [
       (index: readonly { offset: number; position: number }[]) => index[0] ?? null,

@@ -1,0 +1,100 @@
+/**
+ * `pagelog fuzz --policies` and `pagelog demo --policies`: the real log on a reader's module.
+ * A wrong recover fails the fuzz with the smallest failing case as a command that replays it,
+ * and the demo shows BROKEN with where reading breaks; pagelog's own policies pass both.
+ */
+import { describe, expect, it } from "vitest";
+import { cli } from "./helpers.js";
+
+const fixture = (name: string) => `test/fixtures/policies/${name}`;
+
+/** Runs a printed `npx pagelog …` command in-process. */
+const rerun = (command: string) => cli(command.replace(/^npx pagelog /, "").split(" "));
+
+describe("pagelog fuzz --policies", () => {
+  it("a recover that trusts lengths without the CRC fails, with a shrunk case that replays", async () => {
+    const run = await cli(["fuzz", "--policies", fixture("recover-no-crc.mjs"), "--runs", "300", "--seed", "1"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("running on: your recover");
+    expect(run.stdout).toMatch(/your recover kept \d+ bytes of \S+, but reading breaks at position \d+: .*CRC/);
+    const shrunk = /smallest failing case: (\d+) of the (\d+) steps/.exec(run.stdout);
+    expect(shrunk).not.toBeNull();
+    expect(Number(shrunk![1])).toBeLessThan(Number(shrunk![2]));
+    const commands = [...run.stdout.matchAll(/^replay: (npx pagelog fuzz .*)$/gm)].map((m) => m[1]!);
+    expect(commands).toHaveLength(2);
+    expect(commands[1]).toMatch(/^npx pagelog fuzz --policies \S+recover-no-crc\.mjs --replay \d+ --steps [\d,-]+$/);
+    for (const command of commands) {
+      const again = await rerun(command);
+      expect(again.code).toBe(1);
+      expect(again.stdout).toMatch(/on your recover: VIOLATION\n[\s\S]*your recover/);
+    }
+  });
+
+  it("pagelog's own policies from a module pass", async () => {
+    const run = await cli(["fuzz", "--policies", fixture("pagelog.mjs"), "--runs", "150", "--seed", "5"]);
+    expect(run.stdout).toContain("running on: your writeVarint, lookup, segmentsToDelete, recover");
+    expect(run.stdout).toContain(" 0 violations");
+    expect(run.code).toBe(0);
+  });
+
+  it.each([
+    ["lookup-first-above.mjs", /your lookup returned the entry for offset \d+ .* for target \d+/],
+    [
+      "varint-no-zigzag.mjs",
+      /your writeVarint is wrong: writeVarint\(\d+\) returned \[0x[0-9a-f]+\], which reads back as/,
+    ],
+    ["throws.cjs", /your writeVarint threw Error/],
+  ])("%s is caught, naming the function", async (file, message) => {
+    const run = await cli(["fuzz", "--policies", fixture(file), "--runs", "300", "--seed", "1"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(message);
+  });
+
+  it("usage: --policies with --broken, --steps without --replay, bad --steps, a module of none", async () => {
+    for (const args of [
+      ["--policies", fixture("pagelog.mjs"), "--broken", "skip-crc-in-recovery"],
+      ["--steps", "0,1"],
+      ["--replay", "5", "--steps", "x"],
+      ["--replay", "5", "--steps", "999"],
+      ["--policies", fixture("none.mjs")],
+    ]) {
+      const run = await cli(["fuzz", ...args]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/^pagelog fuzz: /);
+    }
+  });
+});
+
+describe("pagelog demo --policies", () => {
+  const script = "produce 4, writeback, produce 2, cut, restart";
+
+  it("says what it runs on, and a recover that keeps a torn batch shows BROKEN with where reading breaks", async () => {
+    const run = await cli(["demo", "--policies", fixture("recover-no-crc.mjs"), "--script", `${script}, own, restart`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("running on: your recover");
+    expect(run.stdout).toMatch(
+      /> restart after a power cut: BROKEN: your recover kept \d+ bytes of \S+, but reading breaks at position (\d+): batch at \1 has CRC/,
+    );
+    expect(run.stdout).toMatch(/broken: reading breaks at position \d+ \(page \d+\)/);
+    // `own` switches to pagelog's functions: the next restart recovers.
+    expect(run.stdout).toContain("running on: pagelog's own functions");
+    expect(run.stdout).toMatch(/> restart after a power cut: recovery cut \d+ bytes/);
+  });
+
+  it("a recover that throws shows THREW, a throwing writeVarint fails the produce; pagelog's own recover as usual", async () => {
+    const threw = await cli(["demo", "--policies", fixture("recover-throws.mjs"), "--script", script]);
+    expect(threw.code).toBe(0);
+    expect(threw.stdout).toContain(
+      "> restart after a power cut: THREW: your recover threw Error: recover is not written yet",
+    );
+    const varint = await cli(["demo", "--policies", fixture("throws.cjs"), "--script", "produce"]);
+    expect(varint.code).toBe(0);
+    expect(varint.stdout).toContain(
+      "> produce failed: your writeVarint threw Error: not written yet: nothing was appended",
+    );
+    const own = await cli(["demo", "--policies", fixture("pagelog.mjs"), "--script", script]);
+    expect(own.stdout).toContain("running on: your writeVarint, lookup, segmentsToDelete, recover");
+    expect(own.stdout).not.toContain("BROKEN");
+    expect(own.stdout).toMatch(/> restart after a power cut: recovery cut \d+ bytes/);
+  });
+});
