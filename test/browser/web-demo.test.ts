@@ -106,6 +106,26 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(await page.inputValue("#seed")).toBe("16");
   });
 
+  it("a restart with the power on is a clean shutdown; a new seed or a pasted link starts another run", async () => {
+    await openDemo(page, built.url, "#seed=1");
+    await click(page, "produce", 2);
+    await click(page, "restart");
+    await waitForScript(page, "p 2,r");
+    expect(await text("#outcome")).toBe("restart after a clean shutdown: clean, nothing lost");
+    expect(await page.getAttribute("#outcome", "data-kind")).toBe("clean");
+
+    await page.fill("#seed", "7");
+    await page.press("#seed", "Enter");
+    await page.waitForFunction(() => location.hash === "#seed=7&flush=off" && !window.__pagelogDemo!.busy, null, {
+      timeout: WAIT_MS,
+    });
+    expect((await hooks(page)).snapshot.config.seed).toBe(7);
+
+    await page.evaluate(() => (location.hash = "#seed=16&script=p+3,s,p+4,w,c"));
+    const h = await waitForScript(page, "p 3,s,p 4,w,c");
+    expect(h.outcome).toBe((await runInNode(16, "p 3,s,p 4,w,c")).messages.at(-1));
+  });
+
   it("keys as in the terminal demo: p, f, w, s, c, r; a runs Auto until pressed again", async () => {
     await openDemo(page, built.url, "#seed=5");
     for (const key of ["p", "p", "f", "w", "s", "c", "r"]) await page.keyboard.press(key);

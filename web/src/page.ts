@@ -105,11 +105,25 @@ export async function startPage(workerSource: () => string): Promise<void> {
   };
   $("new-run").addEventListener("click", () => {
     const seed = Number($<HTMLInputElement>("seed").value);
-    if (!Number.isSafeInteger(seed) || seed < 0) {
-      $("code-error").textContent = "the seed is a whole number, 0 or more";
-      return;
-    }
+    $("seed-error").textContent = Number.isSafeInteger(seed) && seed >= 0 ? "" : "a seed is a whole number, 0 or more";
+    if ($("seed-error").textContent !== "") return;
     newRun({ ...c.state, seed, steps: [], flushEvery: Number($<HTMLSelectElement>("flush-every").value) }, c.policies);
+  });
+  $("seed").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") $("new-run").click();
+  });
+  // A link pasted into this tab changes only the hash: start the run it describes.
+  addEventListener("hashchange", () => {
+    if (location.hash === formatHash(c.state)) return;
+    const next = parseHash(location.hash);
+    let active: ActivePolicies | undefined;
+    try {
+      active = next.state.code === undefined ? undefined : compilePolicies(next.state.code);
+    } catch (err) {
+      $("code-error").textContent = `the code in the URL: ${(err as Error).message}`;
+    }
+    $<HTMLTextAreaElement>("code").value = next.state.code ?? EXAMPLE;
+    newRun(active === undefined ? { ...next.state, code: undefined } : next.state, active);
   });
   $("use-code").addEventListener("click", () => {
     const source = $<HTMLTextAreaElement>("code").value;
