@@ -225,14 +225,26 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(result).toMatch(/\nreplay: crashTest\(.*\{ seed: \d+, schedules: 1/);
     expect(await page.isHidden("#check-progress")).toBe(true);
 
-    // pagelog's own recover (the example in the box) passes both.
+    // pagelog's own recover (the example in the box) passes both; the run shows its progress.
     await page.reload();
     await openDemo(page, built.url, "#seed=1");
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seenResults: string[] }).seenResults = seen;
+      const result = document.getElementById("check-result")!;
+      const progress = document.getElementById("check-progress") as HTMLProgressElement;
+      new MutationObserver(() => seen.push(`${progress.hidden ? "-" : progress.value} ${result.textContent}`)).observe(
+        result,
+        { childList: true, characterData: true, subtree: true },
+      );
+    });
     await click(page, "check-code");
     await page.waitForSelector('#check-result[data-state="passed"]', { timeout: WAIT_MS });
     expect(await text("#check-result")).toMatch(
       /^course cases: all \d+ passed\nfuzz: \d+ schedules, \d+ power cuts: no guarantee broken$/,
     );
+    const seen = await page.evaluate(() => (window as unknown as { seenResults: string[] }).seenResults);
+    expect(seen.some((line) => /^0\.\d+ .*\nfuzz: \d+ of \d+ schedules, \d+ power cuts…$/.test(line))).toBe(true);
   });
 
   it("at 360 px wide nothing overflows sideways", async () => {
