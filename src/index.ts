@@ -10,7 +10,7 @@
 
 // Errors.
 export { ErrorCode, PagelogError, isPagelogError } from "./errors.js";
-export type { PagelogErrorOptions } from "./errors.js";
+export type { PagelogErrorOptions, PolicyFault } from "./errors.js";
 
 // The log.
 export { LogDir, parsePartitionName } from "./log/log-dir.js";

@@ -302,6 +302,53 @@ describe("the packed package", () => {
     node([tsc, ...flags, "--module", "esnext", "--moduleResolution", "bundler", "types-bundler.ts"]);
   });
 
+  it("runs pagelog fuzz, demo and check on a reader's module that imports pagelog/course", () => {
+    const bin = join(project, "node_modules/pagelog/dist/cli.js");
+    writeFileSync(
+      join(project, "my-policies.mjs"),
+      [
+        'import { kafkaPolicies } from "pagelog/course";',
+        "export const { writeVarint, lookup } = kafkaPolicies;",
+        "// trusts each length, never the CRC",
+        "export function recover(log, { readInt32 }) {",
+        "  let pos = 0;",
+        "  while (log.length - pos >= 17) {",
+        "    const length = readInt32(log, pos + 8);",
+        "    if (length < 49 || pos + 12 + length > log.length || log[pos + 16] !== 2) break;",
+        "    pos += 12 + length;",
+        "  }",
+        "  return pos;",
+        "}",
+      ].join("\n"),
+    );
+    const fuzz = spawnSync(
+      process.execPath,
+      [bin, "fuzz", "--policies", "./my-policies.mjs", "--runs", "300", "--seed", "1"],
+      {
+        cwd: project,
+        encoding: "utf8",
+      },
+    );
+    expect(fuzz.status).toBe(1);
+    expect(fuzz.stdout).toContain("running on: your writeVarint, lookup, recover");
+    expect(fuzz.stdout).toMatch(/replay: npx pagelog fuzz --policies \.\/my-policies\.mjs --replay \d+ --steps /);
+    const demo = node([
+      bin,
+      "demo",
+      "--policies",
+      "./my-policies.mjs",
+      "--script",
+      "produce 4, writeback, produce 2, cut, restart",
+    ]);
+    expect(demo).toMatch(/BROKEN: your recover kept \d+ bytes/);
+    const check = spawnSync(process.execPath, [bin, "check", "--policies", "./my-policies.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(check.status).toBe(1);
+    expect(check.stdout).toMatch(/FAIL  recover: .*trusts the length without checking the CRC/);
+  });
+
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {
     const bin = join(project, "node_modules/pagelog/dist/cli.js");
     expect(node([bin, "--help"])).toMatch(/pagelog <command>/);
