@@ -343,7 +343,11 @@ export class DemoSession {
 
   // ---- the picture -----------------------------------------------------------------------
 
-  async snapshot(): Promise<DemoSnapshot> {
+  /**
+   * The picture. While the power is on, `segment` picks which segment to draw (1-based, clamped to
+   * the ones there are; the web page's segment picker): by default the active one.
+   */
+  async snapshot(options: { readonly segment?: number } = {}): Promise<DemoSnapshot> {
     const log = this.#log;
     const common = {
       config: this.config,
@@ -361,7 +365,7 @@ export class DemoSession {
         power: "on",
         endOffset: log.endOffset,
         recoveryPoint: log.recoveryPoint,
-        segment: await this.#liveView(log),
+        segment: await this.#liveView(log, options.segment),
       };
     }
     return {
@@ -374,8 +378,10 @@ export class DemoSession {
   }
 
   /** Power on: durable, cached-only and torn bytes from the simulator, batches from the bytes. */
-  async #liveView(log: Log): Promise<SegmentView> {
-    const path = this.#activePath(log);
+  async #liveView(log: Log, segment: number | undefined): Promise<SegmentView> {
+    const bases = log.segmentBaseOffsets;
+    const index = segment === undefined ? bases.length - 1 : Math.min(Math.max(1, segment), bases.length) - 1;
+    const path = `${PARTITION}/${offsetName(bases[index]!)}.log`;
     const map = this.#storage.inspect(path);
     const dirty = new Set(map.dirtyPages);
     const states: ByteState[] = [];
@@ -392,7 +398,6 @@ export class DemoSession {
       ranges.push({ start: Math.max(ghost.start, map.size), end: Math.max(ghost.end, map.size), state: ghost.state });
     const bytes = await readFile(this.#storage, path);
     const marks = (await validPrefix(bytes, baseOffsetOf(path))).marks;
-    const bases = log.segmentBaseOffsets;
     return {
       path,
       size: map.size,
@@ -402,7 +407,7 @@ export class DemoSession {
       ranges: ranges.filter((r) => r.end > r.start),
       batches: marks,
       dirtyPages: map.dirtyPages.length,
-      segmentNumber: bases.length,
+      segmentNumber: index + 1,
       segmentCount: bases.length,
     };
   }

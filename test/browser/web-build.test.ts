@@ -1,0 +1,103 @@
+/**
+ * The web demo's build and server, no browser needed: the page's one script stays within its
+ * budget (60 KB minified and gzipped: a size, so asserted), is a classic script wrapped in the
+ * function the worker is made from, and `npm run demo:web`'s server prints its URL and serves
+ * the built files and nothing else.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BuiltPage, buildPage } from "./support/demo-page.js";
+
+const BUDGET_GZIP_BYTES = 60 * 1024;
+const repo = resolve(import.meta.dirname, "../..");
+
+describe("the web demo's build", () => {
+  let built: BuiltPage;
+  beforeAll(async () => {
+    built = await buildPage();
+  }, 60_000);
+  afterAll(() => built?.remove());
+
+  it("app.js is at most 60 KB minified and gzipped", () => {
+    console.log(
+      `web demo: app.js ${(built.jsBytes / 1024).toFixed(1)} KB minified, ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped (budget 60 KB)`,
+    );
+    expect(built.jsGzipBytes).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+  });
+
+  it("is a classic script in `function pagelogDemo`, and index.html loads it as one (file:// has no modules)", () => {
+    const dir = new URL(".", built.url).pathname;
+    const js = readFileSync(join(dir, "app.js"), "utf8");
+    expect(js.startsWith("(function pagelogDemo(){")).toBe(true);
+    expect(js.trimEnd().endsWith("})();")).toBe(true);
+    expect(js).not.toMatch(/\bimport\s*\(|\bimport\s*\{|\brequire\(/);
+    const html = readFileSync(join(dir, "index.html"), "utf8");
+    expect(html).toContain('<script src="app.js"></script>');
+    expect(html).not.toContain('type="module"');
+  });
+});
+
+describe("npm run demo:web's server", () => {
+  let server: ChildProcess;
+  let url: string;
+  let built: BuiltPage;
+
+  beforeAll(async () => {
+    built = await buildPage(); // a folder of its own to build into, so no test touches web/dist
+    const outdir = new URL(".", built.url).pathname;
+    server = spawn(process.execPath, [join(repo, "web/serve.mjs"), outdir], {
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    url = await new Promise<string>((ok, fail) => {
+      let out = "";
+      server.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m !== null) ok(m[1]!);
+      });
+      server.once("exit", (code) => fail(new Error(`web/serve.mjs exited (${code}) before printing its URL: ${out}`)));
+    });
+  }, 60_000);
+  afterAll(() => {
+    server?.kill();
+    built?.remove();
+  });
+
+  /** A GET with the path exactly as given (fetch would normalise the dots away). */
+  const get = (path: string) =>
+    new Promise<{ status: number; type: string | undefined; body: string }>((ok, fail) => {
+      const u = new URL(url);
+      const req = request({ host: u.hostname, port: u.port, path, method: "GET" }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => ok({ status: res.statusCode!, type: res.headers["content-type"], body }));
+      });
+      req.on("error", fail);
+      req.end();
+    });
+
+  it("prints its URL and serves the page, its stylesheet and its script", async () => {
+    const index = await get("/");
+    expect(index.status).toBe(200);
+    expect(index.type).toMatch(/^text\/html/);
+    expect(index.body).toContain("pagelog demo");
+    expect((await get("/app.js")).type).toMatch(/^text\/javascript/);
+    expect((await get("/style.css")).type).toMatch(/^text\/css/);
+    expect((await get("/index.html?x=1")).status).toBe(200);
+  });
+
+  it("serves nothing else: no path reaches outside the built folder", async () => {
+    for (const path of [
+      "/../package.json",
+      "/..%2f..%2fpackage.json",
+      "/%2e%2e/%2e%2e/package.json",
+      "//etc/passwd",
+      "/nope.js",
+    ])
+      expect((await get(path)).status, path).toBe(404);
+  });
+});

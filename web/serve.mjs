@@ -1,0 +1,42 @@
+/**
+ * `npm run demo:web`: builds the web demo and serves it on localhost (port from PORT, else a
+ * free one). Only the built folder's own files are served, looked up by exact name, so no path
+ * can reach anything else.
+ *
+ *   node web/serve.mjs [outdir]     (default web/dist)
+ */
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { buildWeb, FILES } from "./build.mjs";
+
+const TYPES = {
+  html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+};
+
+/** Serves the files of a built folder on 127.0.0.1:`port` (0: a free one); resolves with the server's URL. */
+async function serveDir(outdir, port = 0) {
+  const files = new Map();
+  for (const name of FILES) files.set(`/${name}`, await readFile(join(outdir, name)));
+  files.set("/", files.get("/index.html"));
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const body = req.method === "GET" || req.method === "HEAD" ? files.get(path) : undefined;
+    if (body === undefined) {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
+      return;
+    }
+    const ext = path === "/" ? "html" : path.slice(path.lastIndexOf(".") + 1);
+    res.writeHead(200, { "content-type": TYPES[ext], "cache-control": "no-store" });
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  await new Promise((ok, fail) => server.once("error", fail).listen(port, "127.0.0.1", ok));
+  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+}
+
+const { outdir, jsGzipBytes } = await buildWeb(process.argv[2]);
+const { url } = await serveDir(outdir, Number(process.env.PORT ?? 0));
+console.log(`pagelog web demo (app.js ${(jsGzipBytes / 1024).toFixed(1)} KB gzipped) at ${url}`);
+console.log("Ctrl-C stops it.");

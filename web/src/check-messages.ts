@@ -1,0 +1,23 @@
+/** What the page and the checks' worker say to each other. */
+
+export interface CheckRequest {
+  readonly source: string;
+  /** The fuzz run's first seed. */
+  readonly seed: number;
+  readonly schedules: number;
+  readonly maxOps: number;
+}
+
+export type CheckReport =
+  /** The pasted code did not compile, or had none of the four policies. */
+  | { readonly kind: "error"; readonly message: string }
+  /** The course's unit cases: how many passed, and the failures (`policy: case → why`). */
+  | { readonly kind: "cases"; readonly passed: number; readonly failed: readonly string[] }
+  | { readonly kind: "progress"; readonly schedules: number; readonly total: number; readonly powerCuts: number }
+  /** The fuzz run's end: the first failing schedule's seed and what broke, if any. */
+  | {
+      readonly kind: "fuzz";
+      readonly schedules: number;
+      readonly powerCuts: number;
+      readonly failure: { readonly seed: number; readonly message: string; readonly replay: string } | undefined;
+    };
