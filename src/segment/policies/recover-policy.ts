@@ -7,7 +7,7 @@
  *   any acknowledged records it threw away); inside a batch: refused;
  * - equal: as pagelog would;
  * - above ours: the kept bytes hold a batch reading breaks on (torn, bad CRC, past the end):
- *   refused with the position and why, as the course's demo says "broken". Only when what lies
+ *   refused with the position and why (the course demo's outcome for it). Only when what lies
  *   between is whole, CRC-valid batches that pagelog refuses for its stricter checks (offsets out
  *   of sequence) does the log cut at its own answer: the reader did what the course asks.
  *
