@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { compilePolicies } from "../../web/src/your-code.js";
-import { describeInChromium, launchChromium } from "./support/chromium.js";
-import { type BuiltPage, buildPage, click, hooks, openDemo, WAIT_MS, waitForScript } from "./support/demo-page.js";
+import { describeInChromium } from "./support/chromium.js";
+import { builtPageInChromium, click, hooks, openDemo, WAIT_MS, waitForScript } from "./support/demo-page.js";
 import { runInNode } from "./support/node-demo.js";
 
 /** Trusts each batch's length, never its CRC: keeps a torn batch (test/fixtures/policies). */
@@ -18,20 +18,10 @@ const RECOVER_NO_CRC = readFileSync(resolve(import.meta.dirname, "../fixtures/po
 const RECOVERED = /^restart after a power cut: recovery cut (\d+) bytes; log end offset (\d+) -> (\d+): (.*)$/;
 
 describeInChromium("the web demo in Chromium", (chromiumPath) => {
-  let built: BuiltPage;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  const chromium = builtPageInChromium(chromiumPath);
   let page: Page;
-
-  beforeAll(async () => {
-    built = await buildPage();
-    browser = await launchChromium(chromiumPath);
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    built?.remove();
-  });
   beforeEach(async () => {
-    page = await browser.context.newPage();
+    page = await chromium.browser.context.newPage();
   });
   afterEach(async () => {
     await page.close();
@@ -40,7 +30,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   const text = (selector: string) => page.textContent(selector, { timeout: WAIT_MS });
 
   it("opens from disk (file://) and draws its first frame; the first render time is reported", async () => {
-    await openDemo(page, built.url);
+    await openDemo(page, chromium.built.url);
     const h = await hooks(page);
     expect(h.snapshot.power).toBe("on");
     expect(h.snapshot.endOffset).toBe(0);
@@ -48,12 +38,12 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(await text("#running-on")).toBe("running on: pagelog's own functions");
     expect(page.url()).toMatch(/#seed=1&flush=off$/);
     console.log(
-      `web demo: first render ${h.firstRenderMs!.toFixed(0)} ms after navigation start (file://; app.js ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped)`,
+      `web demo: first render ${h.firstRenderMs!.toFixed(0)} ms after navigation start (file://; app.js ${(chromium.built.jsGzipBytes / 1024).toFixed(1)} KB gzipped)`,
     );
   });
 
   it("produce x7 (a flush after 3), write back, cut, restart: the outcome line and log end offset are the simulator's", async () => {
-    await openDemo(page, built.url, "#seed=1");
+    await openDemo(page, chromium.built.url, "#seed=1");
     await click(page, "produce", 3);
     await click(page, "flush");
     await click(page, "produce", 4);
@@ -81,7 +71,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("flush every 1 batch: produce x6, cut, restart loses nothing", async () => {
-    await openDemo(page, built.url, "#seed=3");
+    await openDemo(page, chromium.built.url, "#seed=3");
     await page.selectOption("#flush-every", "1");
     await click(page, "produce", 6);
     await click(page, "cut");
@@ -98,7 +88,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
 
   it("the URL replays a run: the same seed and script give the same bytes and outcome", async () => {
     const script = "p 3,s,p 4,w,c,r";
-    await openDemo(page, built.url, `#seed=16&script=${encodeURIComponent(script)}`);
+    await openDemo(page, chromium.built.url, `#seed=16&script=${encodeURIComponent(script)}`);
     const h = await waitForScript(page, script);
     const node = await runInNode(16, script);
     expect(h.outcome).toBe(node.messages.at(-1));
@@ -107,7 +97,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("a restart with the power on is a clean shutdown; a new seed or a pasted link starts another run", async () => {
-    await openDemo(page, built.url, "#seed=1");
+    await openDemo(page, chromium.built.url, "#seed=1");
     await click(page, "produce", 2);
     await click(page, "restart");
     await waitForScript(page, "p 2,r");
@@ -127,7 +117,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("keys as in the terminal demo: p, f, w, s, c, r; a runs Auto until pressed again", async () => {
-    await openDemo(page, built.url, "#seed=5");
+    await openDemo(page, chromium.built.url, "#seed=5");
     for (const key of ["p", "p", "f", "w", "s", "c", "r"]) await page.keyboard.press(key);
     const h = await waitForScript(page, "p 2,f 1,w,s,c,r");
     expect(h.outcome).toBe((await runInNode(5, "p 2,f 1,w,s,c,r")).messages.at(-1));
@@ -141,7 +131,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("hovering a byte shows its page, its batch and its state", async () => {
-    await openDemo(page, built.url, "#seed=1&script=p+3,s,p+2");
+    await openDemo(page, chromium.built.url, "#seed=1&script=p+3,s,p+2");
     await page.hover('#strip .b[data-b="70"]');
     expect(await text("#hover")).toMatch(
       /^byte 70 · page 1 \(bytes 64-127\) · batch at offset \d+ \(bytes \d+-\d+\) · on disk$/,
@@ -152,7 +142,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("a segment picker once the log rolls: the active segment, or an older one", async () => {
-    await openDemo(page, built.url, "#seed=2&script=p+20");
+    await openDemo(page, chromium.built.url, "#seed=2&script=p+20");
     expect(await page.isVisible("#segment-picker")).toBe(true);
     const count = (await hooks(page)).snapshot.segment!.segmentCount;
     await page.selectOption("#segment-picker", "1");
@@ -169,7 +159,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("a wrong recover (it keeps a torn batch) makes the restart BROKEN, at the position where reading fails", async () => {
-    await openDemo(page, built.url, "#seed=1&script=p+3,s,p+4,w,c");
+    await openDemo(page, chromium.built.url, "#seed=1&script=p+3,s,p+4,w,c");
     await page.fill("#code", RECOVER_NO_CRC);
     await click(page, "use-code");
     await page.waitForFunction(() => location.hash.includes("&code=") && !window.__pagelogDemo!.busy, null, {
@@ -202,7 +192,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("a recover that throws makes the restart THREW", async () => {
-    await openDemo(page, built.url, "#seed=1&script=p+2,c");
+    await openDemo(page, chromium.built.url, "#seed=1&script=p+2,c");
     await page.fill("#code", 'export function recover() {\n  throw new Error("not written yet");\n}\n');
     await click(page, "use-code");
     await page.waitForFunction(() => location.hash.includes("&code=") && !window.__pagelogDemo!.busy, null, {
@@ -215,7 +205,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
   });
 
   it("Check my code runs the course's cases and a fuzz run in a Web Worker: the first failing case and its seed", async () => {
-    await openDemo(page, built.url, "#seed=1");
+    await openDemo(page, chromium.built.url, "#seed=1");
     await page.fill("#code", RECOVER_NO_CRC);
     await click(page, "check-code");
     await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS });
@@ -227,7 +217,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
 
     // pagelog's own recover (the example in the box) passes both; the run shows its progress.
     await page.reload();
-    await openDemo(page, built.url, "#seed=1");
+    await openDemo(page, chromium.built.url, "#seed=1");
     await page.evaluate(() => {
       const seen: string[] = [];
       (window as unknown as { seenResults: string[] }).seenResults = seen;
@@ -249,7 +239,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
 
   it("at 360 px wide nothing overflows sideways", async () => {
     await page.setViewportSize({ width: 360, height: 740 });
-    await openDemo(page, built.url, "#seed=1&script=p+3,s,p+12,w,c,r");
+    await openDemo(page, chromium.built.url, "#seed=1&script=p+3,s,p+12,w,c,r");
     await page.fill("#code", RECOVER_NO_CRC);
     await click(page, "check-code");
     await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS });

@@ -5,10 +5,10 @@
  * state in the same run in Node (DemoSession's `segment.ranges`, from SimStorage's `inspect`).
  */
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { ByteState, DemoSnapshot } from "../../src/cli/demo/session.js";
-import { describeInChromium, launchChromium } from "./support/chromium.js";
-import { type BuiltPage, buildPage, hooks, openDemo } from "./support/demo-page.js";
+import { describeInChromium } from "./support/chromium.js";
+import { builtPageInChromium, hooks, openDemo } from "./support/demo-page.js";
 import { runInNode } from "./support/node-demo.js";
 
 const STATES: readonly ByteState[] = ["durable", "cached", "torn", "cut", "lost"];
@@ -78,17 +78,7 @@ async function observedStates(
 }
 
 describeInChromium("the web demo's strip colours", (chromiumPath) => {
-  let built: BuiltPage;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
-
-  beforeAll(async () => {
-    built = await buildPage();
-    browser = await launchChromium(chromiumPath);
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    built?.remove();
-  });
+  const chromium = builtPageInChromium(chromiumPath);
 
   const seen = new Set<string>();
 
@@ -98,9 +88,9 @@ describeInChromium("the web demo's strip colours", (chromiumPath) => {
     [1, "p 3,s,p 4,w,c,r", "cut by recovery (after the restart)"],
   ] as const) {
     it(`seed ${seed}, "${script}": every byte's colour is its state, ${what}`, async () => {
-      const page = await browser.context.newPage();
+      const page = await chromium.browser.context.newPage();
       try {
-        await openDemo(page, built.url, `#seed=${seed}&script=${encodeURIComponent(script)}`);
+        await openDemo(page, chromium.built.url, `#seed=${seed}&script=${encodeURIComponent(script)}`);
         const node = await runInNode(seed, script);
         const shown = (await hooks(page)).snapshot;
         expect(shown).toEqual(node.snapshot);

@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { launchChromium } from "./chromium.js";
 import { buildWeb } from "../../../web/build.mjs";
 import type { DemoSnapshot } from "../../../src/cli/demo/session.js";
 
@@ -79,4 +81,32 @@ export async function hooks(page: Page): Promise<Hooks> {
 /** Clicks a button `times` times (each click queues one step). */
 export async function click(page: Page, id: string, times = 1): Promise<void> {
   for (let i = 0; i < times; i++) await page.click(`#${id}`, { timeout: WAIT_MS });
+}
+
+/**
+ * Builds the page once and starts Chromium once for a describe block (closed and removed after
+ * it); the returned getters are valid inside its tests.
+ */
+export function builtPageInChromium(chromiumPath: string): {
+  readonly built: BuiltPage;
+  readonly browser: Awaited<ReturnType<typeof launchChromium>>;
+} {
+  let built: BuiltPage | undefined;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  beforeAll(async () => {
+    built = await buildPage();
+    browser = await launchChromium(chromiumPath);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    built?.remove();
+  });
+  return {
+    get built() {
+      return built!;
+    },
+    get browser() {
+      return browser!;
+    },
+  };
 }

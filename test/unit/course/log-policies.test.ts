@@ -4,7 +4,7 @@
  * (a wrong answer, an answer out of range, a throw) is refused with PAGELOG_POLICY naming the
  * function, before a byte is written on it, and an open it refuses changes no byte.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { kafkaPolicies } from "../../../src/course.js";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
@@ -185,15 +185,12 @@ describe("LogOptions.policies.lookup", () => {
 });
 
 describe("LogOptions.policies.recover", () => {
-  const noCrc: CoursePolicies["recover"] = (log, { readInt32 }) => {
-    let pos = 0;
-    while (log.length - pos >= 17) {
-      const length = readInt32(log, pos + 8);
-      if (length < 49 || pos + 12 + length > log.length || log[pos + 16] !== 2) break;
-      pos += 12 + length;
-    }
-    return pos;
-  };
+  /** test/fixtures/policies' typical wrong answer: trusts each length, never the CRC. */
+  let noCrc: CoursePolicies["recover"];
+  beforeAll(async () => {
+    const path = "../../fixtures/policies/recover-no-crc.mjs";
+    ({ recover: noCrc } = (await import(/* @vite-ignore */ path)) as CoursePolicies);
+  });
   /** Flips a byte inside the last batch's records: its CRC no longer matches. */
   const flipLast = (bytes: Uint8Array, starts: number[]) => {
     bytes[starts[starts.length - 1]! + 70]! ^= 0xff;
