@@ -4,8 +4,6 @@
  * checked against a model of what was appended and flushed. Exit 0 with no violation, 1 with
  * one (its report and replay command printed), 2 on bad arguments.
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
 import type { CrashTestAdapter } from "../testing/engine/adapter.js";
@@ -24,6 +22,7 @@ import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/e
 import { policyNames, withPolicies } from "../testing/with-policies.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
+import { importUserModule } from "./user-module.js";
 import { loadPolicies } from "./policies-module.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
@@ -260,13 +259,7 @@ const isAdapter = (x: unknown): x is CrashTestAdapter =>
 
 /** Loads the adapter a module exports: `adapter`, else the default export (or its `adapter`, for CommonJS). */
 export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(/* @vite-ignore */ pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`--adapter: cannot load '${path}': ${message.split("\n")[0]}`);
-  }
+  const mod = await importUserModule(path, "adapter");
   const fromDefault = mod.default as { adapter?: unknown } | undefined;
   const found = [
     mod.adapter,

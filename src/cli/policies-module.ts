@@ -2,20 +2,13 @@
  * `--policies PATH` of `pagelog check`, `demo` and `fuzz`: a reader's module (ES or CommonJS)
  * exporting any of the course's four functions by name, or on one default object.
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type CoursePolicies, POLICY_NAMES } from "../segment/policies/policy-types.js";
 import { UsageError } from "./io.js";
+import { importUserModule } from "./user-module.js";
 
 /** The policies a module exports: by name, or on its default export (an ES default object, or CommonJS's module.exports). */
 export async function loadPolicies(path: string): Promise<Partial<CoursePolicies>> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(/* @vite-ignore */ pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`--policies: cannot load '${path}': ${message.split("\n")[0]}`);
-  }
+  const mod = await importUserModule(path, "policies");
   const fromDefault =
     typeof mod.default === "object" && mod.default !== null ? (mod.default as Record<string, unknown>) : {};
   const found: Partial<Record<keyof CoursePolicies, unknown>> = {};
