@@ -86,6 +86,28 @@ describe("LogOptions.policies: options", () => {
     expect(log.options.policies).toBeUndefined(); // nothing given: the default paths
     await dir.close();
   });
+
+  it("takes a module namespace with other exports, a default object, or a class instance", async () => {
+    const fixture = (name: string) => import(/* @vite-ignore */ `../../fixtures/policies/${name}`);
+    class Mine {
+      recover = undefined;
+      lookup(index: readonly { offset: number; position: number }[], target: number) {
+        return kafkaPolicies.lookup(index, target);
+      }
+    }
+    const cases: Array<[unknown, string[]]> = [
+      [await fixture("with-extras.mjs"), ["recover"]],
+      [await fixture("default-object.mjs"), ["lookup", "recover"]],
+      [await fixture("retention-deletes-active.cjs"), ["segmentsToDelete"]],
+      [new Mine(), ["lookup"]],
+    ];
+    for (const [policies, names] of cases) {
+      const dir = await LogDir.open(new SimStorage({ seed: 1 }));
+      const log = await dir.log(NAME, { policies: policies as never });
+      expect(Object.keys(log.options.policies ?? {})).toEqual(names);
+      await dir.close();
+    }
+  });
 });
 
 describe("LogOptions.policies: pagelog's own answers plugged in change nothing", () => {
