@@ -204,6 +204,40 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(await page.getAttribute("#outcome", "data-kind")).toBe("threw");
   });
 
+  it("code that never finishes is refused after a trial in a worker, and the page stays usable", async () => {
+    await openDemo(page, chromium.built.url, "#seed=1&script=p+2");
+    // Loops for ever on any non-empty log without calling a helper: only a timeout can stop it.
+    await page.fill(
+      "#code",
+      "export function recover(log) {\n  let p = 0;\n  while (p < log.length) p += 0;\n  return p;\n}\n",
+    );
+    await click(page, "use-code");
+    await page.waitForFunction(
+      () => /did not finish the course's cases within/.test(document.getElementById("code-error")!.textContent!),
+      null,
+      { timeout: WAIT_MS },
+    );
+    expect(await text("#running-on")).toBe("running on: pagelog's own functions");
+    expect(await page.evaluate(() => location.hash)).not.toContain("code=");
+    // A lookup that never narrows is caught by the cases' own guard, without waiting.
+    await page.fill(
+      "#code",
+      "export function lookup(index, target) {\n  for (;;) if (index[0].offset > target) return null;\n}\n",
+    );
+    await click(page, "use-code");
+    await page.waitForFunction(
+      () =>
+        /your code loops: lookup: .*does the search range shrink/.test(
+          document.getElementById("code-error")!.textContent!,
+        ),
+      null,
+      { timeout: WAIT_MS },
+    );
+    await click(page, "produce");
+    const h = await waitForScript(page, "p 3");
+    expect(h.message).toMatch(/^produced a batch of/);
+  });
+
   it("Check my code runs the course's cases and a fuzz run in a Web Worker: the first failing case and its seed", async () => {
     await openDemo(page, chromium.built.url, "#seed=1");
     await page.fill("#code", RECOVER_NO_CRC);

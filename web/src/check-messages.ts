@@ -6,6 +6,8 @@ export interface CheckRequest {
   readonly seed: number;
   readonly schedules: number;
   readonly maxOps: number;
+  /** Only the course's cases, no fuzz run (the trial before the page runs the code: trial.ts). */
+  readonly casesOnly?: boolean;
 }
 
 export type CheckReport =

@@ -10,6 +10,7 @@ import { $ } from "./dom.js";
 import { drawFrame, wireHover } from "./frame-view.js";
 import { exposeHooks } from "./hooks.js";
 import { formatHash, type PageState, parseHash } from "./url-state.js";
+import { trialRun } from "./trial.js";
 import { compilePolicies } from "./your-code.js";
 
 /** Auto produces a batch this often. */
@@ -40,16 +41,21 @@ const KEY_STEPS: Record<string, () => Step> = {
 
 export async function startPage(workerSource: () => string): Promise<void> {
   const parsed = parseHash(location.hash);
+  const linkCode = parsed.state.code;
   let policies: ActivePolicies | undefined;
   let codeProblem: string | undefined;
   if (parsed.state.code !== undefined) {
+    // A link's code gets the same trial as pasted code: a loop in it must not freeze the page.
+    codeProblem = await trialRun(workerSource, parsed.state.code);
+    if (codeProblem !== undefined) codeProblem = `the code in the URL: ${codeProblem}`;
     try {
-      policies = compilePolicies(parsed.state.code);
+      if (codeProblem === undefined) policies = compilePolicies(parsed.state.code);
     } catch (err) {
       codeProblem = `the code in the URL: ${(err as Error).message}`;
     }
+    if (codeProblem !== undefined) parsed.state = { ...parsed.state, code: undefined };
   }
-  $<HTMLTextAreaElement>("code").value = parsed.state.code ?? EXAMPLE;
+  $<HTMLTextAreaElement>("code").value = linkCode ?? EXAMPLE;
   $("code-error").textContent = codeProblem ?? parsed.problem ?? "";
   const hooks = exposeHooks();
   // Auto: a produce every AUTO_MS while the power is on and nothing else is queued.
@@ -113,28 +119,40 @@ export async function startPage(workerSource: () => string): Promise<void> {
     if (e.key === "Enter") $("new-run").click();
   });
   // A link pasted into this tab changes only the hash: start the run it describes.
-  addEventListener("hashchange", () => {
+  addEventListener("hashchange", () => void openLink());
+  const openLink = async () => {
     if (location.hash === formatHash(c.state)) return;
     const next = parseHash(location.hash);
     let active: ActivePolicies | undefined;
     try {
+      const problem = next.state.code === undefined ? undefined : await trialRun(workerSource, next.state.code);
+      if (problem !== undefined) throw new Error(problem);
       active = next.state.code === undefined ? undefined : compilePolicies(next.state.code);
     } catch (err) {
       $("code-error").textContent = `the code in the URL: ${(err as Error).message}`;
     }
     $<HTMLTextAreaElement>("code").value = next.state.code ?? EXAMPLE;
     newRun(active === undefined ? { ...next.state, code: undefined } : next.state, active);
-  });
-  $("use-code").addEventListener("click", () => {
+  };
+  $("use-code").addEventListener("click", () => void useCode());
+  const useCode = async () => {
     const source = $<HTMLTextAreaElement>("code").value;
+    const button = $<HTMLButtonElement>("use-code");
+    button.disabled = true;
+    $("code-error").textContent = "trying your code on the course's cases first…";
     try {
+      const problem = await trialRun(workerSource, source);
+      if (problem !== undefined) throw new Error(problem);
       const compiled = compilePolicies(source);
       $("code-error").textContent = "";
       newRun({ ...c.state, code: source }, compiled);
     } catch (err) {
-      $("code-error").textContent = `your code: ${(err as Error).message}`;
+      const message = (err as Error).message;
+      $("code-error").textContent = message.startsWith("your code") ? message : `your code: ${message}`;
+    } finally {
+      button.disabled = false;
     }
-  });
+  };
   // The terminal's `o`: pagelog's own functions from the next restart on, on the same disk.
   $("drop-code").addEventListener("click", () => step({ kind: "own" }));
   $<HTMLSelectElement>("segment-picker").addEventListener("change", (e) => {

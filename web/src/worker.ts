@@ -30,6 +30,7 @@ async function check(request: CheckRequest, post: (m: CheckReport) => void): Pro
   const failed = POLICY_NAMES.flatMap((n) => result[n].failed.map((f) => f.reason));
   const passed = POLICY_NAMES.reduce((sum, n) => sum + result[n].passed.length, 0);
   post({ kind: "cases", passed, failed });
+  if (request.casesOnly === true) return;
   const summary = await crashTest(pagelogAdapter(), {
     policies,
     seed: request.seed,
