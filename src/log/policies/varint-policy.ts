@@ -28,18 +28,21 @@ function checkOne(policy: VarintPolicy, batch: Uint8Array, at: number, value: nu
   if (value < INT32_MIN || value > INT32_MAX) return;
   const answer: unknown = callPolicy("writeVarint", () => policy(value));
   const expected = [...batch.subarray(at, end)];
-  if (Array.isArray(answer) && answer.length === expected.length && answer.every((b, i) => b === expected[i])) return;
+  // number[] as the course has it; a Uint8Array is taken too, as `pagelog check` takes it.
+  const got: unknown[] | undefined =
+    answer instanceof Uint8Array ? [...answer] : Array.isArray(answer) ? answer : undefined;
+  if (got?.length === expected.length && got.every((b, i) => b === expected[i])) return;
   let readBack = "";
   try {
     // What a Kafka reader makes of the bytes: the usual mistake (no zigzag) shows at once.
-    if (Array.isArray(answer) && answer.every((b) => Number.isInteger(b) && b >= 0 && b < 256))
-      readBack = `, which reads back as ${decodeVarlong(Uint8Array.from(answer), 0).value}`;
+    if (got?.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) < 256))
+      readBack = `, which reads back as ${decodeVarlong(Uint8Array.from(got as number[]), 0).value}`;
   } catch {
     readBack = ", which is not a whole varint";
   }
   throw policyError({
     policy: "writeVarint",
-    why: `is wrong: writeVarint(${value}) returned ${shown(answer)}${readBack}; Kafka's bytes are ${shown(expected)} (zigzag, then 7 bits per byte, low first)`,
+    why: `is wrong: writeVarint(${value}) returned ${shown(got ?? answer)}${readBack}; Kafka's bytes are ${shown(expected)} (zigzag, then 7 bits per byte, low first)`,
     returned: answer,
   });
 }

@@ -384,6 +384,15 @@ describe("LogOptions.policies.writeVarint", () => {
     }
   });
 
+  it("takes the bytes as a Uint8Array too (as pagelog check does)", async () => {
+    const asBytes: CoursePolicies["writeVarint"] = (value) =>
+      Uint8Array.from(kafkaPolicies.writeVarint(value)) as never;
+    const { dir, log } = await openLog(new SimStorage({ seed: 13 }), { policies: { writeVarint: asBytes } });
+    await log.append(records(2));
+    expect(log.endOffset).toBe(2);
+    await dir.close();
+  });
+
   it("is asked for every varint of every record, keys, values and headers included", async () => {
     const asked: number[] = [];
     const spy: CoursePolicies["writeVarint"] = (value) => {
