@@ -4,14 +4,15 @@
  * pagelog's own. The cases live in src/course (browser-safe); this is the loading and printing.
  */
 import { parseArgs } from "node:util";
-import { type PoliciesCheck, checkPolicies } from "../course/check-policies.js";
+import type { PoliciesCheck } from "../course/check-policies.js";
 import { kafkaPolicies } from "../course/kafka-policies.js";
 import { POLICY_NAMES } from "../segment/policies/policy-types.js";
 import { parsing } from "./args.js";
-import type { CliIo } from "./io.js";
+import { checkWithTimeout } from "./check-worker.js";
+import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
 
-export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json]
+export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json] [--timeout S]
 
 Runs the unit cases of the course's four storage exercises (docs/homework.md) and prints, per
 policy, each case that passed and, for each that failed, why:
@@ -27,6 +28,8 @@ does not export are skipped. Without --policies, checks pagelog's own answers.
 Options:
   --policies PATH  the module with your policies
   --json           print { policies: { name: { given, passed, failed: [{ case, reason }] } } }
+  --timeout S      seconds each of your policies may take for all its cases (default 10): one
+                   that does not finish (an infinite loop?) fails them, in its own worker thread
   -h, --help       show this help
 
 Exit status: 0 every given policy passes, 1 a case failed, 2 usage (no module, none of the four).
@@ -35,6 +38,7 @@ Exit status: 0 every given policy passes, 1 a case failed, 2 usage (no module, n
 const OPTIONS = {
   policies: { type: "string" },
   json: { type: "boolean" },
+  timeout: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -45,8 +49,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const path = values.policies;
+  const timeoutMs = 1000 * positiveNumber(values.timeout, "timeout", 10);
   const policies = path === undefined ? kafkaPolicies : await loadPolicies(path);
-  const result = checkPolicies(policies);
+  const result = await checkWithTimeout(policies, path, timeoutMs);
   if (values.json) io.stdout.write(`${JSON.stringify(asJson(result), null, 2)}\n`);
   else printResult(result, path === undefined ? "pagelog's own policies (kafkaPolicies)" : path, io);
   return POLICY_NAMES.some((name) => result[name].failed.length > 0) ? 1 : 0;
@@ -83,4 +88,12 @@ function printResult(result: PoliciesCheck, what: string, io: CliIo): void {
     failed === 0 ? `all given policies pass (${passed} cases)` : `${failed} of ${passed + failed} cases failed`,
   );
   io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function positiveNumber(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!(value > 0 && value <= 3600))
+    throw new UsageError(`--${name} must be a number of seconds in (0, 3600], got '${text}'`);
+  return value;
 }

@@ -347,6 +347,18 @@ describe("the packed package", () => {
     });
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(/FAIL  recover: .*trusts the length without checking the CRC/);
+    // A policy that never returns fails its cases in its own worker thread, instead of hanging.
+    writeFileSync(
+      join(project, "loops.mjs"),
+      "export function writeVarint(value) {\n  let n = 0;\n  for (let v = value; v !== 0; v >>= 7) n++;\n  return [n];\n}\n",
+    );
+    const loops = spawnSync(process.execPath, [bin, "check", "--policies", "./loops.mjs", "--timeout", "2"], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(loops.status).toBe(1);
+    expect(loops.stdout).toMatch(/FAIL {2}writeVarint: did not finish its cases within 2 s: an infinite loop\?/);
   });
 
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {

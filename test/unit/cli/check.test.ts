@@ -95,6 +95,8 @@ describe("pagelog check", () => {
       [["--policies", fixture("none.mjs")], /exports none of writeVarint, lookup, segmentsToDelete, recover/],
       [["--polices", "x.mjs"], /Unknown option '--polices'/],
       [["--policies"], /argument missing/],
+      [["--timeout", "0"], /--timeout must be a number of seconds in \(0, 3600\], got '0'/],
+      [["--timeout", "soon"], /--timeout must be a number of seconds/],
     ] as const) {
       const { code, stdout, stderr } = await cli(["check", ...args]);
       expect(code).toBe(2);

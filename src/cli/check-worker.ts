@@ -1,0 +1,72 @@
+/**
+ * `pagelog check` runs each given policy's cases in a worker thread with a time limit: a policy
+ * that never returns (a `writeVarint` whose loop never ends on a negative number, say) then fails
+ * its cases with a message, instead of hanging the command. The worker is this very module,
+ * loaded again (`workerData` says which module and policy); so this works where the module is
+ * JavaScript, as in the built and installed CLI. Run from the TypeScript sources (the unit tests),
+ * the cases run in this thread, unguarded: the course's own guards (lookup reads, recover's
+ * helper calls) still end the common loops there.
+ */
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { checkPolicies, type PoliciesCheck, type PolicyCheck } from "../course/check-policies.js";
+import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
+import { loadPolicies } from "./policies-module.js";
+
+interface Job {
+  readonly pagelogCheck?: { readonly path: string; readonly policy: PolicyName };
+}
+
+/** Whether a worker can load this module (JavaScript, not the TypeScript sources). */
+const workerCanLoad = import.meta.url.endsWith(".js");
+
+/** Each given policy's cases, in a worker of its own when `path` names the module and workers can run. */
+export async function checkWithTimeout(
+  policies: Partial<CoursePolicies>,
+  path: string | undefined,
+  timeoutMs: number,
+): Promise<PoliciesCheck> {
+  if (path === undefined || !workerCanLoad) return checkPolicies(policies);
+  const result = checkPolicies({}); // every policy "not given"; the given ones are filled in below
+  await Promise.all(
+    POLICY_NAMES.filter((name) => typeof policies[name] === "function").map(async (name) => {
+      result[name] = await inWorker(path, name, timeoutMs);
+    }),
+  );
+  return result;
+}
+
+function failedAll(policy: PolicyName, why: string): PolicyCheck {
+  return { given: true, passed: [], failed: [{ case: "every case", reason: `${policy}: ${why}` }] };
+}
+
+function inWorker(path: string, policy: PolicyName, timeoutMs: number): Promise<PolicyCheck> {
+  return new Promise((resolve) => {
+    const job: Job = { pagelogCheck: { path, policy } };
+    const worker = new Worker(new URL(import.meta.url), { workerData: job });
+    const done = (check: PolicyCheck) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(check);
+    };
+    const timer = setTimeout(
+      () =>
+        done(
+          failedAll(
+            policy,
+            `did not finish its cases within ${timeoutMs / 1000} s: an infinite loop? (--timeout gives it longer)`,
+          ),
+        ),
+      timeoutMs,
+    );
+    worker.once("message", (check: PolicyCheck) => done(check));
+    worker.once("error", (err) => done(failedAll(policy, `its check stopped: ${err.message.split("\n")[0]}`)));
+  });
+}
+
+// Loaded as a worker by inWorker(): run one policy's cases and post the result.
+const job = isMainThread ? undefined : (workerData as Job | undefined)?.pagelogCheck;
+if (job !== undefined) {
+  void loadPolicies(job.path).then((policies) =>
+    parentPort!.postMessage(checkPolicies({ [job.policy]: policies[job.policy] })[job.policy]),
+  );
+}
