@@ -7,11 +7,11 @@
 import type { BatchHeader } from "../format/index.js";
 import type { BytesInput, RecordSnapshot } from "../format/record-codec.js";
 import { readBatchHeader } from "../format/index.js";
-import { ErrorCode, isPagelogError } from "../errors.js";
+import { ErrorCode, isPagelogError, type PagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { checkVarints } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
-import { applyRetention } from "./log-retention.js";
+import { applyRetention, retentionCount } from "./log-retention.js";
 import {
   activeSegment,
   checkWritable,
@@ -69,18 +69,17 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
       return;
     }
     const header = readBatchHeader(bytes);
-    try {
-      await guard(s, async () => {
-        if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
-          await writePending();
-          await roll(s, now);
-        }
-      });
-    } catch (err) {
-      // A reader's retention rule refused after the roll, before it deleted anything: the log is
-      // whole and open, and this unit's batch was not written. It fails alone.
-      if (!isPagelogError(err, ErrorCode.POLICY)) throw err;
-      for (const item of unit) settled.push(() => item.reject(err));
+    let refused: PagelogError | undefined;
+    await guard(s, async () => {
+      if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
+        await writePending();
+        refused = await roll(s, now);
+      }
+    });
+    if (refused !== undefined) {
+      // A reader's retention rule was refused after the roll, before anything was deleted: the
+      // log is whole and open, and this unit's batch was not written. It fails alone.
+      for (const item of unit) settled.push(() => item.reject(refused));
       return;
     }
     pending.push({ bytes, header });
@@ -166,8 +165,11 @@ function needsRoll(s: LogState, pendingBytes: number, batchBytes: number, header
   return full || old || active.indexFull || !active.canHold(header.lastOffset, bytes);
 }
 
-/** Seals the active segment and starts a new one at the end offset; then applies retention. */
-async function roll(s: LogState, now: number): Promise<void> {
+/**
+ * Seals the active segment and starts a new one at the end offset; then applies retention.
+ * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing was deleted then.
+ */
+async function roll(s: LogState, now: number): Promise<PagelogError | undefined> {
   const sealed = activeSegment(s);
   s.dirtySegments.add(sealed);
   await sealed.seal();
@@ -179,5 +181,13 @@ async function roll(s: LogState, now: number): Promise<void> {
   s.segments.push(segment);
   s.dirDirty = true;
   s.activeCreatedAt = now;
-  await applyRetention(s, now);
+  let count: number;
+  try {
+    count = retentionCount(s, now);
+  } catch (err) {
+    if (isPagelogError(err, ErrorCode.POLICY)) return err;
+    throw err;
+  }
+  await applyRetention(s, count);
+  return undefined;
 }

@@ -9,13 +9,20 @@ import type { LogState } from "./log-state.js";
 import { segmentsToDelete } from "./retention.js";
 import { countByPolicy } from "./policies/retention-policy.js";
 
-/** Applies `retentionBytes` / `retentionMs` as of `now`. */
-export async function applyRetention(s: LogState, now: number): Promise<void> {
+/**
+ * How many leading segments retention deletes as of `now`. A reader's rule (a course policy) is
+ * asked and checked here, before anything is done: a refusal (PAGELOG_POLICY) changes nothing.
+ */
+export function retentionCount(s: LogState, now: number): number {
   const { retentionBytes, retentionMs } = s.options;
-  if (retentionBytes === -1 && retentionMs === -1) return;
+  if (retentionBytes === -1 && retentionMs === -1) return 0;
   const limits = { retentionBytes, retentionMs, now };
   const policy = s.options.policies?.segmentsToDelete;
-  const count = policy === undefined ? segmentsToDelete(s.segments, limits) : countByPolicy(policy, s.segments, limits);
+  return policy === undefined ? segmentsToDelete(s.segments, limits) : countByPolicy(policy, s.segments, limits);
+}
+
+/** Deletes the `count` oldest segments (retention's answer, `retentionCount`). */
+export async function applyRetention(s: LogState, count: number): Promise<void> {
   if (count === 0) return;
   const newStart = Math.max(s.startOffset, s.segments[count]!.baseOffset);
   await moveStart(s, newStart, (_segment, i) => i < count);

@@ -5,7 +5,7 @@
  * and `log-retention.ts` are plain functions over this state, so each seam reads on its own.
  * Internal: nothing here is exported from the package.
  */
-import { ErrorCode, isPagelogError, PagelogError } from "../errors.js";
+import { ErrorCode, PagelogError } from "../errors.js";
 import type { RecordSnapshot } from "../format/record-codec.js";
 import type { Segment, SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
@@ -107,15 +107,12 @@ export function stopTimer(s: LogState): void {
   s.flushTimer = undefined;
 }
 
-/**
- * Runs a write: any failure but a caller's bad argument, or a course policy's refused answer,
- * fails the log. (A policy's answer is checked before anything is done on it: the log is whole.)
- */
+/** Runs a write: any failure but a caller's bad argument fails the log. */
 export async function guard<T>(s: LogState, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (!(err instanceof TypeError || err instanceof RangeError || isPagelogError(err, ErrorCode.POLICY))) fail(s, err);
+    if (!(err instanceof TypeError || err instanceof RangeError)) fail(s, err);
     throw err;
   }
 }

@@ -29,7 +29,7 @@ import {
   type ReadOptions,
   type RecordsOptions,
 } from "./log-read.js";
-import { applyRetention, moveStart } from "./log-retention.js";
+import { applyRetention, moveStart, retentionCount } from "./log-retention.js";
 import {
   activeSegment,
   checkReadable,
@@ -263,7 +263,9 @@ export class Log {
   applyRetention(): Promise<void> {
     return this.#run(async () => {
       checkWritable(this.#s, "applyRetention");
-      await guard(this.#s, () => applyRetention(this.#s, this.options.clock.now()));
+      // Outside the guard: a reader's rule refused (PAGELOG_POLICY) has changed nothing.
+      const count = retentionCount(this.#s, this.options.clock.now());
+      await guard(this.#s, () => applyRetention(this.#s, count));
     });
   }
 

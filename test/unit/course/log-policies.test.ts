@@ -327,6 +327,8 @@ describe("LogOptions.policies.segmentsToDelete", () => {
     const err = await refused(log.applyRetention(), "segmentsToDelete");
     expect(err.message).toMatch(/only the first 0 may go .*: segment 0 stays, and only a prefix goes/);
     expect(log.startOffset).toBe(0);
+    expect(log.status).toBe("open"); // the refusal changed nothing: the log goes on
+    await log.append(records(1, 100));
     await dir.close();
   });
 
