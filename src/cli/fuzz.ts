@@ -163,8 +163,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const first = report.violationList[0];
   if (first !== undefined && broken === undefined) {
     // The smallest case is what a reader debugs: the same seed with the fewest steps that fail.
+    io.stdout.write(`\nshrinking schedule ${first.seed} (at most 400 reruns)…\n`);
     const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps));
-    if (shrunk !== undefined && shrunk.steps.length < shrunk.of)
+    if (shrunk === undefined)
+      io.stdout.write("it did not fail again when rerun: the log under test is not deterministic\n");
+    else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
+    else
       io.stdout.write(
         `\nsmallest failing case: ${shrunk.steps.length} of the ${shrunk.of} steps of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
       );
