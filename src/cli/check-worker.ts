@@ -35,8 +35,24 @@ export async function checkWithTimeout(
   return result;
 }
 
-function failedAll(policy: PolicyName, why: string): PolicyCheck {
-  return { given: true, passed: [], failed: [{ case: "every case", reason: `${policy}: ${why}` }] };
+/** The case name of a policy that did not finish its cases in time. */
+const TIMED_OUT = "every case, in time";
+
+/**
+ * The given policies that do not finish the course's cases within `timeoutMs` (an endless loop):
+ * `fuzz` and `demo` would hang on them, so they refuse them first. Needs the built CLI (workers).
+ */
+export async function hangingPolicies(
+  policies: Partial<CoursePolicies>,
+  path: string,
+  timeoutMs: number,
+): Promise<PolicyName[]> {
+  const result = await checkWithTimeout(policies, path, timeoutMs);
+  return POLICY_NAMES.filter((name) => result[name].failed.some((f) => f.case === TIMED_OUT));
+}
+
+function failedAll(policy: PolicyName, why: string, name = "every case"): PolicyCheck {
+  return { given: true, passed: [], failed: [{ case: name, reason: `${policy}: ${why}` }] };
 }
 
 function inWorker(path: string, policy: PolicyName, timeoutMs: number): Promise<PolicyCheck> {
@@ -54,6 +70,7 @@ function inWorker(path: string, policy: PolicyName, timeoutMs: number): Promise<
           failedAll(
             policy,
             `did not finish its cases within ${timeoutMs / 1000} s: an infinite loop? (--timeout gives it longer)`,
+            TIMED_OUT,
           ),
         ),
       timeoutMs,

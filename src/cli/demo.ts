@@ -20,6 +20,8 @@ import { type DemoConfig, DemoSession, FLUSH_CHOICES } from "./demo/session.js";
 import { pagesPerRow } from "./demo/strip.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
+import { refuseHanging } from "./refuse-hanging.js";
+import type { CoursePolicies } from "../segment/policies/policy-types.js";
 import { colorWanted, makeStyle } from "./style.js";
 
 /** The chapter's demo uses small pages so a torn page is visible. */
@@ -114,7 +116,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     sectorSize,
     segmentBytes: intOption(values["segment-bytes"], "segment-bytes", DEFAULT_SEGMENT_BYTES, 128, 1 << 30),
     flushEvery,
-    ...(values.policies === undefined ? {} : { policies: await loadPolicies(values.policies) }),
+    ...(values.policies === undefined ? {} : { policies: await loadChecked(values.policies) }),
   };
   const style = makeStyle(colorWanted(io, values));
   const interactive = values.script === undefined && io.stdout.isTTY === true && io.stdin?.isTTY === true;
@@ -148,4 +150,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   await session.close();
   return 0;
+}
+
+/** The policies of `--policies`, refused if one would hang the demo (refuse-hanging.ts). */
+async function loadChecked(path: string): Promise<Partial<CoursePolicies>> {
+  const policies = await loadPolicies(path);
+  await refuseHanging(policies, path);
+  return policies;
 }

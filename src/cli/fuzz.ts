@@ -24,6 +24,7 @@ import { intOption, joinNegativeNumbers, parsing } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 import { importUserModule } from "./user-module.js";
 import { loadPolicies } from "./policies-module.js";
+import { refuseHanging } from "./refuse-hanging.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
 pagelog fuzz --adapter ./my-log.mjs [options]
@@ -106,6 +107,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("--steps goes with --replay (it picks steps of that one schedule)");
   const policiesPath = values.policies;
   const policies = policiesPath === undefined ? undefined : await loadPolicies(policiesPath);
+  if (policies !== undefined) await refuseHanging(policies, policiesPath!);
 
   // One engine for both: pagelog's own log (or a broken variant of it), or the module's adapter.
   const path = values.adapter;

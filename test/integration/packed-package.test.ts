@@ -359,6 +359,16 @@ describe("the packed package", () => {
     });
     expect(loops.status).toBe(1);
     expect(loops.stdout).toMatch(/FAIL {2}writeVarint: did not finish its cases within 2 s: an infinite loop\?/);
+    // fuzz (and demo) run policies in their own thread: they refuse one that would hang them.
+    const fuzzLoops = spawnSync(process.execPath, [bin, "fuzz", "--policies", "./loops.mjs", "--runs", "5"], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(fuzzLoops.status).toBe(2);
+    expect(fuzzLoops.stderr).toMatch(
+      /your writeVarint did not finish the course's cases within 10 s \(an infinite loop\?\)/,
+    );
   });
 
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {
