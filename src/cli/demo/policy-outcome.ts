@@ -4,12 +4,13 @@
  * demo's words: "broken" (the policy kept bytes reading breaks on: where and why) or "threw".
  */
 import { ErrorCode, isPagelogError, type PolicyFault } from "../../errors.js";
-import { type CoursePolicies, POLICY_NAMES } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../../segment/policies/policy-types.js";
+import { policyNames } from "../../testing/with-policies.js";
 
 /** "pagelog's own functions", or "your recover" / "your lookup, recover". */
 export function runningOn(policies: Partial<CoursePolicies> | undefined): string {
-  const yours = POLICY_NAMES.filter((name) => typeof policies?.[name] === "function");
-  return yours.length === 0 ? "pagelog's own functions" : `your ${yours.join(", ")}`;
+  const yours = policyNames(policies);
+  return yours === undefined ? "pagelog's own functions" : `your ${yours}`;
 }
 
 /** A restart a policy refused: what the picture marks and the outcome line says. */

@@ -11,6 +11,7 @@
  * @57, records @61.
  */
 import { bitwiseCrc32c } from "../../unit/format/helpers.js";
+import { concat } from "../../support/bytes.js";
 
 export const LOG_OVERHEAD = 12;
 export const HEADER = 61;
@@ -210,15 +211,7 @@ export function joinBatch(
   return out;
 }
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concat };
 
 /** `bytes` with [from, to) replaced by `insert`. */
 export function splice(bytes: Uint8Array, from: number, to: number, insert: Uint8Array): Uint8Array {

@@ -12,6 +12,7 @@ import { LogDir } from "../../../src/log/log-dir.js";
 import type { LogOptions } from "../../../src/log/log-options.js";
 import type { CoursePolicies } from "../../../src/segment/policies/policy-types.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { concat } from "../../support/bytes.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 
 const NAME = "t-0";
@@ -48,21 +49,11 @@ async function segmentFile(
   batches: number,
   damage?: (bytes: Uint8Array, starts: number[]) => Uint8Array,
 ) {
-  const parts: Uint8Array[] = [];
-  const starts: number[] = [];
-  let at = 0;
-  for (let i = 0; i < batches; i++) {
-    const batch = encodeBatch(records(2, 2 * i), { baseOffset: 2 * i, timestamp: 1_700_000_000_000 + i });
-    starts.push(at);
-    parts.push(batch);
-    at += batch.length;
-  }
-  let bytes: Uint8Array = new Uint8Array(at);
-  let p = 0;
-  for (const part of parts) {
-    bytes.set(part, p);
-    p += part.length;
-  }
+  const parts = Array.from({ length: batches }, (_, i) =>
+    encodeBatch(records(2, 2 * i), { baseOffset: 2 * i, timestamp: 1_700_000_000_000 + i }),
+  );
+  const starts = parts.map((_, i) => parts.slice(0, i).reduce((n, b) => n + b.length, 0));
+  let bytes = concat(parts);
   if (damage !== undefined) bytes = damage(bytes, starts);
   await storage.mkdir(NAME);
   const file = await storage.open(SEGMENT, { create: true });

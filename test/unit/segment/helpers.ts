@@ -82,15 +82,7 @@ export function simpleSpecs(n: number, perBatch = 1, valueBytes = 8, baseOffset 
   }));
 }
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concat } from "../../support/bytes.js";
 
 export interface Fixture {
   storage: Storage;

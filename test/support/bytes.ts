@@ -1,0 +1,12 @@
+/** Byte helpers the tests share. */
+
+/** The parts, back to back, in one new array. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
