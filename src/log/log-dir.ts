@@ -12,7 +12,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
-import { type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
+import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -82,6 +82,8 @@ export class LogDir {
   readonly #defaults: LogOptions;
   /** Partition directories present at open: each must be opened (recovered) before a clean marker. */
   readonly #initialPartitions: ReadonlySet<string>;
+  /** Every partition-like name in the root at open, whatever it is (a directory, a file, …). */
+  readonly #namesAtOpen: ReadonlySet<string>;
   /** Checkpointed values as read at open, kept for logs not opened this session. */
   readonly #recoveryPoints: Map<string, number>;
   readonly #startOffsets: Map<string, number>;
@@ -105,6 +107,7 @@ export class LogDir {
     clean: boolean;
     defaults: LogOptions;
     initialPartitions: Set<string>;
+    namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
@@ -115,6 +118,7 @@ export class LogDir {
     this.#clean = fields.clean;
     this.#defaults = fields.defaults;
     this.#initialPartitions = fields.initialPartitions;
+    this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
@@ -196,6 +200,7 @@ export class LogDir {
       const clean = marker !== null;
       const names = await storage.list("");
       const initialPartitions = new Set<string>();
+      const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
       for (const name of names) {
         const kind =
@@ -209,14 +214,14 @@ export class LogDir {
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
-      // The marker is deleted durably before anything else is written: from here on a crash
-      // must look like one, whatever this session does.
-      if (clean) {
-        await storage.remove(CLEAN_SHUTDOWN_FILE);
-        await storage.syncDir("");
-      }
+      // The temp files go first: they are garbage (each atomic write truncates its temp file
+      // before it writes), so a removal that fails rejects the open before the marker is touched,
+      // and the next open still sees a clean shutdown.
       for (const name of ownTmpFiles) await storage.remove(name);
-      if (ownTmpFiles.length > 0) await storage.syncDir("");
+      // The marker is deleted durably before anything else is written: from here on a crash
+      // must look like one, whatever this session does. (One syncDir makes both changes durable.)
+      if (clean) await storage.remove(CLEAN_SHUTDOWN_FILE);
+      if (clean || ownTmpFiles.length > 0) await storage.syncDir("");
       return new LogDir({
         storage,
         ownsStorage,
@@ -224,6 +229,7 @@ export class LogDir {
         clean,
         defaults: options.log ?? {},
         initialPartitions,
+        namesAtOpen,
         recoveryPoints,
         startOffsets,
         checkpointIntervalMs,
@@ -255,6 +261,15 @@ export class LogDir {
     const resolved = resolveLogOptions({ ...this.#defaults, ...options });
     let opening = this.#logs.get(name);
     const previous = this.#opened.get(name);
+    const closing = previous === undefined ? undefined : closeInProgress(previous);
+    if (closing !== undefined) {
+      // log.close() was called and has not finished: wait for it, then open the log again, rather
+      // than hand back a Log whose every call is about to fail PAGELOG_CLOSED.
+      return closing.then(
+        () => this.log(name, options),
+        () => this.log(name, options),
+      );
+    }
     if (previous?.status === "closed") {
       // Closed by log.close() (or asyncDispose): open it again rather than hand back a closed Log.
       // Not after a failure: a failed fsync's pages may read back fine from the page cache while
@@ -365,11 +380,15 @@ export class LogDir {
   async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
     const entries: CheckpointEntry[] = [];
     for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      // Only partitions that exist: an entry for a directory deleted since is never used (such a
-      // log opens as new), and kept for ever they would grow the file past its read bound.
-      const exists = this.#opened.has(name) || this.#initialPartitions.has(name);
+      // Entries of logs this process did not open are carried forward as they were read when
+      // anything is at their name: a partition whose directory is a file for now, or whose
+      // dir.log() failed, may be repaired, and without its log start offset the records deleted
+      // below it would reappear. Only a name with nothing there at open drops its entry: that
+      // directory was deleted (its creation is always made durable first), dir.log() would open
+      // it as a new log, and kept for ever such entries would grow the file past its read bound.
+      const kept = this.#opened.has(name) || this.#namesAtOpen.has(name);
       const parsed = parsePartitionName(name);
-      if (parsed !== undefined && exists) entries.push({ ...parsed, offset });
+      if (parsed !== undefined && kept) entries.push({ ...parsed, offset });
     }
     await writeFileAtomically(this.storage, file, new TextEncoder().encode(encodeCheckpoint(entries)));
   }

@@ -62,6 +62,7 @@ let construct: (
   loaded: LoadedState,
 ) => Log;
 let failureOf: (log: Log) => unknown;
+let closingOf: (log: Log) => Promise<void> | undefined;
 
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
@@ -78,6 +79,7 @@ export class Log {
   static {
     construct = (name, host, options, segmentOptions, loaded) => new Log(name, host, options, segmentOptions, loaded);
     failureOf = (log) => log.#s.failure;
+    closingOf = (log) => log.#closing;
   }
 
   private constructor(
@@ -392,6 +394,14 @@ export async function openLog(
   };
   const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
   return construct(name, host, options, segmentOptions, loaded);
+}
+
+/**
+ * The promise of the log's first `close()` if one was called and has not finished, else
+ * undefined: its status still says "open" until the close's turn in the queue comes.
+ */
+export function closeInProgress(log: Log): Promise<void> | undefined {
+  return log.status === "closed" ? undefined : closingOf(log);
 }
 
 /** True if the log ever failed (its LogDir then writes no clean-shutdown marker). */
