@@ -22,6 +22,11 @@ export const ErrorCode = {
   CLOSED: "PAGELOG_CLOSED",
   /** Another process (or another open in this one) holds the directory's lock. */
   LOCKED: "PAGELOG_LOCKED",
+  /**
+   * The directory a storage (and its `LogDir`) opened was moved, replaced or deleted while open:
+   * its path now names another directory, which pagelog leaves alone. Reopen at the new place.
+   */
+  MOVED: "PAGELOG_MOVED",
   /** Bytes on disk are damaged where they were known to be good. */
   CORRUPT: "PAGELOG_CORRUPT",
   /** A record batch uses a compression codec pagelog cannot read (snappy, lz4, zstd). */

@@ -424,7 +424,11 @@ export class LogDir {
     } catch (err) {
       failure ??= err;
     } finally {
-      await this.#lock.release().catch(() => undefined);
+      // A lock file that could not be removed is reported: the close did not finish its job.
+      // (The file left behind is stale to every later opener, this process included.)
+      await this.#lock.release().catch((err: unknown) => {
+        failure ??= err;
+      });
       if (this.#ownsStorage) await this.storage.close().catch(() => undefined);
       this.#status = "closed";
     }

@@ -38,13 +38,19 @@ export interface Plan {
   readonly tally: Tally;
   /** Unclean only: the checkpointed start is past every surviving record; start over, empty, there. */
   readonly startOverAt: number | undefined;
+  /** A `<base>.log.deleted` is the proof that the gap below the first segment is a deletion: keep it. */
+  readonly keepRetired?: boolean;
 }
 
 /**
  * Decides, reading only, what opening these segments must do; leaves in `segments` the ones
  * that stay. Throws `PAGELOG_CORRUPT` where carrying it out would lose acknowledged records.
  */
-export async function planLoad(input: LoadInput, segments: Segment[]): Promise<Plan> {
+export async function planLoad(
+  input: LoadInput,
+  segments: Segment[],
+  retiredBases: readonly number[] = [],
+): Promise<Plan> {
   const { dir } = input;
   const tally = new Tally();
   const steps: Step[] = [];
@@ -185,11 +191,15 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
     // The start offset is checkpointed durably before any segment below it is deleted, so the
     // first segment never starts past it: if it does, the segments holding [start, base) are gone.
     const firstBase = segments[0]!.baseOffset;
+    // Except after retention on a full disk: it renames the oldest doomed `.log` to `.deleted`
+    // (durably) before it deletes anything, so such a file at or below the start proves the gap.
+    const gapIsDeletion = retiredBases.some((base) => base <= checkpointedStart && base < firstBase);
     if (
       input.logStartOffset !== undefined &&
       input.logStartOffset < firstBase &&
       firstBase <= end &&
-      checkpointedStart <= end
+      checkpointedStart <= end &&
+      !gapIsDeletion
     ) {
       throw new PagelogError(
         `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
@@ -197,7 +207,7 @@ export async function planLoad(input: LoadInput, segments: Segment[]): Promise<P
         { path: segments[0]!.log.path },
       );
     }
-    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined };
+    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined, keepRetired: gapIsDeletion };
     if (input.clean) {
       throw new PagelogError(
         `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,

@@ -23,6 +23,7 @@ import { joinPath } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
 import { carryOut } from "./log-load-apply.js";
+import { RETIRED_SUFFIX } from "./segment-files.js";
 import { type Plan, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
@@ -63,6 +64,7 @@ export interface LoadedLog {
 }
 
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
+
 const SWAP = /\.swap$/;
 
 function now(): number {
@@ -76,10 +78,12 @@ function now(): number {
  */
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
-  const { leftovers, bases } = await survey(input.storage, input.dir);
-  const { segments, plan } = await decide(input, bases);
+  const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir);
+  const { segments, plan } = await decide(input, bases, retiredBases);
   // ---- the plan is accepted: carry it out --------------------------------------------------
-  await carryOut(input, plan, segments, leftovers);
+  // A `.deleted` that proves a full-disk deletion stays until a checkpoint no longer needs it.
+  const removable = plan.keepRetired === true ? leftovers.filter((n) => !n.endsWith(RETIRED_SUFFIX)) : leftovers;
+  await carryOut(input, plan, segments, removable);
 
   // Only the active segment's indexes stay in memory: the others are read back on demand, so
   // opening a large log costs memory for what is used.
@@ -98,7 +102,7 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       bytesTruncated: tally.bytesTruncated,
       segmentsDeleted: tally.segmentsDeleted,
       indexesRebuilt: tally.indexesRebuilt,
-      filesRemoved: leftovers.length,
+      filesRemoved: removable.length,
       durationMs: now() - started,
     },
   };
@@ -108,7 +112,10 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
  * Phase 1, reading only: the directory's segment base offsets (sorted) and its leftovers
  * (`*.tmp`, `*.deleted`, `*.cleaned`, index files whose `.log` is gone). Refuses a `.swap`.
  */
-async function survey(storage: Storage, dir: string): Promise<{ leftovers: string[]; bases: number[] }> {
+async function survey(
+  storage: Storage,
+  dir: string,
+): Promise<{ leftovers: string[]; bases: number[]; retiredBases: number[] }> {
   const names = await storage.list(dir);
   // A `.swap` file is a Kafka compaction a broker was completing: the compacted data may exist
   // only there (the old segments already renamed `.deleted`). pagelog never writes one and its
@@ -136,14 +143,26 @@ async function survey(storage: Storage, dir: string): Promise<{ leftovers: strin
     // Kafka) left behind, and removing it would fail the open for good.
     if (leftover && (await storage.stat(joinPath(dir, name)))?.kind === "file") leftovers.push(name);
   }
-  return { leftovers, bases: [...logBases].sort((a, b) => a - b) };
+  // `<base>.log.deleted`: a segment retention deleted on a full disk before it could checkpoint
+  // the new start offset (log-retention.ts); its name says the gap below the first segment is
+  // a deletion, not a loss.
+  const retiredBases = names
+    .filter((n) => n.endsWith(RETIRED_SUFFIX))
+    .map((n) => parseSegmentFileName(n.slice(0, -RETIRED_SUFFIX.length)))
+    .filter((p) => p?.suffix === LOG_SUFFIX)
+    .map((p) => p!.baseOffset);
+  return { leftovers, bases: [...logBases].sort((a, b) => a - b), retiredBases };
 }
 
 /**
  * Phase 2, reading only: opens the segments at `bases` and plans (log-load-plan.ts). A rejected
  * plan closes every handle and throws with nothing written.
  */
-async function decide(input: LoadInput, bases: readonly number[]): Promise<{ segments: Segment[]; plan: Plan }> {
+async function decide(
+  input: LoadInput,
+  bases: readonly number[],
+  retiredBases: readonly number[],
+): Promise<{ segments: Segment[]; plan: Plan }> {
   if (bases.length === 0) {
     // A new log starts where its checkpointed start offset says, else at 0. A log whose
     // checkpointed recovery point lies above that had durable records, and every segment
@@ -162,7 +181,7 @@ async function decide(input: LoadInput, bases: readonly number[]): Promise<{ seg
       opened.push(segment);
       return segment;
     });
-    return { segments, plan: await planLoad(input, segments) };
+    return { segments, plan: await planLoad(input, segments, retiredBases) };
   } catch (err) {
     // Rejected: nothing was written. Give the handles back and report.
     await Promise.allSettled(opened.map((s) => s.close()));

@@ -112,9 +112,21 @@ export async function guard<T>(s: LogState, write: () => Promise<T>): Promise<T>
   try {
     return await write();
   } catch (err) {
-    if (!(err instanceof TypeError || err instanceof RangeError)) fail(s, err);
+    if (!(err instanceof TypeError || err instanceof RangeError || intact.has(err as object))) fail(s, err);
     throw err;
   }
+}
+
+/** Errors after which the log's files and its state still agree (see `keepsLogOpen`). */
+const intact = new WeakSet<object>();
+
+/**
+ * Marks an error that leaves the log as consistent as before (a checkpoint that found the disk
+ * full, say): `guard` rejects the call with it but does not fail the log.
+ */
+export function keepsLogOpen<T>(err: T): T {
+  if (typeof err === "object" && err !== null) intact.add(err);
+  return err;
 }
 
 export function fail(s: LogState, err: unknown): void {

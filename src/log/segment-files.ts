@@ -10,6 +10,12 @@ import { parentOf } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
 
 /**
+ * What retention on a full disk renames the oldest doomed `.log` to, before it deletes anything:
+ * the name proves to the next load that the gap below the first segment is a deletion.
+ */
+export const RETIRED_SUFFIX = ".deleted";
+
+/**
  * Closes and deletes `segments[from..]`, newest first: directory changes survive a crash as a
  * prefix in the order they were made, so deleting from the end never leaves a hole. The caller
  * syncs the directory. Returns how many were deleted.

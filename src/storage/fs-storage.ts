@@ -16,31 +16,20 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 import { normalizePath, parentOf } from "./paths.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
-
-/**
- * Locks held by this process, by absolute lock-file path. Kept on `globalThis` under a
- * `Symbol.for` key so the ESM and CJS builds loaded side by side share one registry: a lock file
- * holds only a pid, which cannot tell two copies of pagelog in one process apart.
- */
-const REGISTRY_KEY = Symbol.for("pagelog.FsStorage.heldLocks");
-const globalSlots = globalThis as Record<symbol, unknown>;
-const heldLocks = (globalSlots[REGISTRY_KEY] ??= new Set<string>()) as Set<string>;
-
-/** How many times `lock` removes a stale lock file and tries again before giving up. */
-const STALE_LOCK_RETRIES = 1;
-
-/** Largest pid any supported OS hands out (Linux's `pid_max` limit is 2^22). */
-const MAX_PID = 2 ** 31 - 1;
+import { FsLock, heldLocks, takeLockFile } from "./fs-lock.js";
 
 export class FsStorage implements Storage {
   /** The absolute, symlink-resolved root directory. */
   readonly root: string;
   readonly #files = new Set<FsFile>();
   readonly #locks = new Set<FsLock>();
+  /** The root directory's identity at open: a path operation first checks it is still there. */
+  readonly #rootId: { dev: number; ino: number };
   #closing: Promise<void> | undefined;
 
-  private constructor(root: string) {
+  private constructor(root: string, rootId: { dev: number; ino: number }) {
     this.root = root;
+    this.#rootId = rootId;
   }
 
   /**
@@ -75,21 +64,24 @@ export class FsStorage implements Storage {
       for (const dir of chain.reverse()) await fsyncDirectory(dir, "open storage at", dir);
     }
     let real: string;
+    let rootStats: { dev: number; ino: number; isDirectory(): boolean };
     try {
       // Resolve symlinks so two storages on one directory, however spelled, share lock names.
       real = await fs.realpath(absolute);
-      if (!(await fs.stat(real)).isDirectory()) {
+      rootStats = await fs.stat(real);
+      if (!rootStats.isDirectory()) {
         throw new PagelogError(`open storage at ${JSON.stringify(absolute)} failed: not a directory`, ErrorCode.IO);
       }
     } catch (err) {
       throw fromFsError(err, "open storage at", absolute);
     }
-    return new FsStorage(real);
+    return new FsStorage(real, { dev: rootStats.dev, ino: rootStats.ino });
   }
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const rel = normalizePath(path);
     this.#checkOpen("open");
+    await this.#checkRoot("open");
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
     if (options.readOnly === true && options.create === true)
@@ -135,6 +127,7 @@ export class FsStorage implements Storage {
   async stat(path: string): Promise<StorageStat | null> {
     const rel = normalizePath(path, { allowRoot: true });
     this.#checkOpen("stat");
+    await this.#checkRoot("stat");
     try {
       const stats = await fs.stat(this.#abs(rel));
       return stats.isDirectory() ? { kind: "dir", size: 0 } : { kind: "file", size: stats.size };
@@ -148,6 +141,7 @@ export class FsStorage implements Storage {
   async list(dir: string): Promise<string[]> {
     const rel = normalizePath(dir, { allowRoot: true });
     this.#checkOpen("list");
+    await this.#checkRoot("list");
     let names: string[];
     try {
       names = await fs.readdir(this.#abs(rel));
@@ -162,6 +156,7 @@ export class FsStorage implements Storage {
   async mkdir(dir: string): Promise<void> {
     const rel = normalizePath(dir);
     this.#checkOpen("mkdir");
+    await this.#checkRoot("mkdir");
     try {
       await fs.mkdir(this.#abs(rel));
     } catch (err) {
@@ -179,6 +174,7 @@ export class FsStorage implements Storage {
   async remove(path: string): Promise<void> {
     const rel = normalizePath(path);
     this.#checkOpen("remove");
+    await this.#checkRoot("remove");
     const abs = this.#abs(rel);
     try {
       await fs.unlink(abs);
@@ -199,6 +195,7 @@ export class FsStorage implements Storage {
     const src = normalizePath(from);
     const dst = normalizePath(to);
     this.#checkOpen("rename");
+    await this.#checkRoot("rename");
     if (parentOf(src) !== parentOf(dst)) {
       // Only a rename within one directory is a single journaled change; across directories two
       // entries change and a crash could keep both names or neither.
@@ -228,6 +225,7 @@ export class FsStorage implements Storage {
   async syncDir(dir: string): Promise<void> {
     const rel = normalizePath(dir, { allowRoot: true });
     this.#checkOpen("syncDir");
+    await this.#checkRoot("syncDir");
     await fsyncDirectory(this.#abs(rel), "syncDir", rel);
   }
 
@@ -268,13 +266,15 @@ export class FsStorage implements Storage {
     }
     // Reserve before the first await, so two lock() calls racing in this process cannot both win.
     heldLocks.add(abs);
+    let taken;
     try {
-      await takeLockFile(abs, rel);
+      await this.#checkRoot("lock");
+      taken = await takeLockFile(abs, rel);
     } catch (err) {
       heldLocks.delete(abs);
       throw err;
     }
-    const lock = new FsLock(rel, abs, (l) => this.#locks.delete(l));
+    const lock = new FsLock(taken, (l) => this.#locks.delete(l));
     this.#locks.add(lock);
     if (this.#closing !== undefined) {
       await lock.release();
@@ -300,159 +300,33 @@ export class FsStorage implements Storage {
     return rel === "" ? this.root : nodePath.join(this.root, ...rel.split("/"));
   }
 
+  /**
+   * Every path is resolved from the root's path, so if the directory was moved (or deleted and
+   * made again) while this storage is open, that path now names another directory: perhaps one
+   * another process has locked. A path operation checks first that the root is still the
+   * directory opened, and fails with PAGELOG_MOVED instead of touching the other one.
+   * (Operations on open files go through their descriptors and stay with the moved files.)
+   */
+  async #checkRoot(op: string): Promise<void> {
+    let now: { dev: number; ino: number } | undefined;
+    try {
+      now = await fs.stat(this.root);
+    } catch {
+      now = undefined;
+    }
+    if (now === undefined || now.dev !== this.#rootId.dev || now.ino !== this.#rootId.ino) {
+      throw new PagelogError(
+        `${op}: the directory ${this.root} is not the one this storage opened (it was moved, replaced or deleted); nothing was done there`,
+        ErrorCode.MOVED,
+      );
+    }
+  }
+
   #checkOpen(op: string): void {
     if (this.#closing !== undefined) {
       throw new PagelogError(`${op}: the storage is closed`, ErrorCode.CLOSED);
     }
   }
-}
-
-/** A held lock file; `release()` deletes it and frees the in-process registry entry. */
-class FsLock implements StorageLock {
-  readonly path: string;
-  readonly #abs: string;
-  readonly #onRelease: (lock: FsLock) => void;
-  #releasing: Promise<void> | undefined;
-
-  constructor(path: string, abs: string, onRelease: (lock: FsLock) => void) {
-    this.path = path;
-    this.#abs = abs;
-    this.#onRelease = onRelease;
-  }
-
-  release(): Promise<void> {
-    this.#releasing ??= (async () => {
-      this.#onRelease(this);
-      try {
-        // Delete the file before freeing the registry entry: until the file is gone, another
-        // lock() in this process must still see the lock as held.
-        await fs.unlink(this.#abs);
-      } catch (err) {
-        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "release lock", this.path);
-      } finally {
-        heldLocks.delete(this.#abs);
-      }
-    })();
-    return this.#releasing;
-  }
-}
-
-/** Creates the lock file exclusively, taking over a stale one at most `STALE_LOCK_RETRIES` times. */
-async function takeLockFile(abs: string, rel: string): Promise<void> {
-  const bootId = await currentBootId();
-  const content = bootId === undefined ? `${process.pid}\n` : `${process.pid}\n${bootId}\n`;
-  for (let attempt = 0; attempt <= STALE_LOCK_RETRIES; attempt++) {
-    try {
-      // 'wx' = O_CREAT|O_EXCL: the create fails if the file exists, atomically, even across
-      // processes. No fsync: after a power cut every holder is dead, so a lost lock file is fine.
-      await fs.writeFile(abs, content, { flag: "wx", mode: 0o644 });
-      return;
-    } catch (err) {
-      if (osErrorCode(err) !== "EEXIST") throw fromFsError(err, "lock", rel);
-    }
-    const found = await readLockFile(abs, rel);
-    if (found.kind === "missing") continue; // released between our create and our read
-    if (found.kind === "other") {
-      throw new PagelogError(
-        `lock ${JSON.stringify(rel)}: ${abs} is ${found.what}, not a lock file; pagelog never makes one there: remove it by hand`,
-        ErrorCode.IO,
-        { path: rel },
-      );
-    }
-    // A symbolic link is never a live lock: a holder creates a regular file with O_EXCL, which
-    // refuses to go through a link. A dangling one would otherwise lock the directory for good.
-    const holder = found.kind === "symlink" ? undefined : liveHolder(found.content, bootId);
-    if (holder !== undefined) {
-      throw new PagelogError(
-        `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
-        ErrorCode.LOCKED,
-        { path: rel },
-      );
-    }
-    if (attempt < STALE_LOCK_RETRIES) {
-      try {
-        await fs.unlink(abs);
-      } catch (err) {
-        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "lock", rel);
-      }
-    }
-  }
-  // Another process keeps creating the file as fast as we clear it: someone is taking the lock.
-  throw new PagelogError(`lock ${JSON.stringify(rel)}: could not take over the lock file ${abs}`, ErrorCode.LOCKED, {
-    path: rel,
-  });
-}
-
-/** Longest lock file content read: a pid and a boot id take about 50 bytes. */
-const LOCK_FILE_READ_BYTES = 256;
-
-type LockFileState =
-  { kind: "missing" } | { kind: "symlink" } | { kind: "other"; what: string } | { kind: "file"; content: string };
-
-/**
- * What is at the lock path, read without following a symbolic link, without blocking on a FIFO
- * and without reading more than a lock file can hold (a huge file there is no lock either).
- */
-async function readLockFile(abs: string, rel: string): Promise<LockFileState> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-  } catch (err) {
-    const code = osErrorCode(err);
-    if (code === "ENOENT") return { kind: "missing" };
-    // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD).
-    if (code === "ELOOP" || code === "EMLINK") return { kind: "symlink" };
-    throw fromFsError(err, "lock", rel);
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return { kind: "other", what: stats.isDirectory() ? "a directory" : "not a regular file" };
-    const buffer = new Uint8Array(LOCK_FILE_READ_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
-    return { kind: "file", content: new TextDecoder().decode(buffer.subarray(0, bytesRead)) };
-  } catch (err) {
-    throw fromFsError(err, "lock", rel);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-/** The pid of the live process holding a lock file with this content, or undefined if stale. */
-function liveHolder(content: string, bootId: string | undefined): number | undefined {
-  const [pidLine = "", bootLine = ""] = content.split("\n");
-  // Strict digits, no 0: kill(0, …) and kill(-1, …) address process groups, not a process.
-  if (!/^[1-9][0-9]{0,9}$/.test(pidLine)) return undefined;
-  const pid = Number(pidLine);
-  if (pid > MAX_PID) return undefined;
-  const sameBoot = bootId !== undefined && bootLine === bootId;
-  if (bootId !== undefined && bootLine !== "" && !sameBoot) return undefined; // written before a reboot
-  if (pid === process.pid) {
-    // Not in our registry (checked before), so not a lock of this module copy. With a matching
-    // boot id it is a live lock of another thread of this process; otherwise a leftover whose pid
-    // happens to be ours again after a restart.
-    return sameBoot ? pid : undefined;
-  }
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else. Only ESRCH means it is gone.
-    return osErrorCode(err) === "ESRCH" ? undefined : pid;
-  }
-}
-
-let bootIdPromise: Promise<string | undefined> | undefined;
-
-/** Linux's per-boot random id, which tells a lock file written before a reboot; undefined elsewhere. */
-function currentBootId(): Promise<string | undefined> {
-  bootIdPromise ??= fs.readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
-    (text) => {
-      const id = text.trim();
-      return /^[0-9a-f-]{8,64}$/i.test(id) ? id : undefined;
-    },
-    () => undefined,
-  );
-  return bootIdPromise;
 }
 
 /**

@@ -330,13 +330,17 @@ describe("FsStorage on a real directory", () => {
     await (await s.lock(".lock")).release();
   });
 
-  it("lock: our own pid from this boot (another thread) is LOCKED; without a boot id it is a leftover", async (ctx) => {
+  it("lock: our own pid from this boot is LOCKED while a descriptor of this process holds it; a leftover otherwise", async (ctx) => {
     const id = await bootId();
     if (id === undefined) ctx.skip();
     const s = await openStorage();
     const file = nodePath.join(s.root, ".lock");
     await fs.writeFile(file, `${process.pid}\n${id}\n`);
+    const held = await fs.open(file, "r"); // as another thread holding it would
     await expectCode(() => s.lock(".lock"), ErrorCode.LOCKED);
+    await held.close();
+    // Nobody in this process has it open: a thread that died, or a release that could not delete it.
+    await (await s.lock(".lock")).release();
     await fs.writeFile(file, `${process.pid}\n`);
     await (await s.lock(".lock")).release();
   });

@@ -1,0 +1,303 @@
+/**
+ * `FsStorage.lock()`: an exclusive lock on a log directory as a pid file, with no native code.
+ *
+ * The holder creates the lock file with O_CREAT|O_EXCL, writes its pid (and, on Linux, the boot
+ * id) and keeps the file open for as long as it holds the lock. Another opener that finds the
+ * file decides from its content whether the holder is alive:
+ * - another pid: `kill(pid, 0)`; ESRCH means the holder is gone and the file is stale;
+ * - a different boot id: written before the last reboot, stale;
+ * - this process's own pid and boot: a lock of another copy of pagelog or another worker thread
+ *   in this process. It is live only while some descriptor of this process has the file open
+ *   (Linux's `/proc/self/fd` tells): a worker thread that was terminated closed its descriptors,
+ *   and a release that could not delete the file closed it too, so neither locks the directory
+ *   for the rest of the process's life.
+ *
+ * On a full disk the create succeeds but the pid cannot be written (it needs a data block). The
+ * lock is then a symbolic link whose target is the same text: a short link lives in the inode
+ * and needs no block, and `symlink(2)` fails with EEXIST just as O_EXCL does. So a full disk can
+ * still be opened, and read, and have space freed through the API.
+ */
+import * as fs from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { StorageLock } from "./storage.js";
+import { fromFsError, osErrorCode } from "./fs-errors.js";
+
+/**
+ * Locks held by this module copy, by absolute lock-file path. Kept on `globalThis` under a
+ * `Symbol.for` key so the ESM and CJS builds loaded side by side share one registry.
+ */
+const REGISTRY_KEY = Symbol.for("pagelog.FsStorage.heldLocks");
+const globalSlots = globalThis as Record<symbol, unknown>;
+export const heldLocks = (globalSlots[REGISTRY_KEY] ??= new Set<string>()) as Set<string>;
+
+/** How many times `lock` removes a stale lock file and tries again before giving up. */
+const STALE_LOCK_RETRIES = 1;
+
+/** Largest pid any supported OS hands out (Linux's `pid_max` limit is 2^22). */
+const MAX_PID = 2 ** 31 - 1;
+
+/** Longest lock file content read: a pid and a boot id take about 50 bytes. */
+const LOCK_FILE_READ_BYTES = 256;
+
+/** Where Linux lists this process's open descriptors, each a link to what it has open. */
+const OWN_FDS = "/proc/self/fd";
+
+/** A held lock; `release()` deletes the lock file (if it is still ours) and closes it. */
+export class FsLock implements StorageLock {
+  readonly path: string;
+  readonly #abs: string;
+  /** The open lock file (undefined for the symbolic-link form of a full disk). */
+  readonly #handle: fs.FileHandle | undefined;
+  /** What the lock file is, to tell it from a file someone else put at its path since. */
+  readonly #identity: { dev: number; ino: number };
+  readonly #onRelease: (lock: FsLock) => void;
+  #releasing: Promise<void> | undefined;
+
+  constructor(
+    taken: { path: string; abs: string; handle: fs.FileHandle | undefined; identity: { dev: number; ino: number } },
+    onRelease: (lock: FsLock) => void,
+  ) {
+    this.path = taken.path;
+    this.#abs = taken.abs;
+    this.#handle = taken.handle;
+    this.#identity = taken.identity;
+    this.#onRelease = onRelease;
+  }
+
+  release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      this.#onRelease(this);
+      try {
+        // Only our own file: if the directory was moved and another process locked the one now at
+        // this path, its live lock is not ours to delete.
+        const now = await fs.lstat(this.#abs).catch((err: unknown) => {
+          if (osErrorCode(err) === "ENOENT") return undefined;
+          throw err;
+        });
+        if (now !== undefined && (now.dev !== this.#identity.dev || now.ino !== this.#identity.ino)) {
+          throw new PagelogError(
+            `release lock ${JSON.stringify(this.path)}: the lock file there is not the one this process created (was the directory moved?); it was left alone`,
+            ErrorCode.MOVED,
+            { path: this.path },
+          );
+        }
+        // Delete the file before freeing the registry entry: until the file is gone, another
+        // lock() in this process must still see the lock as held.
+        if (now !== undefined) await fs.unlink(this.#abs);
+      } catch (err) {
+        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "release lock", this.path);
+      } finally {
+        // Closed even when the file could not be deleted: with no descriptor on it, the file left
+        // behind is a stale lock to every later opener in this process, not a live one.
+        await this.#handle?.close().catch(() => undefined);
+        heldLocks.delete(this.#abs);
+      }
+    })();
+    return this.#releasing;
+  }
+}
+
+/** Takes the lock file at `abs`, taking over a stale one at most `STALE_LOCK_RETRIES` times. */
+export async function takeLockFile(abs: string, rel: string): Promise<FsLockTaken> {
+  const bootId = await currentBootId();
+  const content = bootId === undefined ? `${process.pid}\n` : `${process.pid}\n${bootId}\n`;
+  for (let attempt = 0; attempt <= STALE_LOCK_RETRIES; attempt++) {
+    const taken = await createLockFile(abs, rel, content);
+    if (taken !== undefined) return taken;
+    const found = await readLockFile(abs, rel);
+    if (found.kind === "missing") continue; // released between our create and our read
+    if (found.kind === "other") {
+      throw new PagelogError(
+        `lock ${JSON.stringify(rel)}: ${abs} is ${found.what}, not a lock file; pagelog never makes one there: remove it by hand`,
+        ErrorCode.IO,
+        { path: rel },
+      );
+    }
+    const holder = await liveHolder(found, abs, bootId);
+    if (holder !== undefined) {
+      throw new PagelogError(
+        `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
+        ErrorCode.LOCKED,
+        {
+          path: rel,
+        },
+      );
+    }
+    if (attempt < STALE_LOCK_RETRIES) {
+      try {
+        await fs.unlink(abs);
+      } catch (err) {
+        if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "lock", rel);
+      }
+    }
+  }
+  // Another process keeps creating the file as fast as we clear it: someone is taking the lock.
+  throw new PagelogError(`lock ${JSON.stringify(rel)}: could not take over the lock file ${abs}`, ErrorCode.LOCKED, {
+    path: rel,
+  });
+}
+
+export interface FsLockTaken {
+  path: string;
+  abs: string;
+  handle: fs.FileHandle | undefined;
+  identity: { dev: number; ino: number };
+}
+
+/**
+ * Creates the lock file exclusively with `content`; undefined if something is already there.
+ * No fsync: after a power cut every holder is dead, so a lost lock file is fine.
+ */
+async function createLockFile(abs: string, rel: string, content: string): Promise<FsLockTaken | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    // 'wx' = O_CREAT|O_EXCL: the create fails if the file exists, atomically, even across processes.
+    handle = await fs.open(abs, "wx", 0o644);
+  } catch (err) {
+    if (osErrorCode(err) === "EEXIST") return undefined;
+    throw fromFsError(err, "lock", rel);
+  }
+  try {
+    await handle.writeFile(content);
+    const stats = await handle.stat();
+    return { path: rel, abs, handle, identity: { dev: stats.dev, ino: stats.ino } };
+  } catch (err) {
+    // Never leave an empty lock file behind: it is ours, and nothing was locked.
+    await handle.close().catch(() => undefined);
+    await fs.unlink(abs).catch(() => undefined);
+    if (osErrorCode(err) !== "ENOSPC" && osErrorCode(err) !== "EDQUOT") throw fromFsError(err, "lock", rel);
+    return createLockLink(abs, rel, content, err);
+  }
+}
+
+/** The full-disk form: a symbolic link whose target is the lock's text (no data block needed). */
+async function createLockLink(
+  abs: string,
+  rel: string,
+  content: string,
+  noSpace: unknown,
+): Promise<FsLockTaken | undefined> {
+  try {
+    await fs.symlink(content, abs);
+  } catch (err) {
+    if (osErrorCode(err) === "EEXIST") return undefined;
+    throw fromFsError(noSpace, "lock", rel);
+  }
+  const stats = await fs.lstat(abs);
+  return { path: rel, abs, handle: undefined, identity: { dev: stats.dev, ino: stats.ino } };
+}
+
+type LockFileState =
+  | { kind: "missing" }
+  | { kind: "other"; what: string }
+  /** A regular file (`link: false`) or a symbolic link (`link: true`, content is its target). */
+  | { kind: "lock"; link: boolean; content: string; dev: number; ino: number };
+
+/**
+ * What is at the lock path, read without following a symbolic link, without blocking on a FIFO
+ * and without reading more than a lock file can hold (a huge file there is no lock either).
+ */
+async function readLockFile(abs: string, rel: string): Promise<LockFileState> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = osErrorCode(err);
+    if (code === "ENOENT") return { kind: "missing" };
+    // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD).
+    if (code === "ELOOP" || code === "EMLINK") return readLockLink(abs, rel);
+    throw fromFsError(err, "lock", rel);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return { kind: "other", what: stats.isDirectory() ? "a directory" : "not a regular file" };
+    const buffer = new Uint8Array(LOCK_FILE_READ_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
+    const content = new TextDecoder().decode(buffer.subarray(0, bytesRead));
+    return { kind: "lock", link: false, content, dev: stats.dev, ino: stats.ino };
+  } catch (err) {
+    throw fromFsError(err, "lock", rel);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function readLockLink(abs: string, rel: string): Promise<LockFileState> {
+  try {
+    const [target, stats] = await Promise.all([fs.readlink(abs), fs.lstat(abs)]);
+    // A link pagelog made holds the lock's text; any other link (to a file, dangling) is no lock.
+    return { kind: "lock", link: true, content: target, dev: stats.dev, ino: stats.ino };
+  } catch (err) {
+    if (osErrorCode(err) === "ENOENT") return { kind: "missing" };
+    throw fromFsError(err, "lock", rel);
+  }
+}
+
+/** The pid of the live process holding this lock, or undefined if it is stale. */
+async function liveHolder(
+  found: Extract<LockFileState, { kind: "lock" }>,
+  abs: string,
+  bootId: string | undefined,
+): Promise<number | undefined> {
+  const [pidLine = "", bootLine = "", rest = ""] = found.content.split("\n");
+  // Strict digits, no 0: kill(0, …) and kill(-1, …) address process groups, not a process.
+  if (!/^[1-9][0-9]{0,9}$/.test(pidLine) || rest !== "") return undefined;
+  const pid = Number(pidLine);
+  if (pid > MAX_PID) return undefined;
+  const sameBoot = bootId !== undefined && bootLine === bootId;
+  if (bootId !== undefined && bootLine !== "" && !sameBoot) return undefined; // written before a reboot
+  if (pid === process.pid) {
+    // Not in our registry (checked before), so not a lock of this module copy. Without a matching
+    // boot id it is a leftover whose pid happens to be ours again after a restart. With one it is
+    // another thread's or module copy's, live while a descriptor of this process has it open
+    // (a link cannot be held open: it is taken as live).
+    if (!sameBoot) return undefined;
+    if (found.link) return pid;
+    const open = await openInThisProcess(found.dev, found.ino);
+    return open === false ? undefined : pid;
+  }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else. Only ESRCH means it is gone.
+    return osErrorCode(err) === "ESRCH" ? undefined : pid;
+  }
+}
+
+/**
+ * Whether any descriptor of this process has the file (dev, ino) open: true or false from
+ * Linux's `/proc/self/fd`, undefined where there is no such list (then the lock counts as live).
+ */
+async function openInThisProcess(dev: number, ino: number): Promise<boolean | undefined> {
+  let fds: string[];
+  try {
+    fds = await fs.readdir(OWN_FDS);
+  } catch {
+    return undefined;
+  }
+  for (const fd of fds) {
+    try {
+      const stats = await fs.stat(`${OWN_FDS}/${fd}`);
+      if (stats.dev === dev && stats.ino === ino) return true;
+    } catch {
+      // closed since the listing, or not a file: not the lock
+    }
+  }
+  return false;
+}
+
+let bootIdPromise: Promise<string | undefined> | undefined;
+
+/** Linux's per-boot random id, which tells a lock file written before a reboot; undefined elsewhere. */
+function currentBootId(): Promise<string | undefined> {
+  bootIdPromise ??= fs.readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
+    (text) => {
+      const id = text.trim();
+      return /^[0-9a-f-]{8,64}$/i.test(id) ? id : undefined;
+    },
+    () => undefined,
+  );
+  return bootIdPromise;
+}
