@@ -24,12 +24,68 @@ import type { StorageLock } from "./storage.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
 
 /**
- * Locks held by this module copy, by absolute lock-file path. Kept on `globalThis` under a
- * `Symbol.for` key so the ESM and CJS builds loaded side by side share one registry.
+ * Locks held in this thread, by absolute lock-file path, with the identity of the file each one
+ * made (unset while it is being taken). Kept on `globalThis` under a `Symbol.for` key so the ESM
+ * and CJS builds loaded side by side share one registry.
  */
-const REGISTRY_KEY = Symbol.for("pagelog.FsStorage.heldLocks");
+interface Slot {
+  identity: FileIdentity | undefined;
+}
+const REGISTRY_KEY = Symbol.for("pagelog.FsStorage.heldLocks.v2");
 const globalSlots = globalThis as Record<symbol, unknown>;
-export const heldLocks = (globalSlots[REGISTRY_KEY] ??= new Set<string>()) as Set<string>;
+const heldLocks = (globalSlots[REGISTRY_KEY] ??= new Map<string, Slot>()) as Map<string, Slot>;
+
+/** What tells one file from another: a new file may reuse a deleted one's inode number at once. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  /** Creation time where the file system keeps one (0 otherwise). */
+  readonly birth: number;
+}
+
+export function identityOf(stats: { dev: number; ino: number; birthtimeMs: number }): FileIdentity {
+  return { dev: stats.dev, ino: stats.ino, birth: stats.birthtimeMs };
+}
+
+export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.birth === b.birth;
+}
+
+/** A place in the registry, taken for one `lock()` call. */
+export interface Reservation {
+  readonly slot: Slot;
+  /** Frees the place (the lock was not taken, or it was released). */
+  cancel(): void;
+}
+
+/**
+ * Reserves `abs` for this thread, or fails PAGELOG_LOCKED if a lock of this thread holds the file
+ * now at that path. A registered lock whose file is no longer there (its directory was moved, and
+ * this path is another directory's now) does not count.
+ */
+export async function lockHeldHere(abs: string, rel: string): Promise<Reservation> {
+  for (;;) {
+    const slot = heldLocks.get(abs);
+    if (slot === undefined) break;
+    const here = slot.identity === undefined ? undefined : await fs.lstat(abs).catch(() => undefined);
+    if (heldLocks.get(abs) !== slot) continue; // changed while we looked: look again
+    if (slot.identity === undefined || (here !== undefined && sameFile(identityOf(here), slot.identity))) {
+      throw new PagelogError(`lock ${JSON.stringify(rel)}: already held by this process`, ErrorCode.LOCKED, {
+        path: rel,
+      });
+    }
+    break;
+  }
+  // Reserved before the next await, so two lock() calls racing in this thread cannot both win.
+  const slot: Slot = { identity: undefined };
+  heldLocks.set(abs, slot);
+  return {
+    slot,
+    cancel: () => {
+      if (heldLocks.get(abs) === slot) heldLocks.delete(abs);
+    },
+  };
+}
 
 /** How many times `lock` removes a stale lock file and tries again before giving up. */
 const STALE_LOCK_RETRIES = 1;
@@ -50,18 +106,18 @@ export class FsLock implements StorageLock {
   /** The open lock file (undefined for the symbolic-link form of a full disk). */
   readonly #handle: fs.FileHandle | undefined;
   /** What the lock file is, to tell it from a file someone else put at its path since. */
-  readonly #identity: { dev: number; ino: number };
+  readonly #identity: FileIdentity;
+  readonly #reservation: Reservation;
   readonly #onRelease: (lock: FsLock) => void;
   #releasing: Promise<void> | undefined;
 
-  constructor(
-    taken: { path: string; abs: string; handle: fs.FileHandle | undefined; identity: { dev: number; ino: number } },
-    onRelease: (lock: FsLock) => void,
-  ) {
+  constructor(taken: FsLockTaken, reservation: Reservation, onRelease: (lock: FsLock) => void) {
     this.path = taken.path;
     this.#abs = taken.abs;
     this.#handle = taken.handle;
     this.#identity = taken.identity;
+    this.#reservation = reservation;
+    reservation.slot.identity = taken.identity;
     this.#onRelease = onRelease;
   }
 
@@ -75,7 +131,7 @@ export class FsLock implements StorageLock {
           if (osErrorCode(err) === "ENOENT") return undefined;
           throw err;
         });
-        if (now !== undefined && (now.dev !== this.#identity.dev || now.ino !== this.#identity.ino)) {
+        if (now !== undefined && !sameFile(identityOf(now), this.#identity)) {
           throw new PagelogError(
             `release lock ${JSON.stringify(this.path)}: the lock file there is not the one this process created (was the directory moved?); it was left alone`,
             ErrorCode.MOVED,
@@ -91,7 +147,7 @@ export class FsLock implements StorageLock {
         // Closed even when the file could not be deleted: with no descriptor on it, the file left
         // behind is a stale lock to every later opener in this process, not a live one.
         await this.#handle?.close().catch(() => undefined);
-        heldLocks.delete(this.#abs);
+        this.#reservation.cancel();
       }
     })();
     return this.#releasing;
@@ -142,7 +198,7 @@ export interface FsLockTaken {
   path: string;
   abs: string;
   handle: fs.FileHandle | undefined;
-  identity: { dev: number; ino: number };
+  identity: FileIdentity;
 }
 
 /**
@@ -161,7 +217,7 @@ async function createLockFile(abs: string, rel: string, content: string): Promis
   try {
     await handle.writeFile(content);
     const stats = await handle.stat();
-    return { path: rel, abs, handle, identity: { dev: stats.dev, ino: stats.ino } };
+    return { path: rel, abs, handle, identity: identityOf(stats) };
   } catch (err) {
     // Never leave an empty lock file behind: it is ours, and nothing was locked.
     await handle.close().catch(() => undefined);
@@ -185,14 +241,14 @@ async function createLockLink(
     throw fromFsError(noSpace, "lock", rel);
   }
   const stats = await fs.lstat(abs);
-  return { path: rel, abs, handle: undefined, identity: { dev: stats.dev, ino: stats.ino } };
+  return { path: rel, abs, handle: undefined, identity: identityOf(stats) };
 }
 
 type LockFileState =
   | { kind: "missing" }
   | { kind: "other"; what: string }
   /** A regular file (`link: false`) or a symbolic link (`link: true`, content is its target). */
-  | { kind: "lock"; link: boolean; content: string; dev: number; ino: number };
+  | { kind: "lock"; link: boolean; content: string; identity: FileIdentity };
 
 /**
  * What is at the lock path, read without following a symbolic link, without blocking on a FIFO
@@ -215,7 +271,7 @@ async function readLockFile(abs: string, rel: string): Promise<LockFileState> {
     const buffer = new Uint8Array(LOCK_FILE_READ_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, LOCK_FILE_READ_BYTES, 0);
     const content = new TextDecoder().decode(buffer.subarray(0, bytesRead));
-    return { kind: "lock", link: false, content, dev: stats.dev, ino: stats.ino };
+    return { kind: "lock", link: false, content, identity: identityOf(stats) };
   } catch (err) {
     throw fromFsError(err, "lock", rel);
   } finally {
@@ -227,7 +283,7 @@ async function readLockLink(abs: string, rel: string): Promise<LockFileState> {
   try {
     const [target, stats] = await Promise.all([fs.readlink(abs), fs.lstat(abs)]);
     // A link pagelog made holds the lock's text; any other link (to a file, dangling) is no lock.
-    return { kind: "lock", link: true, content: target, dev: stats.dev, ino: stats.ino };
+    return { kind: "lock", link: true, content: target, identity: identityOf(stats) };
   } catch (err) {
     if (osErrorCode(err) === "ENOENT") return { kind: "missing" };
     throw fromFsError(err, "lock", rel);
@@ -254,7 +310,7 @@ async function liveHolder(
     // (a link cannot be held open: it is taken as live).
     if (!sameBoot) return undefined;
     if (found.link) return pid;
-    const open = await openInThisProcess(found.dev, found.ino);
+    const open = await openInThisProcess(found.identity);
     return open === false ? undefined : pid;
   }
   try {
@@ -267,10 +323,10 @@ async function liveHolder(
 }
 
 /**
- * Whether any descriptor of this process has the file (dev, ino) open: true or false from
+ * Whether any descriptor of this process has the file open: true or false from
  * Linux's `/proc/self/fd`, undefined where there is no such list (then the lock counts as live).
  */
-async function openInThisProcess(dev: number, ino: number): Promise<boolean | undefined> {
+async function openInThisProcess(file: FileIdentity): Promise<boolean | undefined> {
   let fds: string[];
   try {
     fds = await fs.readdir(OWN_FDS);
@@ -280,7 +336,7 @@ async function openInThisProcess(dev: number, ino: number): Promise<boolean | un
   for (const fd of fds) {
     try {
       const stats = await fs.stat(`${OWN_FDS}/${fd}`);
-      if (stats.dev === dev && stats.ino === ino) return true;
+      if (sameFile(identityOf(stats), file)) return true;
     } catch {
       // closed since the listing, or not a file: not the lock
     }

@@ -16,7 +16,7 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 import { normalizePath, parentOf } from "./paths.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
-import { FsLock, heldLocks, takeLockFile } from "./fs-lock.js";
+import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 export class FsStorage implements Storage {
   /** The absolute, symlink-resolved root directory. */
@@ -24,10 +24,10 @@ export class FsStorage implements Storage {
   readonly #files = new Set<FsFile>();
   readonly #locks = new Set<FsLock>();
   /** The root directory's identity at open: a path operation first checks it is still there. */
-  readonly #rootId: { dev: number; ino: number };
+  readonly #rootId: FileIdentity;
   #closing: Promise<void> | undefined;
 
-  private constructor(root: string, rootId: { dev: number; ino: number }) {
+  private constructor(root: string, rootId: FileIdentity) {
     this.root = root;
     this.#rootId = rootId;
   }
@@ -64,7 +64,7 @@ export class FsStorage implements Storage {
       for (const dir of chain.reverse()) await fsyncDirectory(dir, "open storage at", dir);
     }
     let real: string;
-    let rootStats: { dev: number; ino: number; isDirectory(): boolean };
+    let rootStats: import("node:fs").Stats;
     try {
       // Resolve symlinks so two storages on one directory, however spelled, share lock names.
       real = await fs.realpath(absolute);
@@ -75,7 +75,7 @@ export class FsStorage implements Storage {
     } catch (err) {
       throw fromFsError(err, "open storage at", absolute);
     }
-    return new FsStorage(real, { dev: rootStats.dev, ino: rootStats.ino });
+    return new FsStorage(real, identityOf(rootStats));
   }
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
@@ -259,22 +259,18 @@ export class FsStorage implements Storage {
     const rel = normalizePath(path);
     this.#checkOpen("lock");
     const abs = this.#abs(rel);
-    if (heldLocks.has(abs)) {
-      throw new PagelogError(`lock ${JSON.stringify(rel)}: already held by this process`, ErrorCode.LOCKED, {
-        path: rel,
-      });
-    }
-    // Reserve before the first await, so two lock() calls racing in this process cannot both win.
-    heldLocks.add(abs);
+    // Held by this module copy (checked before any await of this call's own, so two lock() calls
+    // racing here cannot both win), unless that lock's file is no longer at this path.
+    const reserved = await lockHeldHere(abs, rel);
     let taken;
     try {
       await this.#checkRoot("lock");
       taken = await takeLockFile(abs, rel);
     } catch (err) {
-      heldLocks.delete(abs);
+      reserved.cancel();
       throw err;
     }
-    const lock = new FsLock(taken, (l) => this.#locks.delete(l));
+    const lock = new FsLock(taken, reserved, (l) => this.#locks.delete(l));
     this.#locks.add(lock);
     if (this.#closing !== undefined) {
       await lock.release();
@@ -308,13 +304,13 @@ export class FsStorage implements Storage {
    * (Operations on open files go through their descriptors and stay with the moved files.)
    */
   async #checkRoot(op: string): Promise<void> {
-    let now: { dev: number; ino: number } | undefined;
+    let now: FileIdentity | undefined;
     try {
-      now = await fs.stat(this.root);
+      now = identityOf(await fs.stat(this.root));
     } catch {
       now = undefined;
     }
-    if (now === undefined || now.dev !== this.#rootId.dev || now.ino !== this.#rootId.ino) {
+    if (now === undefined || !sameFile(now, this.#rootId)) {
       throw new PagelogError(
         `${op}: the directory ${this.root} is not the one this storage opened (it was moved, replaced or deleted); nothing was done there`,
         ErrorCode.MOVED,
