@@ -16,6 +16,8 @@ import { flushLog, type LogState } from "./log-state.js";
  * Durable when it resolves. Runs under the caller's `guard`.
  */
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
+  // Iterators learn of the cut first: from here on, no record at or after `offset` may be handed out.
+  s.cursors.cut(offset);
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
   const segment = s.segments[index]!;
