@@ -112,7 +112,10 @@ export async function* iterateRecords(
   let ahead: LogRecord[] = [];
   let at = 0;
 
-  /** Whether what was read ahead, and the position, still hold. Synchronous: nothing runs between it and a yield. */
+  /**
+   * Checks that the position and what was read ahead still hold, dropping read-ahead a cut took.
+   * Synchronous: nothing runs between it and the yield after it.
+   */
   const settle = (cursor: ReadCursor): void => {
     checkReadable(s);
     const cut = cursor.takeCut();
@@ -146,13 +149,8 @@ export async function* iterateRecords(
       // The log holds offsets up to its end, so a read below it always finds a record: never
       // end an iteration early without saying why.
       if (records.length === 0) {
-        throw new PagelogError(
-          `log ${s.name} has no record at or after offset ${next}, below its end ${end}`,
-          ErrorCode.CORRUPT,
-          {
-            path: s.name,
-          },
-        );
+        const message = `log ${s.name} has no record at or after offset ${next}, below its end ${end}`;
+        throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
       }
       return records;
     });

@@ -42,7 +42,10 @@ export class ReadCursors {
     this.#live.delete(cursor.ref);
   }
 
-  /** Every record at or after `offset` is about to be dropped: before any byte is, so a cut that fails half way still counts. */
+  /**
+   * Every record at or after `offset` is about to be dropped. Called before any byte is, so a
+   * cut that fails half way still counts.
+   */
   cut(offset: number): void {
     for (const ref of this.#live) {
       const cursor = ref.deref();
