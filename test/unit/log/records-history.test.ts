@@ -130,6 +130,23 @@ describe("records(): one history, or an error", () => {
     await dir.close();
   });
 
+  it("a truncation that fails half way (EIO) still ends an iterator it reached: the cut counts from its start", async () => {
+    const { sim, dir, log } = await freshLog();
+    await appendLabels(log, "old", 0, 10, 5);
+    await log.flush();
+    const it = log.records();
+    const ahead = log.records();
+    expect(await take(it, 7)).toEqual(labels("old", 0, 7));
+    expect(await take(ahead, 1)).toEqual(["old-0"]);
+    sim.injectFault({ op: "sync", code: "EIO" });
+    await expectCode(() => log.truncateTo(3), ErrorCode.IO);
+    expect(log.status).toBe("failed");
+    await expectCode(() => it.next(), ErrorCode.TRUNCATED);
+    // Below the cut, reads of a failed log still serve what is there.
+    expect(await take(ahead, 2)).toEqual(["old-1", "old-2"]);
+    await expect(dir.close()).rejects.toBeDefined();
+  });
+
   it("a truncation queued before the iteration's first step is part of the history it reads", async () => {
     const { dir, log } = await freshLog();
     await appendLabels(log, "old", 0, 10);
