@@ -10,7 +10,7 @@ import { describeValue } from "../format/record-codec.js";
 import type { Segment } from "../segment/segment.js";
 import { batchSize, checkOffset, checkOptionsObject, outOfRange } from "./log-arguments.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
-import type { ReadCursor } from "./read-cursors.js";
+import { openCursor, type ReadCursor } from "./read-cursors.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -118,15 +118,13 @@ export async function* iterateRecords(
    */
   const settle = (cursor: ReadCursor): void => {
     checkReadable(s);
-    const cut = cursor.takeCut();
+    const cut = cursor.cut;
+    cursor.cut = Infinity;
     if (cut < next) {
-      throw new PagelogError(
-        `log ${s.name} was truncated to ${cut} under an iterator at offset ${next}: records it handed out are gone`,
-        ErrorCode.TRUNCATED,
-        { path: s.name },
-      );
+      const message = `log ${s.name} was truncated to ${cut}, below the iterator's offset ${next}`;
+      throw new PagelogError(message, ErrorCode.TRUNCATED, { path: s.name });
     }
-    if (cut !== Number.POSITIVE_INFINITY) {
+    if (cut < Infinity) {
       ahead = ahead.slice(at).filter((r) => r.offset < cut);
       at = 0;
     }
@@ -139,7 +137,7 @@ export async function* iterateRecords(
       if (cursor === undefined) {
         next = from ?? s.startOffset;
         if (next < s.startOffset || next > endOffsetOf(s)) throw outOfRange(next, s.startOffset, endOffsetOf(s));
-        cursor = s.cursors.open();
+        cursor = openCursor(s.cursors);
       } else {
         settle(cursor);
       }
@@ -184,7 +182,7 @@ export async function* iterateRecords(
       yield record;
     }
   } finally {
-    if (cursor !== undefined) s.cursors.close(cursor);
+    if (cursor !== undefined) s.cursors.delete(cursor.ref);
   }
 }
 

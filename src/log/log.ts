@@ -46,7 +46,6 @@ import {
   stopTimer,
 } from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
-import { ReadCursors } from "./read-cursors.js";
 import { SerialQueue } from "./serial-queue.js";
 
 export type { LogRecovery } from "./log-loader.js";
@@ -112,7 +111,7 @@ export class Log {
       warm: new Map(),
       warmBytes: 0,
       openGroup: undefined,
-      cursors: new ReadCursors(),
+      cursors: new Set(),
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.

@@ -6,51 +6,30 @@
  *
  * Held weakly: an iterator dropped half way without `return()` costs nothing once collected.
  */
-export class ReadCursor {
+export interface ReadCursor {
   /** The lowest offset truncated since the iterator last looked, or Infinity. */
-  #cutAt = Number.POSITIVE_INFINITY;
-  readonly ref: WeakRef<ReadCursor> = new WeakRef(this);
-
-  noteCut(offset: number): void {
-    this.#cutAt = Math.min(this.#cutAt, offset);
-  }
-
-  /** The lowest cut since the last call (Infinity if none), forgetting it. */
-  takeCut(): number {
-    const cut = this.#cutAt;
-    this.#cutAt = Number.POSITIVE_INFINITY;
-    return cut;
-  }
+  cut: number;
+  readonly ref: WeakRef<ReadCursor>;
 }
 
-export class ReadCursors {
-  readonly #live = new Set<WeakRef<ReadCursor>>();
-  /** Collected iterators are swept when the set reaches this size (then twice what is left). */
-  #sweepAt = 64;
+export type ReadCursors = Set<WeakRef<ReadCursor>>;
 
-  open(): ReadCursor {
-    const cursor = new ReadCursor();
-    this.#live.add(cursor.ref);
-    if (this.#live.size >= this.#sweepAt) {
-      for (const ref of this.#live) if (ref.deref() === undefined) this.#live.delete(ref);
-      this.#sweepAt = Math.max(64, 2 * this.#live.size);
-    }
-    return cursor;
-  }
+export function openCursor(live: ReadCursors): ReadCursor {
+  const cursor = { cut: Infinity } as { cut: number; ref: WeakRef<ReadCursor> };
+  cursor.ref = new WeakRef(cursor);
+  // Sweep collected iterators now and then, so a log that is never truncated does not gather them.
+  if (live.add(cursor.ref).size % 64 === 0) for (const ref of live) if (ref.deref() === undefined) live.delete(ref);
+  return cursor;
+}
 
-  close(cursor: ReadCursor): void {
-    this.#live.delete(cursor.ref);
-  }
-
-  /**
-   * Every record at or after `offset` is about to be dropped. Called before any byte is, so a
-   * cut that fails half way still counts.
-   */
-  cut(offset: number): void {
-    for (const ref of this.#live) {
-      const cursor = ref.deref();
-      if (cursor === undefined) this.#live.delete(ref);
-      else cursor.noteCut(offset);
-    }
+/**
+ * Every record at or after `offset` is about to be dropped. Called before any byte is, so a
+ * cut that fails half way still counts.
+ */
+export function cutCursors(live: ReadCursors, offset: number): void {
+  for (const ref of live) {
+    const cursor = ref.deref();
+    if (cursor === undefined) live.delete(ref);
+    else cursor.cut = Math.min(cursor.cut, offset);
   }
 }
