@@ -166,7 +166,6 @@ export async function* iterateRecords(
       settle(cursor!);
       if (at === ahead.length) continue;
       const record = ahead[at]!;
-      if (to !== undefined && record.offset >= to) return;
       // Every offset of a log holds a record: a batch that skips one (as only a compacted or
       // hostile batch can) would hand out a hole as if nothing were missing.
       if (record.offset !== next) {
