@@ -36,6 +36,12 @@ export const ErrorCode = {
   /** An offset below the log start offset or past the log end offset (Kafka's OffsetOutOfRange). */
   OFFSET_OUT_OF_RANGE: "PAGELOG_OFFSET_OUT_OF_RANGE",
   /**
+   * A `records()` iterator's log was truncated below the offset it had got to: records it handed
+   * out are gone (or were replaced by others), so going on would splice two histories together.
+   * Start again from an offset the log holds (a follower: find where its history diverged).
+   */
+  TRUNCATED: "PAGELOG_TRUNCATED",
+  /**
    * The log failed an I/O while writing (a failed fsync above all) and refuses writes until it
    * is reopened: after a failed fsync nothing can say which bytes reached the disk.
    */

@@ -9,7 +9,8 @@ import { decodeBatch, type DecodedRecord } from "../format/index.js";
 import { describeValue } from "../format/record-codec.js";
 import type { Segment } from "../segment/segment.js";
 import { batchSize, checkOffset, checkOptionsObject, outOfRange } from "./log-arguments.js";
-import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
+import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
+import { openCursor, type ReadCursor } from "./read-cursors.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -81,14 +82,22 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
 }
 
 /**
- * Every record from `from` (inclusive) to `to` (exclusive), read in batches through `read` (the
- * log's own queued `read`, so each step keeps call order with other calls). Its checks run at
- * the first next(), as a generator's do.
+ * Every record from `from` (inclusive) to `to` (exclusive), read in batches through `run` (the
+ * log's queue, so each read keeps call order with the other calls). Its checks run at the first
+ * next(), as a generator's do.
+ *
+ * One history: every record is handed out only if the log holds it at that offset at that
+ * moment. A truncation below the next offset took records already handed out (a follower's
+ * history diverged): `PAGELOG_TRUNCATED`. A truncation at or above it drops what was read ahead
+ * from the cut on, and the iteration goes on in the log as it now is. A start offset moved past
+ * the next offset (retention, deleteRecordsBefore) is `PAGELOG_OFFSET_OUT_OF_RANGE`, as a fetch
+ * there is; a closed log is `PAGELOG_CLOSED`. Offsets are taken as `read()` takes them: `from`
+ * at the end is an empty iteration, past it or below the start is out of range.
  */
 export async function* iterateRecords(
   s: LogState,
   options: RecordsOptions,
-  read: (offset: number) => Promise<LogRecord[]>,
+  run: <T>(task: () => Promise<T>) => Promise<T>,
 ): AsyncGenerator<LogRecord, void, undefined> {
   checkOptionsObject(options, "records options");
   const { from, to, signal } = options as RecordsOptions;
@@ -97,24 +106,66 @@ export async function* iterateRecords(
   if (signal !== undefined && typeof (signal as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function") {
     throw new TypeError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
-  let next = from ?? s.startOffset;
-  for (;;) {
-    signal?.throwIfAborted();
-    const limit = to ?? endOffsetOf(s);
-    if (next >= limit || next >= endOffsetOf(s)) return;
-    const batch = await read(next);
-    if (batch.length === 0) {
-      if (next >= endOffsetOf(s)) return; // truncated meanwhile
+  /** Opened by the first read, in the queue: what was called before the iteration is its history. */
+  let cursor: ReadCursor | undefined;
+  let next = from ?? 0;
+  let ahead: LogRecord[] = [];
+  let at = 0;
+
+  /**
+   * Checks that the position and what was read ahead still hold, dropping read-ahead a cut took.
+   * Synchronous: nothing runs between it and the yield after it.
+   */
+  const settle = (cursor: ReadCursor): void => {
+    checkReadable(s);
+    const cut = cursor.cut;
+    cursor.cut = Infinity;
+    if (cut < next) {
+      const message = `log ${s.name} was truncated to ${cut}, below the iterator's offset ${next}`;
+      throw new PagelogError(message, ErrorCode.TRUNCATED, { path: s.name });
+    }
+    if (cut < Infinity) {
+      ahead = ahead.slice(at).filter((r) => r.offset < cut);
+      at = 0;
+    }
+    if (next < s.startOffset) throw outOfRange(next, s.startOffset, endOffsetOf(s));
+  };
+
+  const fill = (): Promise<LogRecord[]> =>
+    run(async () => {
+      checkReadable(s);
+      if (cursor === undefined) {
+        next = from ?? s.startOffset;
+        if (next < s.startOffset || next > endOffsetOf(s)) throw outOfRange(next, s.startOffset, endOffsetOf(s));
+        cursor = openCursor(s.cursors);
+      } else {
+        settle(cursor);
+      }
+      const end = endOffsetOf(s);
+      if (next >= end || (to !== undefined && next >= to)) return [];
+      const records = await readRecords(s, next, DEFAULT_READ_BYTES, to === undefined ? Infinity : to - next);
       // The log holds offsets up to its end, so a read below it always finds a record: never
       // end an iteration early without saying why.
-      throw new PagelogError(
-        `log ${s.name} has no record at or after offset ${next}, below its end ${endOffsetOf(s)}`,
-        ErrorCode.CORRUPT,
-        { path: s.name },
-      );
-    }
-    for (const record of batch) {
-      if (record.offset >= limit) return;
+      if (records.length === 0) {
+        const message = `log ${s.name} has no record at or after offset ${next}, below its end ${end}`;
+        throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
+      }
+      return records;
+    });
+
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      if (at === ahead.length) {
+        if (cursor !== undefined && to !== undefined && next >= to) return;
+        ahead = await fill();
+        at = 0;
+        if (ahead.length === 0) return;
+      }
+      // What happened to the log while these records waited (or since the read resolved).
+      settle(cursor!);
+      if (at === ahead.length) continue;
+      const record = ahead[at]!;
       // Every offset of a log holds a record: a batch that skips one (as only a compacted or
       // hostile batch can) would hand out a hole as if nothing were missing.
       if (record.offset !== next) {
@@ -125,9 +176,12 @@ export async function* iterateRecords(
         );
       }
       signal?.throwIfAborted();
-      yield record;
+      at++;
       next = record.offset + 1;
+      yield record;
     }
+  } finally {
+    if (cursor !== undefined) s.cursors.delete(cursor.ref);
   }
 }
 

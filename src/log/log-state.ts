@@ -10,6 +10,7 @@ import type { RecordSnapshot } from "../format/record-codec.js";
 import type { Segment, SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
 import type { ResolvedLogOptions } from "./log-options.js";
+import type { ReadCursors } from "./read-cursors.js";
 
 export type LogStatus = "open" | "closing" | "closed" | "failed";
 
@@ -60,6 +61,8 @@ export interface LogState {
   warmBytes: number;
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   openGroup: PendingAppend[] | undefined;
+  /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
+  readonly cursors: ReadCursors;
 }
 
 /** The segment appends go to: always the last one. */

@@ -10,12 +10,15 @@ import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { batchSize } from "./log-arguments.js";
 import { deleteFrom } from "./segment-files.js";
 import { flushLog, type LogState } from "./log-state.js";
+import { cutCursors } from "./read-cursors.js";
 
 /**
  * Drops every record at or after `offset`, which the caller checked lies in [start, end).
  * Durable when it resolves. Runs under the caller's `guard`.
  */
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
+  // Iterators learn of the cut first: from here on, no record at or after `offset` may be handed out.
+  cutCursors(s.cursors, offset);
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
   const segment = s.segments[index]!;

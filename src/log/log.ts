@@ -113,6 +113,7 @@ export class Log {
       warm: new Map(),
       warmBytes: 0,
       openGroup: undefined,
+      cursors: new Set(),
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
@@ -315,11 +316,15 @@ export class Log {
     });
   }
 
-  /** Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. */
+  /**
+   * Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. One
+   * history or an error: a truncation below where it got to is `PAGELOG_TRUNCATED`, the start
+   * offset moved past it `PAGELOG_OFFSET_OUT_OF_RANGE`, a close `PAGELOG_CLOSED` (log-read.ts).
+   */
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
-    return iterateRecords(this.#s, options, (offset) => this.read(offset));
+    return iterateRecords(this.#s, options, (task) => this.#run(task));
   }
 
   /**

@@ -15,8 +15,11 @@ import { type BuildOptions, build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const repo = resolve(import.meta.dirname, "../..");
-/** LogDir + SimStorage, minified and gzipped (issue 10). */
-const BUDGET_BYTES = 30 * 1024;
+/**
+ * LogDir + SimStorage, minified and gzipped (issue 10: 30 KB; 31 KB since records() iterators
+ * track truncations under them, issue 18, which alone is about 0.35 KB).
+ */
+const BUDGET_BYTES = 31 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
