@@ -4,9 +4,9 @@
  * web/src/main.ts and pagelog's own sources. The bundle is wrapped in `function pagelogDemo()`
  * so the page can start its checks' Web Worker from that function's source (web/src/main.ts).
  *
- *   node web/build.mjs [outdir]     (default web/dist)
+ *   node web/build.mjs [outdir]     (default web/dist; a folder holding anything else is refused)
  */
-import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -17,8 +17,14 @@ export const DEFAULT_OUTDIR = join(WEB, "dist");
 /** The files the built folder holds, and nothing else (web/serve.mjs serves exactly these). */
 export const FILES = ["index.html", "style.css", "app.js"];
 
-/** Builds into `outdir` (emptied first); returns the script's size, minified and gzipped. */
+/**
+ * Builds into `outdir`, writing only the page's own files (FILES) and leaving the folder
+ * otherwise as it was; returns the script's size, minified and gzipped. A folder that holds
+ * anything else is refused before anything is written: `node web/serve.mjs ~` must never touch
+ * a reader's files.
+ */
 export async function buildWeb(outdir = DEFAULT_OUTDIR) {
+  await checkOutdir(outdir);
   const result = await build({
     entryPoints: [join(WEB, "src/main.ts")],
     bundle: true,
@@ -33,7 +39,6 @@ export async function buildWeb(outdir = DEFAULT_OUTDIR) {
     footer: { js: "})();" },
   });
   const js = result.outputFiles[0].contents;
-  await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   await writeFile(join(outdir, "app.js"), js);
   await copyFile(join(WEB, "index.html"), join(outdir, "index.html"));
@@ -41,8 +46,28 @@ export async function buildWeb(outdir = DEFAULT_OUTDIR) {
   return { outdir: resolve(outdir), jsBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
 }
 
+/** Throws unless `outdir` is missing, or a folder holding nothing but files named in FILES. */
+async function checkOutdir(outdir) {
+  let entries;
+  try {
+    entries = await readdir(outdir, { withFileTypes: true });
+  } catch (err) {
+    if (err.code === "ENOENT") return;
+    if (err.code === "ENOTDIR") throw new Error(`${resolve(outdir)} is not a folder: build the web demo into a folder`);
+    throw err;
+  }
+  const foreign = entries.filter((e) => !(e.isFile() && FILES.includes(e.name))).map((e) => e.name);
+  if (foreign.length > 0)
+    throw new Error(
+      `${resolve(outdir)} holds ${foreign.length === 1 ? "something" : `${foreign.length} things`} the web demo did not build (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}): refusing to build into it. Give an empty or new folder`,
+    );
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const { outdir, jsBytes, jsGzipBytes } = await buildWeb(process.argv[2]);
+  const { outdir, jsBytes, jsGzipBytes } = await buildWeb(process.argv[2]).catch((err) => {
+    console.error(`web/build.mjs: ${err.message}`);
+    process.exit(2);
+  });
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log(`built ${outdir}: app.js ${kb(jsBytes)} minified, ${kb(jsGzipBytes)} gzipped`);
   console.log(`open ${pathToFileURL(join(outdir, "index.html")).href}`);

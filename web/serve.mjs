@@ -3,7 +3,7 @@
  * free one). Only the built folder's own files are served, looked up by exact name, so no path
  * can reach anything else.
  *
- *   node web/serve.mjs [outdir]     (default web/dist)
+ *   node web/serve.mjs [outdir]     (default web/dist; a folder holding anything else is refused)
  */
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -22,7 +22,12 @@ async function serveDir(outdir, port = 0) {
   for (const name of FILES) files.set(`/${name}`, await readFile(join(outdir, name)));
   files.set("/", files.get("/index.html"));
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const path = pathOf(req.url);
+    if (path === undefined) {
+      // `GET http://[ HTTP/1.1` and the like: no URL at all. One bad request must not stop the server.
+      res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request\n");
+      return;
+    }
     const body = req.method === "GET" || req.method === "HEAD" ? files.get(path) : undefined;
     if (body === undefined) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
@@ -36,7 +41,19 @@ async function serveDir(outdir, port = 0) {
   return { server, url: `http://127.0.0.1:${server.address().port}/` };
 }
 
-const { outdir, jsGzipBytes } = await buildWeb(process.argv[2]);
+/** The request target's path, or undefined when it is no URL. */
+function pathOf(target) {
+  try {
+    return new URL(target ?? "/", "http://localhost").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+const { outdir, jsGzipBytes } = await buildWeb(process.argv[2]).catch((err) => {
+  console.error(`web/serve.mjs: ${err.message}`);
+  process.exit(2);
+});
 const { url } = await serveDir(outdir, Number(process.env.PORT ?? 0));
 console.log(`pagelog web demo (app.js ${(jsGzipBytes / 1024).toFixed(1)} KB gzipped) at ${url}`);
 console.log("Ctrl-C stops it.");

@@ -9,12 +9,15 @@ import { recoverCases } from "./cases/recover-cases.js";
 import { retentionCases } from "./cases/retention-cases.js";
 import { varintCases } from "./cases/varint-cases.js";
 import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
+import { isLoopCaught } from "./loop-guard.js";
 import { readLimited } from "./read-limited.js";
 
 /** One failed case: its name and why, as `lookup: target 57 … → expected …, got …`. */
 export interface FailedCase {
   readonly case: string;
   readonly reason: string;
+  /** True when a case's loop guard stopped the policy (it would have run for ever); absent otherwise. */
+  readonly loop?: true;
 }
 
 /** What checking one policy found; `given: false` when the policies did not include it. */
@@ -39,14 +42,16 @@ function runCases<N extends PolicyName>(name: N, given: CoursePolicies[N]): Poli
   const policy = (name === "lookup" ? readLimited(given as CoursePolicies["lookup"]) : given) as CoursePolicies[N];
   for (const c of CASES[name]) {
     let problem: string | undefined;
+    let loop = false;
     try {
       problem = c.check(policy);
     } catch (err) {
       const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       problem = `threw ${message.split("\n")[0]}`;
+      loop = isLoopCaught(err);
     }
     if (problem === undefined) passed.push(c.name);
-    else failed.push({ case: c.name, reason: `${name}: ${c.name} → ${problem}` });
+    else failed.push({ case: c.name, reason: `${name}: ${c.name} → ${problem}`, ...(loop ? { loop: true } : {}) });
   }
   return { given: true, passed, failed };
 }

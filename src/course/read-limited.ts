@@ -4,6 +4,7 @@
  * hanging the process. (Not in the Log's lookups: the browser bundle's budget; see homework.md.)
  */
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import { loopCaught } from "./loop-guard.js";
 
 /** More element reads than this per entry: the search is not narrowing down (a loop that never ends). */
 const MAX_READS_PER_ENTRY = 20;
@@ -19,8 +20,10 @@ export function readLimited(lookup: CoursePolicies["lookup"]): CoursePolicies["l
     const limited = new Proxy(index, {
       get(array, key, receiver) {
         if (typeof key === "string" && /^\d+$/.test(key) && ++reads > limit)
-          throw new RangeError(
-            `read more than ${limit} entries of a ${index.length}-entry index for target ${target}: does the search range shrink on every step?`,
+          throw loopCaught(
+            new RangeError(
+              `read more than ${limit} entries of a ${index.length}-entry index for target ${target}: does the search range shrink on every step?`,
+            ),
           );
         return Reflect.get(array, key, receiver) as unknown;
       },

@@ -4,11 +4,14 @@
  * function the worker is made from, and `npm run demo:web`'s server prints its URL and serves
  * the built files and nothing else.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
-import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb, FILES } from "../../web/build.mjs";
 import { type BuiltPage, buildPage } from "./support/demo-page.js";
 
 const BUDGET_GZIP_BYTES = 60 * 1024;
@@ -38,6 +41,55 @@ describe("the web demo's build", () => {
     expect(html).toContain('<script src="app.js"></script>');
     expect(html).not.toContain('type="module"');
   });
+});
+
+describe("building into a folder that is not the page's own", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "pagelog-web-foreign-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A folder with a reader's files in it (and, for some, one of the page's names among them). */
+  const readersFolder = (name: string, withPageFile: boolean) => {
+    const folder = join(dir, name);
+    mkdirSync(join(folder, "notes"), { recursive: true });
+    writeFileSync(join(folder, "thesis.txt"), "three years of work\n");
+    writeFileSync(join(folder, "notes", "a.md"), "notes\n");
+    if (withPageFile) writeFileSync(join(folder, "index.html"), "my own index\n");
+    return folder;
+  };
+  const listing = (folder: string) => readdirSync(folder, { recursive: true }).map(String).sort();
+
+  it("node web/serve.mjs DIR refuses a folder holding other files, and leaves every one of them as it was", () => {
+    for (const withPageFile of [false, true]) {
+      const folder = readersFolder(`serve-${withPageFile}`, withPageFile);
+      const before = listing(folder);
+      const run = spawnSync(process.execPath, [join(repo, "web/serve.mjs"), folder], {
+        env: { ...process.env, PORT: "0" },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(run.status, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/holds .* the web demo did not build .*refusing to build into it/);
+      expect(run.stdout).not.toMatch(/http:\/\//);
+      expect(listing(folder)).toEqual(before);
+      expect(readFileSync(join(folder, "thesis.txt"), "utf8")).toBe("three years of work\n");
+      if (withPageFile) expect(readFileSync(join(folder, "index.html"), "utf8")).toBe("my own index\n");
+    }
+  }, 120_000);
+
+  it("buildWeb refuses it too; a new folder, or one holding only the page's files, is built into", async () => {
+    const folder = readersFolder("build", false);
+    await expect(buildWeb(folder)).rejects.toThrow(/refusing to build into it/);
+    expect(listing(folder)).toEqual(["notes", join("notes", "a.md"), "thesis.txt"].sort());
+    const fresh = join(dir, "new", "out");
+    await buildWeb(fresh);
+    expect(readdirSync(fresh).sort()).toEqual([...FILES].sort());
+    await buildWeb(fresh); // again, over its own files
+    expect(readdirSync(fresh).sort()).toEqual([...FILES].sort());
+    await expect(buildWeb(join(folder, "thesis.txt"))).rejects.toThrow(/is not a folder/);
+  }, 120_000);
 });
 
 describe("npm run demo:web's server", () => {
@@ -88,6 +140,34 @@ describe("npm run demo:web's server", () => {
     expect((await get("/app.js")).type).toMatch(/^text\/javascript/);
     expect((await get("/style.css")).type).toMatch(/^text\/css/);
     expect((await get("/index.html?x=1")).status).toBe(200);
+  });
+
+  /** Bytes sent as they are on a socket of their own; resolves with what came back up to the first blank line. */
+  const raw = (bytes: string) =>
+    new Promise<string>((ok, fail) => {
+      const u = new URL(url);
+      const socket = connect(Number(u.port), u.hostname, () => socket.write(bytes));
+      let got = "";
+      socket.on("data", (c: Buffer) => {
+        got += c.toString("latin1");
+        if (got.includes("\r\n\r\n")) {
+          socket.destroy();
+          ok(got);
+        }
+      });
+      socket.on("error", fail);
+      socket.on("end", () => ok(got));
+    });
+
+  it("answers a request whose target is no URL with 400, and goes on serving", async () => {
+    for (const target of ["http://[", "http://[::1", "http://a:99999/"]) {
+      const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
+      const index = await get("/");
+      expect(index.status, `after ${target}`).toBe(200);
+      expect(index.body).toContain("pagelog demo");
+    }
+    expect(server.exitCode).toBeNull();
   });
 
   it("serves nothing else: no path reaches outside the built folder", async () => {

@@ -8,10 +8,12 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Page } from "playwright-core";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { checkPolicies } from "../../src/course.js";
 import { compilePolicies } from "../../web/src/your-code.js";
 import { describeInChromium } from "./support/chromium.js";
 import { builtPageInChromium, click, hooks, openDemo, WAIT_MS, waitForScript } from "./support/demo-page.js";
 import { runInNode } from "./support/node-demo.js";
+import { servePage } from "./support/serve-page.js";
 
 /** Trusts each batch's length, never its CRC: keeps a torn batch (test/fixtures/policies). */
 const RECOVER_NO_CRC = readFileSync(resolve(import.meta.dirname, "../fixtures/policies/recover-no-crc.mjs"), "utf8");
@@ -233,6 +235,20 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
       null,
       { timeout: WAIT_MS },
     );
+    // A recover that never moves on, too: refused at once by its guard (data: FailedCase.loop), not the 5 s timeout.
+    await page.fill(
+      "#code",
+      "export function recover(log, h) {\n  let p = 0;\n  while (p < log.length) h.readInt32(log, p + 8);\n  return p;\n}\n",
+    );
+    const started = Date.now();
+    await click(page, "use-code");
+    await page.waitForFunction(
+      () => /^your code loops: recover: /.test(document.getElementById("code-error")!.textContent!),
+      null,
+      { timeout: WAIT_MS },
+    );
+    console.log(`web demo: a recover that never moves on was refused in ${Date.now() - started} ms`);
+    expect(await text("#running-on")).toBe("running on: pagelog's own functions");
     await click(page, "produce");
     const h = await waitForScript(page, "p 3");
     expect(h.message).toMatch(/^produced a batch of/);
@@ -249,9 +265,11 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(result).toMatch(/\nreplay: crashTest\(.*\{ seed: \d+, schedules: 1/);
     expect(await page.isHidden("#check-progress")).toBe(true);
 
-    // pagelog's own recover (the example in the box) passes both; the run shows its progress.
+    // pagelog's own recover (behind "Show pagelog's answer") passes both; the run shows its progress.
     await page.reload();
     await openDemo(page, chromium.built.url, "#seed=1");
+    await click(page, "show-answer");
+    await click(page, "use-answer");
     await page.evaluate(() => {
       const seen: string[] = [];
       (window as unknown as { seenResults: string[] }).seenResults = seen;
@@ -269,6 +287,169 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     );
     const seen = await page.evaluate(() => (window as unknown as { seenResults: string[] }).seenResults);
     expect(seen.some((line) => /^0\.\d+ .*\nfuzz: \d+ of \d+ schedules, \d+ power cuts…$/.test(line))).toBe(true);
+  });
+
+  /** Counts the Web Workers the page starts (the trial's and the checks' are the only ones). */
+  const countWorkers = (p: Page) =>
+    p.addInitScript(() => {
+      const w = window as unknown as { __workers: number; Worker: typeof Worker };
+      w.__workers = 0;
+      const Base = w.Worker;
+      w.Worker = class extends Base {
+        constructor(...args: ConstructorParameters<typeof Worker>) {
+          super(...args);
+          w.__workers++;
+        }
+      };
+    });
+  /** What the link's code leaves when it runs: a count on its global, and the page's title. */
+  const MARKS = `globalThis.__linkCodeRuns = (globalThis.__linkCodeRuns ?? 0) + 1;
+if (typeof document !== "undefined") document.title = "the link's code ran";
+`;
+  const marks = (p: Page) =>
+    p.evaluate(() => ({
+      runs: (window as unknown as { __linkCodeRuns?: number }).__linkCodeRuns ?? 0,
+      title: document.title,
+      workers: (window as unknown as { __workers: number }).__workers,
+    }));
+
+  it("code in a link is shown in Your code and never runs by itself: not on load, not on a hash change", async () => {
+    await countWorkers(page);
+    const code = `${MARKS}${RECOVER_NO_CRC}`;
+    const script = "p 3,s,p 4,w,c,r";
+    await openDemo(
+      page,
+      chromium.built.url,
+      `#seed=1&script=${encodeURIComponent(script)}&code=${encodeURIComponent(code)}`,
+    );
+    let h = await waitForScript(page, script);
+    expect(await marks(page)).toEqual({ runs: 0, title: "pagelog demo: the page cache and a power cut", workers: 0 });
+    expect(await page.inputValue("#code")).toBe(code);
+    expect(await page.isVisible("#link-note")).toBe(true);
+    expect(await text("#link-note")).toMatch(/has\s+not\s+run/);
+    expect(await text("#running-on")).toBe("running on: pagelog's own functions");
+    // The steps ran on pagelog's own functions: the restart recovered, as in Node without policies.
+    expect(h.outcome).toBe((await runInNode(1, script)).messages.at(-1));
+    expect(await page.evaluate(() => location.hash)).not.toContain("code=");
+
+    // A link pasted into the same tab: the same.
+    const other = `${MARKS}export function recover(log) {\n  return 0;\n}\n`;
+    await page.evaluate(
+      (hash) => (location.hash = hash),
+      `#seed=16&script=${encodeURIComponent("p 3,c")}&code=${encodeURIComponent(other)}`,
+    );
+    h = await waitForScript(page, "p 3,c");
+    expect(h.snapshot.config.seed).toBe(16);
+    expect(await page.inputValue("#code")).toBe(other);
+    expect(await marks(page)).toEqual({ runs: 0, title: "pagelog demo: the page cache and a power cut", workers: 0 });
+    expect(await text("#running-on")).toBe("running on: pagelog's own functions");
+
+    // Only the reader's press runs it: after its trial in a worker, in the page.
+    await page.fill("#code", code);
+    await page.evaluate(() => (location.hash = "#seed=1&script=p+3,s,p+4,w,c"));
+    await waitForScript(page, "p 3,s,p 4,w,c");
+    expect((await marks(page)).runs).toBe(0);
+    await click(page, "use-code");
+    await page.waitForFunction(() => location.hash.includes("&code=") && !window.__pagelogDemo!.busy, null, {
+      timeout: WAIT_MS,
+    });
+    expect(await marks(page)).toEqual({ runs: 1, title: "the link's code ran", workers: 1 });
+    expect(await page.isHidden("#link-note")).toBe(true);
+    expect(await text("#running-on")).toBe("running on: your recover");
+    await click(page, "restart");
+    h = await waitForScript(page, "p 3,s,p 4,w,c,r");
+    expect(h.outcome).toMatch(/^restart after a power cut: BROKEN: your recover kept/);
+  });
+
+  it("Your code starts as the exercise's starter (a wrong answer); pagelog's answer is behind a button", async () => {
+    await openDemo(page, chromium.built.url, "#seed=1");
+    const starter = await page.inputValue("#code");
+    expect(starter).toMatch(/^function recover\(log, helpers\) \{$/m);
+    expect(starter).toMatch(/readInt32/);
+    expect(starter).toMatch(/crcMatches/);
+    const starterCheck = checkPolicies(compilePolicies(starter).policies).recover;
+    expect(starterCheck.given).toBe(true);
+    expect(starterCheck.failed.length, "the starter must not pass the course's cases").toBeGreaterThan(0);
+    expect(await page.isHidden("#answer")).toBe(true);
+    expect(await page.isHidden("#link-note")).toBe(true);
+    expect(await page.getAttribute("#show-answer", "aria-expanded")).toBe("false");
+
+    await click(page, "show-answer");
+    expect(await page.isVisible("#answer-code")).toBe(true);
+    expect(await page.getAttribute("#show-answer", "aria-expanded")).toBe("true");
+    const answer = (await text("#answer-code"))!;
+    const answerCheck = checkPolicies(compilePolicies(answer).policies).recover;
+    expect(answerCheck.failed).toEqual([]);
+    expect(answerCheck.passed.length).toBeGreaterThan(0);
+    expect(await page.inputValue("#code")).toBe(starter); // shown, not put in the box
+    await click(page, "use-answer");
+    expect(await page.inputValue("#code")).toBe(answer);
+    await click(page, "show-answer");
+    expect(await page.isHidden("#answer")).toBe(true);
+  });
+
+  it("at 360x740 the last step's line and outcome are on screen after Cut power and Restart, without scrolling", async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await openDemo(page, chromium.built.url, "#seed=1");
+    const onScreen = () =>
+      page.evaluate(() => {
+        const inView = (id: string) => {
+          const r = document.getElementById(id)!.getBoundingClientRect();
+          return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
+        };
+        return { scrollY, outcome: inView("outcome"), message: inView("message"), cut: inView("cut") };
+      });
+    const want = { scrollY: 0, outcome: true, message: true, cut: true };
+    await click(page, "produce", 7);
+    await click(page, "writeback");
+    await click(page, "cut");
+    let h = await waitForScript(page, "p 7,w,c");
+    expect(h.outcome).toMatch(/^POWER CUT/);
+    expect(await onScreen()).toEqual(want);
+    await click(page, "restart");
+    h = await waitForScript(page, "p 7,w,c,r");
+    expect(h.outcome).toMatch(/^restart after a power cut: /);
+    expect(await onScreen()).toEqual(want);
+    await click(page, "produce", 3);
+    await click(page, "cut");
+    await waitForScript(page, "p 7,w,c,r,p 3,c");
+    expect(await onScreen()).toEqual(want);
+
+    // The longest outcome, BROKEN, after a run on a wrong recover; the page scrolled back to the top first.
+    await page.evaluate(() => (location.hash = "#seed=1&script=p+3,s,p+4,w,c"));
+    await waitForScript(page, "p 3,s,p 4,w,c");
+    await page.fill("#code", RECOVER_NO_CRC);
+    await click(page, "use-code");
+    await page.waitForFunction(() => location.hash.includes("&code=") && !window.__pagelogDemo!.busy, null, {
+      timeout: WAIT_MS,
+    });
+    await page.evaluate(() => scrollTo(0, 0));
+    await click(page, "restart");
+    h = await waitForScript(page, "p 3,s,p 4,w,c,r");
+    expect(h.outcome).toMatch(/: BROKEN: /);
+    expect((await onScreen()).outcome).toBe(true);
+  });
+
+  it("served by npm run demo:web, the page asks for nothing that is not there (no /favicon.ico 404)", async () => {
+    const server = await servePage(new URL(".", chromium.built.url).pathname);
+    try {
+      const failed: string[] = [];
+      page.on("response", (r) => {
+        if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+      });
+      page.on("requestfailed", (r) => failed.push(`failed ${r.url()}`));
+      page.on("console", (m) => {
+        if (m.type() === "error") failed.push(`console: ${m.text()}`);
+      });
+      await openDemo(page, server.url, "#seed=1&script=p+2");
+      // The browser asks for an icon after the load: give it the time a reader would.
+      await page.waitForLoadState("networkidle", { timeout: WAIT_MS });
+      const asked = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+      expect(failed).toEqual([]);
+      expect(asked.some((u) => u.endsWith("/app.js"))).toBe(true);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("at 360 px wide nothing overflows sideways", async () => {

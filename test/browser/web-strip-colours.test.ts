@@ -4,8 +4,10 @@
  * colours the page's stylesheet declares (and its legend shows), and compared with each byte's
  * state in the same run in Node (DemoSession's `segment.ranges`, from SimStorage's `inspect`).
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ByteState, DemoSnapshot } from "../../src/cli/demo/session.js";
 import { describeInChromium } from "./support/chromium.js";
 import { builtPageInChromium, hooks, openDemo } from "./support/demo-page.js";
@@ -76,6 +78,54 @@ async function observedStates(
     { png, states: STATES },
   );
 }
+
+const repo = resolve(import.meta.dirname, "../..");
+
+/** The hue (0-360) of `#rrggbb`. */
+function hue(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255) as [number, number, number];
+  const max = Math.max(r, g, b);
+  const d = max - Math.min(r, g, b);
+  if (d === 0) return 0;
+  const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return (h * 60 + 360) % 360;
+}
+
+/** The colour names the README and the chapter use, as hue ranges (red wraps around 0). */
+const NAMED: Record<string, (h: number) => boolean> = {
+  green: (h) => h >= 90 && h <= 170,
+  gold: (h) => h >= 35 && h <= 55,
+  red: (h) => h >= 340 || h <= 30, // vermillion (Okabe-Ito's red) is 26
+};
+
+describe("the web demo's colours are the ones the README names", () => {
+  it("on disk green, page cache only gold, torn and cut by recovery red: in web/style.css and the README's sentence", () => {
+    const css = readFileSync(resolve(repo, "web/style.css"), "utf8");
+    const colour = (state: string) => /^#[0-9a-f]{6}$/i.exec(new RegExp(`--${state}:\\s*([^;]+);`).exec(css)![1]!)![0];
+    const readme = readFileSync(resolve(repo, "README.md"), "utf8").replace(/\s+/g, " ");
+    const said =
+      /(\w+) bytes are on disk, (\w+) bytes only in the page cache, (\w+) bytes torn or cut by recovery/.exec(readme);
+    expect(said, "the README's sentence on the demo's colours").not.toBeNull();
+    expect(readme).toMatch(/in the terminal and on the web page \(`npm run demo:web`\) alike: green bytes/);
+    const [, durable, cached, tornOrCut] = said!;
+    for (const [state, name] of [
+      ["durable", durable],
+      ["cached", cached],
+      ["torn", tornOrCut],
+      ["cut", tornOrCut],
+    ] as const) {
+      expect(Object.keys(NAMED), `the README's word for ${state}`).toContain(name);
+      expect(
+        NAMED[name!]!(hue(colour(state))),
+        `--${state}: ${colour(state)} (hue ${hue(colour(state)).toFixed(0)}) is ${name}`,
+      ).toBe(true);
+    }
+    const doc = readFileSync(resolve(repo, "docs/web-demo.md"), "utf8").replace(/\s+/g, " ");
+    expect(doc).toMatch(/on disk is solid green/);
+    expect(doc).toMatch(/page cache only solid gold/);
+    expect(doc).not.toMatch(/\b(blue|orange)\b/);
+  });
+});
 
 describeInChromium("the web demo's strip colours", (chromiumPath) => {
   const chromium = builtPageInChromium(chromiumPath);

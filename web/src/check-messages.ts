@@ -13,8 +13,16 @@ export interface CheckRequest {
 export type CheckReport =
   /** The pasted code did not compile, or had none of the four policies. */
   | { readonly kind: "error"; readonly message: string }
-  /** The course's unit cases: how many passed, and the failures (`policy: case → why`). */
-  | { readonly kind: "cases"; readonly passed: number; readonly failed: readonly string[] }
+  /**
+   * The course's unit cases: how many passed, the failures (`policy: case → why`), and those of
+   * them a case's loop guard stopped (`FailedCase.loop`: the policy would have run for ever).
+   */
+  | {
+      readonly kind: "cases";
+      readonly passed: number;
+      readonly failed: readonly string[];
+      readonly loops: readonly string[];
+    }
   | { readonly kind: "progress"; readonly schedules: number; readonly total: number; readonly powerCuts: number }
   /** The fuzz run's end: the first failing schedule's seed and what broke, if any. */
   | {

@@ -10,25 +10,12 @@ import { $ } from "./dom.js";
 import { drawFrame, wireHover } from "./frame-view.js";
 import { exposeHooks } from "./hooks.js";
 import { formatHash, type PageState, parseHash } from "./url-state.js";
+import { ANSWER, STARTER } from "./starter-code.js";
 import { trialRun } from "./trial.js";
 import { compilePolicies } from "./your-code.js";
 
 /** Auto produces a batch this often. */
 const AUTO_MS = 700;
-
-const EXAMPLE = `// Chapter 4: how many bytes at the start of \`log\` are whole, valid batches?
-// (A batch: 8-byte base offset, 4-byte length, then \`length\` bytes; magic is byte 16.)
-function recover(log, { readInt32, crcMatches }) {
-  let pos = 0;
-  while (log.length - pos >= 17) {
-    const length = readInt32(log, pos + 8);
-    if (length < 49 || pos + 12 + length > log.length || log[pos + 16] !== 2) break;
-    if (!crcMatches(pos, pos + 12 + length)) break;
-    pos += 12 + length;
-  }
-  return pos;
-}
-`;
 
 const KEY_STEPS: Record<string, () => Step> = {
   p: () => ({ kind: "produce", count: 1 }),
@@ -41,22 +28,14 @@ const KEY_STEPS: Record<string, () => Step> = {
 
 export async function startPage(workerSource: () => string): Promise<void> {
   const parsed = parseHash(location.hash);
+  // Code in a link never runs by itself: it goes into "Your code" for the reader to read, and runs
+  // (after its trial) only when they press "Run the log on my code". Until then the run is on
+  // pagelog's own functions.
   const linkCode = parsed.state.code;
-  let policies: ActivePolicies | undefined;
-  let codeProblem: string | undefined;
-  if (parsed.state.code !== undefined) {
-    // A link's code gets the same trial as pasted code: a loop in it must not freeze the page.
-    codeProblem = await trialRun(workerSource, parsed.state.code);
-    if (codeProblem !== undefined) codeProblem = `the code in the URL: ${codeProblem}`;
-    try {
-      if (codeProblem === undefined) policies = compilePolicies(parsed.state.code);
-    } catch (err) {
-      codeProblem = `the code in the URL: ${(err as Error).message}`;
-    }
-    if (codeProblem !== undefined) parsed.state = { ...parsed.state, code: undefined };
-  }
-  $<HTMLTextAreaElement>("code").value = linkCode ?? EXAMPLE;
-  $("code-error").textContent = codeProblem ?? parsed.problem ?? "";
+  parsed.state = { ...parsed.state, code: undefined };
+  $<HTMLTextAreaElement>("code").value = linkCode ?? STARTER;
+  showLinkNote(linkCode !== undefined);
+  $("code-error").textContent = parsed.problem ?? "";
   const hooks = exposeHooks();
   // Auto: a produce every AUTO_MS while the power is on and nothing else is queued.
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -65,8 +44,11 @@ export async function startPage(workerSource: () => string): Promise<void> {
     timer = undefined;
     $("auto").setAttribute("aria-pressed", "false");
   };
+  let shownOutcome: string | undefined;
   const onFrame = (frame: Frame) => {
     drawFrame(frame);
+    if (frame.outcome !== shownOutcome) keepInView($("outcome"));
+    shownOutcome = frame.outcome;
     $<HTMLInputElement>("seed").value = String(frame.state.seed);
     $<HTMLSelectElement>("flush-every").value = String(frame.snapshot.flushEvery);
     history.replaceState(null, "", formatHash(frame.state));
@@ -74,7 +56,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
     hooks.frame(frame, controller?.busy ?? true);
   };
   let controller: DemoController | undefined;
-  controller = await DemoController.start(parsed.state, policies, onFrame);
+  controller = await DemoController.start(parsed.state, undefined, onFrame);
   const c = controller;
   wireHover();
 
@@ -119,20 +101,14 @@ export async function startPage(workerSource: () => string): Promise<void> {
     if (e.key === "Enter") $("new-run").click();
   });
   // A link pasted into this tab changes only the hash: start the run it describes.
-  addEventListener("hashchange", () => void openLink());
-  const openLink = async () => {
+  addEventListener("hashchange", () => openLink());
+  const openLink = () => {
     if (location.hash === formatHash(c.state)) return;
     const next = parseHash(location.hash);
-    let active: ActivePolicies | undefined;
-    try {
-      const problem = next.state.code === undefined ? undefined : await trialRun(workerSource, next.state.code);
-      if (problem !== undefined) throw new Error(problem);
-      active = next.state.code === undefined ? undefined : compilePolicies(next.state.code);
-    } catch (err) {
-      $("code-error").textContent = `the code in the URL: ${(err as Error).message}`;
-    }
-    $<HTMLTextAreaElement>("code").value = next.state.code ?? EXAMPLE;
-    newRun(active === undefined ? { ...next.state, code: undefined } : next.state, active);
+    $("code-error").textContent = next.problem ?? "";
+    if (next.state.code !== undefined) $<HTMLTextAreaElement>("code").value = next.state.code;
+    showLinkNote(next.state.code !== undefined);
+    newRun({ ...next.state, code: undefined }, undefined);
   };
   $("use-code").addEventListener("click", () => void useCode());
   const useCode = async () => {
@@ -145,6 +121,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
       if (problem !== undefined) throw new Error(problem);
       const compiled = compilePolicies(source);
       $("code-error").textContent = "";
+      showLinkNote(false);
       newRun({ ...c.state, code: source }, compiled);
     } catch (err) {
       const message = (err as Error).message;
@@ -159,6 +136,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
     const value = (e.target as HTMLSelectElement).value;
     void c.showSegment(value === "" ? undefined : Number(value));
   });
+  wireAnswer();
   const checks = new ChecksPanel(workerSource);
   $("check-code").addEventListener("click", () => checks.run($<HTMLTextAreaElement>("code").value, c.state.seed));
 
@@ -175,4 +153,34 @@ export async function startPage(workerSource: () => string): Promise<void> {
     e.preventDefault();
   });
   hooks.ready(c);
+}
+
+/**
+ * A new outcome off screen (a short window, or the page scrolled away) is brought just into view:
+ * what a cut or a restart did must be seen without scrolling. The phone layout (style.css) puts it
+ * under the buttons, so this rarely moves anything.
+ */
+function keepInView(el: HTMLElement): void {
+  const r = el.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > innerHeight) el.scrollIntoView({ block: "nearest" });
+}
+
+/** The note that says the link's code is in "Your code" and has not run. */
+function showLinkNote(shown: boolean): void {
+  $("link-note").hidden = !shown;
+}
+
+/** "Show pagelog's answer": the answer stays out of sight (and out of the box) until asked for. */
+function wireAnswer(): void {
+  const toggle = $("show-answer");
+  const panel = $("answer");
+  $("answer-code").textContent = ANSWER;
+  toggle.addEventListener("click", () => {
+    panel.hidden = !panel.hidden;
+    toggle.setAttribute("aria-expanded", String(!panel.hidden));
+    toggle.textContent = panel.hidden ? "Show pagelog's answer" : "Hide pagelog's answer";
+  });
+  $("use-answer").addEventListener("click", () => {
+    $<HTMLTextAreaElement>("code").value = ANSWER;
+  });
 }

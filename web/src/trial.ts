@@ -10,9 +10,6 @@ import type { CheckReport, CheckRequest } from "./check-messages.js";
 /** Long enough for a loaded machine (the cases take well under a second); short for a reader. */
 export const TRIAL_MS = 5000;
 
-/** The guards of the course's cases (src/course): a failure with these words is a loop caught. */
-const LOOP_CAUGHT = /does the position move forward|does the search range shrink/;
-
 /** Why the page must not run `source`, or undefined when it may. */
 export function trialRun(
   workerSource: () => string,
@@ -39,7 +36,8 @@ export function trialRun(
       const m = event.data;
       if (m.kind === "error") done(`your code: ${m.message}`);
       else if (m.kind === "cases") {
-        const loop = m.failed.find((reason) => LOOP_CAUGHT.test(reason));
+        // The cases' loop guards say so as data (FailedCase.loop), whatever their words.
+        const loop = m.loops[0];
         done(
           loop === undefined
             ? undefined

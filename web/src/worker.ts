@@ -27,9 +27,14 @@ async function check(request: CheckRequest, post: (m: CheckReport) => void): Pro
     return;
   }
   const result = checkPolicies(policies);
-  const failed = POLICY_NAMES.flatMap((n) => result[n].failed.map((f) => f.reason));
+  const failures = POLICY_NAMES.flatMap((n) => result[n].failed);
   const passed = POLICY_NAMES.reduce((sum, n) => sum + result[n].passed.length, 0);
-  post({ kind: "cases", passed, failed });
+  post({
+    kind: "cases",
+    passed,
+    failed: failures.map((f) => f.reason),
+    loops: failures.filter((f) => f.loop === true).map((f) => f.reason),
+  });
   if (request.casesOnly === true) return;
   const summary = await crashTest(pagelogAdapter(), {
     policies,

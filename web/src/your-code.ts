@@ -3,8 +3,8 @@
  * `pagelog check --policies`: function declarations (with or without `export`), `export default
  * { ... }`, or `module.exports = { ... }`; only the four policy names are picked up.
  *
- * It runs as a plain function in the page (and in the checks' worker): the page is the reader's
- * own, on their own machine, and the code they paste is theirs.
+ * It runs as a plain function in the page (and in the checks' worker), and only when the reader
+ * presses a button: code that came in a link waits in the box until then (page.ts).
  */
 import type { CoursePolicies, PolicyName } from "../../src/course.js";
 import { POLICY_NAMES } from "../../src/course.js";

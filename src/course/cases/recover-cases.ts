@@ -5,6 +5,7 @@
 import { LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/index.js";
 import type { CoursePolicies, RecoverHelpers } from "../../segment/policies/policy-types.js";
 import { recoverHelpers } from "../../segment/policies/recover-helpers.js";
+import { loopCaught } from "../loop-guard.js";
 import type { PolicyCase } from "./case.js";
 
 type Recover = CoursePolicies["recover"];
@@ -42,8 +43,10 @@ function guardedHelpers(log: Uint8Array): RecoverHelpers {
   let calls = 0;
   const count = () => {
     if (++calls > MAX_HELPER_CALLS)
-      throw new Error(
-        `called the helpers ${MAX_HELPER_CALLS} times on ${log.length} bytes: does the position move forward after each batch?`,
+      throw loopCaught(
+        new Error(
+          `called the helpers ${MAX_HELPER_CALLS} times on ${log.length} bytes: does the position move forward after each batch?`,
+        ),
       );
   };
   return {
