@@ -5,7 +5,7 @@
  * function, before a byte is written on it, and an open it refuses changes no byte.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { kafkaPolicies } from "../../../src/course.js";
+import { kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
@@ -226,6 +226,32 @@ describe("LogOptions.policies.recover", () => {
     const log = await dir2.log(NAME, { policies: { recover: kafkaPolicies.recover } });
     expect(log.endOffset).toBe(6);
     await dir2.close();
+  });
+
+  it("the course's rule (length and CRC, no magic check) keeps a CRC-valid batch with magic 1: the log cuts where its own walk does", async () => {
+    const path = "../../fixtures/policies/course-reference-recover.mjs";
+    const { recover } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const storage = new SimStorage({ seed: 8 });
+    // Magic 1 in the third batch: the CRC (from byte 21 on) does not cover it, so it still matches.
+    const { bytes, starts } = await segmentFile(storage, 4, (b, s) => ((b[s[2]! + 16] = 1), b));
+    expect(recover(bytes, recoverHelpers(bytes))).toBe(bytes.length);
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME, { policies: { recover } });
+    expect(log.endOffset).toBe(4);
+    expect((await storage.stat(SEGMENT))!.size).toBe(starts[2]);
+    await dir.close();
+  });
+
+  it("the course's recover walks into a zeroed tail and stops there (crcMatches answers false)", async () => {
+    const path = "../../fixtures/policies/course-reference-recover.mjs";
+    const { recover } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const storage = new SimStorage({ seed: 9 });
+    const { bytes } = await segmentFile(storage, 3, (b) => concat([b, new Uint8Array(300)]));
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME, { policies: { recover } });
+    expect(log.endOffset).toBe(6);
+    expect((await storage.stat(SEGMENT))!.size).toBe(bytes.length - 300);
+    await dir.close();
   });
 
   it("an answer past the end, negative, fractional or not a number, and a throw, are refused", async () => {
