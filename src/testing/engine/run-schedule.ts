@@ -147,7 +147,14 @@ export async function runCut(
   const check = async (log: AdapterLog, pending: LogState | undefined, when: string): Promise<LogState> =>
     checkContents(await readLog(log), state, pending, trace, when);
 
-  let log = await openLog(adapter, sim, context);
+  let log: AdapterLog;
+  try {
+    log = await openLog(adapter, sim, context);
+  } catch (err) {
+    // The log under test could not even start on an empty disk: its failure, not the harness's.
+    trace.push(`open (${adapter.name}) on an empty disk: failed`);
+    throw new CrashViolation(`opening the log failed: ${errorText(err)}`, trace);
+  }
   // The cut counts operations across the reboots of "crash" steps: ops done on earlier disks.
   let opsBefore = 0;
   let opsAtStart = sim.opCount;
