@@ -24,6 +24,19 @@ describe("the course's reference answers", () => {
     expect(code).toBe(0);
   });
 
+  it.each([
+    ["recover-no-crc.mjs", "recover", /trusts the length without checking the CRC/],
+    ["recover-past-end.mjs", "recover", /threw RangeError: crcMatches\(\d+, \d+\): not within the log/],
+    ["lookup-first-above.mjs", "lookup", /not the first one above it/],
+    ["lookup-linear.mjs", "lookup", /a linear scan\? use binary search/],
+    ["retention-deletes-active.cjs", "segmentsToDelete", /deletes the active \(last\) segment/],
+    ["varint-no-zigzag.mjs", "writeVarint", /no zigzag\?/],
+  ])("next to them, the typical wrong answer %s still fails check", async (file, policy, why) => {
+    const { code, stdout } = await cli(["check", "--policies", fixture(file)]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`FAIL  ${policy}: .*${why.source}`));
+  });
+
   // A power cut most often leaves a zero-filled tail (a size on disk past the pages written):
   // these seeds and scripts meet one, and the course's recover must walk into it and stop.
   const SCRIPTS = [undefined, "break-it", "produce 4, writeback, produce 2, flush, produce 3, writeback, cut, restart"];

@@ -13,6 +13,9 @@ import type { LogOptions } from "../../../src/log/log-options.js";
 import type { CoursePolicies } from "../../../src/segment/policies/policy-types.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";
+import { seededRandom } from "../../../src/course/cases/case.js";
+import { countByPolicy } from "../../../src/log/policies/retention-policy.js";
+import { segmentsToDelete as retentionCount } from "../../../src/log/retention.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 
 const NAME = "t-0";
@@ -300,6 +303,29 @@ describe("LogOptions.policies.recover", () => {
     const err = await refused(dir2.log(NAME, { policies: { recover: () => 0 } }), "recover");
     expect(err.message).toMatch(/cuts flushed records/);
     await dir2.close();
+  });
+});
+
+describe("the course's reference segmentsToDelete in the Log's retention", () => {
+  it("is always accepted: it never deletes more than the limits allow (2,000 random segment lists)", async () => {
+    const path = "../../fixtures/policies/course-reference-retention.mjs";
+    const { segmentsToDelete } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const random = seededRandom(33);
+    const now = 1_700_000_000_000;
+    for (let i = 0; i < 2000; i++) {
+      const segments = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, n) => ({
+        baseOffset: n * 10,
+        size: Math.floor(random() * 300),
+        maxTimestamp: random() < 0.1 ? -1 : now - Math.floor(random() * 10_000),
+      }));
+      const limits = {
+        now,
+        retentionMs: random() < 0.3 ? -1 : Math.floor(random() * 10_000),
+        retentionBytes: random() < 0.3 ? -1 : Math.floor(random() * 1000),
+      };
+      const count = countByPolicy(segmentsToDelete, segments, limits);
+      expect(count, JSON.stringify({ segments, limits })).toBeLessThanOrEqual(retentionCount(segments, limits));
+    }
   });
 });
 
