@@ -35,7 +35,7 @@ export interface RecoverHelpers {
    * CRC-32C of `log[start + 21, end)`. False for any other range inside the log (a zeroed tail, a
    * negative or too-small length), as the course's helper answers; it does not look at the magic
    * byte (the CRC does not cover it). RangeError only for a range past the end of the log (check
-   * that a batch fits first), TypeError for a position that is not a whole number.
+   * that a batch fits first) or a position that is not a whole number.
    */
   crcMatches(start: number, end: number): boolean;
 }

@@ -5,8 +5,8 @@
  * They answer as the course's own helpers do: `crcMatches` is a question about the bytes, so any
  * range a walk can compute from them (a zeroed tail's length 0, a garbage length, negative or
  * huge but still inside the log) gets `false`, never an exception; only a call no walk over this
- * log should make (a range past its end, a position that is not a whole number) throws, because
- * that is a bug in the walk, not a torn tail.
+ * log should make (a range past its end, a position that is not a whole number: a RangeError)
+ * throws, because that is a bug in the walk, not a torn tail.
  */
 import {
   BATCH_HEADER_SIZE,
@@ -24,20 +24,13 @@ function readInt32(log: Uint8Array, pos: number): number {
   return new DataView(log.buffer, log.byteOffset, log.byteLength).getInt32(pos, false);
 }
 
-function wholePosition(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isInteger(value))
-    throw new TypeError(`crcMatches(start, end): ${name} must be a whole byte position, got ${String(value)}`);
-}
-
 /** The helpers for `log`: `readInt32` (any log, big-endian) and `crcMatches` (over this log). */
 export function recoverHelpers(log: Uint8Array): RecoverHelpers {
   const view = new DataView(log.buffer, log.byteOffset, log.byteLength);
   return {
     readInt32,
     crcMatches(start: number, end: number): boolean {
-      wholePosition("start", start);
-      wholePosition("end", end);
-      if (start < 0 || start > log.length || end > log.length)
+      if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || start > log.length || end > log.length)
         throw new RangeError(
           `crcMatches(${start}, ${end}): not within the log (${log.length} bytes): check that it fits first`,
         );
