@@ -59,7 +59,10 @@ function inWorker(path: string, policy: PolicyName, timeoutMs: number): Promise<
   return new Promise((resolve) => {
     const job: Job = { pagelogCheck: { path, policy } };
     const worker = new Worker(new URL(import.meta.url), { workerData: job });
+    let settled = false;
     const done = (check: PolicyCheck) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       void worker.terminate();
       resolve(check);
@@ -77,6 +80,11 @@ function inWorker(path: string, policy: PolicyName, timeoutMs: number): Promise<
     );
     worker.once("message", (check: PolicyCheck) => done(check));
     worker.once("error", (err) => done(failedAll(policy, `its check stopped: ${err.message.split("\n")[0]}`)));
+    // A worker that ends without a word (their module called process.exit, or its top-level await
+    // can never settle there): a failed check, not a command that waits for ever.
+    worker.once("exit", (code) =>
+      done(failedAll(policy, `its check stopped: the worker exited with code ${code} before it finished`)),
+    );
   });
 }
 

@@ -6,7 +6,6 @@
  */
 import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
-import type { CrashTestAdapter } from "../testing/engine/adapter.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
 import { violationMessage } from "../testing/engine/violation.js";
 import {
@@ -21,8 +20,8 @@ import {
 import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/engine/shrink.js";
 import { policyNames, withPolicies } from "../testing/with-policies.js";
 import { intOption, joinNegativeNumbers, parsing } from "./args.js";
+import { ADAPTER_TIMEOUT_S, DID_NOT_SETTLE, loadAdapter } from "./adapter-module.js";
 import { type CliIo, UsageError } from "./io.js";
-import { importUserModule } from "./user-module.js";
 import { loadPolicies } from "./policies-module.js";
 import { refuseHanging } from "./refuse-hanging.js";
 
@@ -58,6 +57,9 @@ Options:
   --steps LIST      with --replay: only these steps of it (as a shrunk case prints them: 0-3,5)
   --broken VARIANT  fuzz a deliberately broken log (the fuzzer must catch it): ${BROKEN_VARIANTS.join(", ")}
   --keep-going      do not stop at the first violation
+  --timeout S       seconds the adapter's open() and each call on its log may take (default
+                    ${ADAPTER_TIMEOUT_S}): one that does not settle fails the schedule instead of hanging the
+                    run; with --policies, also the time each policy has for the course's cases first
   -h, --help        show this help
 
 Exit status: 0 no violation, 1 a violation (printed with the command that replays it), 2 usage.
@@ -80,6 +82,7 @@ const OPTIONS = {
   steps: { type: "string" },
   "max-ops": { type: "string" },
   "keep-going": { type: "boolean" },
+  timeout: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -105,18 +108,22 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("give --policies or --broken, not both (a broken variant runs pagelog's own policies)");
   if (values.steps !== undefined && values.replay === undefined)
     throw new UsageError("--steps goes with --replay (it picks steps of that one schedule)");
+  const timeoutMs = 1000 * secondsOption(values.timeout, ADAPTER_TIMEOUT_S);
   const policiesPath = values.policies;
   const policies = policiesPath === undefined ? undefined : await loadPolicies(policiesPath);
-  if (policies !== undefined) await refuseHanging(policies, policiesPath!);
+  if (policies !== undefined) await refuseHanging(policies, policiesPath!, timeoutMs);
 
   // One engine for both: pagelog's own log (or a broken variant of it), or the module's adapter.
   const path = values.adapter;
   const adapter =
-    path === undefined ? fuzzedLog(broken, undefined, policies) : withPolicies(await loadAdapter(path), policies);
+    path === undefined
+      ? fuzzedLog(broken, undefined, policies)
+      : withPolicies(await loadAdapter(path, timeoutMs), policies);
   const replayOf = (seed: number, steps?: readonly number[]): string =>
     path === undefined
       ? replayCommand(seed, { brokenVariant: broken, maxOps, policiesPath, steps })
-      : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps, policiesPath, seed, steps);
+      : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps, policiesPath, seed, steps) +
+        (values.timeout === undefined ? "" : ` --timeout ${timeoutMs / 1000}`);
   const yours = policyNames(policies);
   const name =
     (path === undefined ? "" : ` · adapter ${String(adapter.name ?? path)}`) +
@@ -163,7 +170,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   });
   printReport(report, io);
   const first = report.violationList[0];
-  if (first !== undefined && broken === undefined) {
+  if (first !== undefined && first.message.includes(DID_NOT_SETTLE)) {
+    // Every rerun of a hang waits out the time limit: shrinking would take hundreds of them.
+    io.stdout.write(`\nnot shrinking schedule ${first.seed}: a call that never settles would hang every rerun\n`);
+  } else if (first !== undefined && broken === undefined) {
     // The smallest case is what a reader debugs: the same seed with the fewest steps that fail.
     io.stdout.write(`\nshrinking schedule ${first.seed} (at most 400 reruns)…\n`);
     const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps));
@@ -260,21 +270,11 @@ function printReport(report: FuzzReport, io: CliIo): void {
   }
 }
 
-const isAdapter = (x: unknown): x is CrashTestAdapter =>
-  typeof x === "object" && x !== null && typeof (x as { open?: unknown }).open === "function";
-
-/** Loads the adapter a module exports: `adapter`, else the default export (or its `adapter`, for CommonJS). */
-export async function loadAdapter(path: string): Promise<CrashTestAdapter> {
-  const mod = await importUserModule(path, "adapter");
-  const fromDefault = mod.default as { adapter?: unknown } | undefined;
-  const found = [
-    mod.adapter,
-    mod.default,
-    typeof fromDefault === "object" && fromDefault !== null ? fromDefault.adapter : undefined,
-  ].find(isAdapter);
-  if (found === undefined)
-    throw new UsageError(
-      `--adapter: '${path}' exports no adapter (a default export or an export named 'adapter', shaped { name, open(storage) })`,
-    );
-  return found;
+/** `--timeout S`: seconds in (0, 3600], as `pagelog check --timeout`. */
+function secondsOption(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!(value > 0 && value <= 3600))
+    throw new UsageError(`--timeout must be a number of seconds in (0, 3600], got '${text}'`);
+  return value;
 }

@@ -7,13 +7,17 @@ import type { CoursePolicies } from "../segment/policies/policy-types.js";
 import { hangingPolicies } from "./check-worker.js";
 import { UsageError } from "./io.js";
 
-/** How long a policy may take for all its cases before the command refuses it. */
+/** How long a policy may take for all its cases before the command refuses it (`fuzz --timeout`). */
 const TRIAL_MS = 10_000;
 
-export async function refuseHanging(policies: Partial<CoursePolicies>, path: string): Promise<void> {
-  const hanging = await hangingPolicies(policies, path, TRIAL_MS);
+export async function refuseHanging(
+  policies: Partial<CoursePolicies>,
+  path: string,
+  trialMs = TRIAL_MS,
+): Promise<void> {
+  const hanging = await hangingPolicies(policies, path, trialMs);
   if (hanging.length > 0)
     throw new UsageError(
-      `--policies: your ${hanging.join(", ")} did not finish the course's cases within ${TRIAL_MS / 1000} s (an infinite loop?); it would hang this command: see where with pagelog check --policies ${path}`,
+      `--policies: your ${hanging.join(", ")} did not finish the course's cases within ${trialMs / 1000} s (an infinite loop?); it would hang this command: see where with pagelog check --policies ${path}`,
     );
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { kafkaPolicies } from "../../src/course.js";
 import type { CoursePolicies } from "../../src/segment/policies/policy-types.js";
 import { crashTest, pagelogAdapter } from "../../src/testing.js";
+import { cli } from "../unit/cli/helpers.js";
 
 const SEED = 20261201;
 
@@ -52,6 +53,24 @@ describe("crashTest({ policies })", () => {
     });
     expect(summary.violations[0]?.message).toMatch(/your lookup returned the entry for offset \d+/);
   });
+
+  it("the course's four reference answers pass 1,000 schedules of pagelog fuzz --policies", async () => {
+    // test/fixtures/policies/course-reference*.mjs: each chapter's rule as the course states it,
+    // recover with no check beyond length and crcMatches (a zero-filled tail must end its walk).
+    const run = await cli([
+      "fuzz",
+      "--policies",
+      "test/fixtures/policies/course-reference.mjs",
+      "--runs",
+      "1000",
+      "--seed",
+      "1",
+    ]);
+    expect(run.stdout).toContain("running on: your writeVarint, lookup, segmentsToDelete, recover");
+    expect(run.stdout).not.toContain("VIOLATION");
+    expect(run.stdout).toMatch(/summary: 1000 schedules, .* 0 violations/);
+    expect(run.code).toBe(0);
+  }, 600_000);
 
   it("crashTest({}) without policies is still a missing adapter", async () => {
     await expect(crashTest({} as never)).rejects.toThrow(TypeError);

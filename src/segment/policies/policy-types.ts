@@ -30,9 +30,12 @@ export interface RecoverHelpers {
   /** The big-endian signed int32 at `log[pos, pos + 4)`. RangeError if those bytes are not all in `log`. */
   readInt32(log: Uint8Array, pos: number): number;
   /**
-   * Whether the batch occupying `log[start, end)` has a stored CRC (uint32 at `start + 17`) equal
-   * to the CRC-32C of `log[start + 21, end)`. RangeError unless `0 <= start`, `start + 21 <= end`
-   * and `end <= log.length`: check that a batch fits before checking its CRC.
+   * Whether `log[start, end)` is one whole batch with a valid CRC: at least a 61-byte header, its
+   * length field saying it ends at `end`, and a stored CRC (uint32 at `start + 17`) equal to the
+   * CRC-32C of `log[start + 21, end)`. False for any other range inside the log (a zeroed tail, a
+   * negative or too-small length), as the course's helper answers; it does not look at the magic
+   * byte (the CRC does not cover it). RangeError only for a range past the end of the log (check
+   * that a batch fits first) or a position that is not a whole number.
    */
   crcMatches(start: number, end: number): boolean;
 }

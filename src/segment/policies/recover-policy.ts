@@ -8,13 +8,14 @@
  * - equal: as pagelog would;
  * - above ours: the kept bytes hold a batch reading breaks on (torn, bad CRC, past the end):
  *   refused with the position and why (the course demo's outcome for it). Only when what lies
- *   between is whole, CRC-valid batches that pagelog refuses for its stricter checks (offsets out
- *   of sequence) does the log cut at its own answer: the reader did what the course asks.
+ *   between is whole, CRC-valid batches that pagelog refuses for its stricter checks (a magic
+ *   other than 2, offsets out of sequence) does the log cut at its own answer: the reader did
+ *   what the course asks.
  *
  * A refusal is a PAGELOG_POLICY error thrown while planning: the open fails and no byte changes.
  * Reading the whole segment costs memory only when a reader's recover is plugged in.
  */
-import { validateBatch } from "../../format/index.js";
+import { LENGTH_OFFSET, LOG_OVERHEAD } from "../../format/index.js";
 import type { StorageFile } from "../../storage/storage.js";
 import type { ScanStop } from "../batch-scanner.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
@@ -23,13 +24,18 @@ import { recoverHelpers } from "./recover-helpers.js";
 
 export type RecoverPolicy = CoursePolicies["recover"];
 
-/** Where the walk of `bytes` from `from` under the course's rule (fits, length, magic, CRC) ends. */
+/**
+ * Where the walk of `bytes` from `from` under the course's rule ends: step by the length field,
+ * stop at a batch that runs past the end or whose `crcMatches` is false. The same helpers the
+ * reader got, so the Log judges exactly the rule `check` does (no magic check: Kafka's extra).
+ */
 function courseWalkEnd(bytes: Uint8Array, from: number, until: number): number {
+  const { readInt32, crcMatches } = recoverHelpers(bytes);
   let position = from;
-  while (position < until) {
-    const verdict = validateBatch(bytes, position, bytes.length - position, { maxBatchBytes: Number.MAX_SAFE_INTEGER });
-    if (!verdict.ok) break;
-    position += verdict.size;
+  while (position < until && position + LOG_OVERHEAD <= bytes.length) {
+    const end = position + LOG_OVERHEAD + readInt32(bytes, position + LENGTH_OFFSET);
+    if (end > bytes.length || !crcMatches(position, end)) break;
+    position = end;
   }
   return position;
 }
@@ -63,7 +69,7 @@ export async function keptByPolicy(
       );
     return answer;
   }
-  // Whole, CRC-valid batches that pagelog's stricter checks refuse: cut where pagelog would.
+  // Whole, CRC-valid batches that pagelog's stricter checks refuse (magic, offsets): cut where pagelog would.
   if (courseWalkEnd(bytes, ours.position, answer) === answer) return ours.position;
   throw refuse(
     `kept ${answer} bytes of ${log.path}, but reading breaks at position ${ours.position}: ${ours.detail}`,

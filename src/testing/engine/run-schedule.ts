@@ -26,6 +26,7 @@ import {
   toInput,
 } from "./model.js";
 import { describeStep, type Schedule, type Step } from "./schedule.js";
+import { errorReport, policyFailure } from "./error-report.js";
 import { CrashViolation } from "./violation.js";
 
 export interface ScheduleOutcome {
@@ -56,7 +57,7 @@ class ManualClock {
   now = (): number => this.t;
 }
 
-const errorText = (err: unknown): string => (err as Error)?.stack ?? String(err);
+const errorText = errorReport;
 
 /** The method each extra step calls. */
 const METHOD_OF: Record<ExtraStep, keyof AdapterLog | undefined> = {
@@ -146,7 +147,14 @@ export async function runCut(
   const check = async (log: AdapterLog, pending: LogState | undefined, when: string): Promise<LogState> =>
     checkContents(await readLog(log), state, pending, trace, when);
 
-  let log = await openLog(adapter, sim, context);
+  let log: AdapterLog;
+  try {
+    log = await openLog(adapter, sim, context);
+  } catch (err) {
+    // The log under test could not even start on an empty disk: its failure, not the harness's.
+    trace.push(`open (${adapter.name}) on an empty disk: failed`);
+    throw new CrashViolation(`opening the log failed: ${errorText(err)}`, trace);
+  }
   // The cut counts operations across the reboots of "crash" steps: ops done on earlier disks.
   let opsBefore = 0;
   let opsAtStart = sim.opCount;
@@ -256,10 +264,12 @@ export async function runCut(
 
   let cutInWorkload = false;
   let armed = false; // an injected fault has not fired yet
+  let running: string | undefined; // the step a failure happened in, for the report
   try {
     for (const [i, s] of schedule.steps.entries()) {
       inFlight = undefined;
       const step = `#${i} ${describeStep(s)}`;
+      running = step;
       try {
         await runStep(s);
         if (s.kind === "fault") armed = true;
@@ -278,7 +288,15 @@ export async function runCut(
     inFlight = undefined;
   } catch (err) {
     if (err instanceof CrashViolation) throw err;
-    if (!isPowerCut(err)) throw new CrashViolation(`unexpected error in the workload: ${errorText(err)}`, trace);
+    if (!isPowerCut(err)) {
+      // A reader's policy failing is their bug: say where, and what they returned or threw.
+      throw new CrashViolation(
+        policyFailure(err) === undefined
+          ? `unexpected error in the workload (step ${running}): ${errorText(err)}`
+          : `step ${running}: ${errorText(err)}`,
+        trace,
+      );
+    }
     cutInWorkload = true;
     trace.push(`POWER CUT after op ${sim.opCount}${inFlight === undefined ? "" : " (a call was in flight)"}`);
   }

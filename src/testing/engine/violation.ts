@@ -2,6 +2,7 @@
  * The one violation type of the crash engine: a schedule throws a `CrashViolation` when a
  * guarantee broke, and the run loop reports a `CrashTestViolation` for it.
  */
+import { errorReport, policyFailure } from "./error-report.js";
 
 /** A broken guarantee (as opposed to a bug in the harness), with the schedule's last steps. */
 export class CrashViolation extends Error {
@@ -14,7 +15,12 @@ export class CrashViolation extends Error {
   }
 }
 
-/** The report of whatever a schedule threw: a violation's own message, else the harness's failure. */
+/**
+ * The report of whatever a schedule threw: a violation's own message; a reader's policy failing
+ * where the engine did not expect a failure (the first open) as their error; else the harness's.
+ */
 export function violationMessage(err: unknown): string {
-  return err instanceof CrashViolation ? err.message : `the harness failed: ${(err as Error)?.stack ?? String(err)}`;
+  if (err instanceof CrashViolation) return err.message;
+  if (policyFailure(err) !== undefined) return `opening the log: ${errorReport(err)}`;
+  return `the harness failed: ${(err as Error)?.stack ?? String(err)}`;
 }

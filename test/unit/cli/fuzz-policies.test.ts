@@ -4,6 +4,7 @@
  * and the demo shows BROKEN with where reading breaks; pagelog's own policies pass both.
  */
 import { describe, expect, it } from "vitest";
+import { framesOfTheirCode } from "../../../src/testing/engine/error-report.js";
 import { cli } from "./helpers.js";
 
 const fixture = (name: string) => `test/fixtures/policies/${name}`;
@@ -48,6 +49,51 @@ describe("pagelog fuzz --policies", () => {
     const run = await cli(["fuzz", "--policies", fixture(file), "--runs", "300", "--seed", "1"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(message);
+  });
+
+  it("a violation names their function and shows their code's frames only: no pagelog internals", async () => {
+    for (const [file, message, frames] of [
+      [
+        "recover-throws.mjs",
+        /your recover threw Error: recover is not written yet/,
+        [/at recover \(\S*recover-throws\.mjs:3:\d+\)/],
+      ],
+      [
+        "recover-bad-read.mjs",
+        /your recover threw RangeError: readInt32\(log, \d+\): bytes/,
+        [/at nextBatch \(\S*recover-bad-read\.mjs:8:\d+\)/, /at recover \(\S*recover-bad-read\.mjs:4:\d+\)/],
+      ],
+      [
+        "throws.cjs",
+        /step #\d+ append .*: your writeVarint threw Error: not written yet/,
+        [/at \S*writeVarint \(\S*throws\.cjs:5:\d+\)/],
+      ],
+    ] as const) {
+      const run = await cli(["fuzz", "--policies", fixture(file), "--runs", "50", "--seed", "1"]);
+      expect(run.code, file).toBe(1);
+      expect(run.stdout).toMatch(message);
+      for (const frame of frames) expect(run.stdout).toMatch(frame);
+      // pagelog's own frames (src/ here, dist/chunk-*.js installed) and Node's are not shown.
+      expect(run.stdout).not.toMatch(
+        /\/src\/|dist\/chunk|node:internal|at policyError|at callPolicy|at keptByPolicy|PagelogError/,
+      );
+      expect(run.stdout).toMatch(/smallest failing case: \d+ of the \d+ steps/);
+      expect(run.stdout).toMatch(/^replay: npx pagelog fuzz --policies \S+ --replay \d+ --steps \S+$/m);
+    }
+  });
+
+  it("framesOfTheirCode drops the frames of pagelog's own directory and Node's", () => {
+    const stack = [
+      "RangeError: readInt32(log, 108): bytes 108..112 are not in the log (100 bytes)",
+      "    at readInt32 (file:///p/node_modules/pagelog/dist/chunk-3R6OB3DL.js:120:11)",
+      "    at recover (file:///p/src/my-policies.mjs:7:20)",
+      "    at file:///p/node_modules/pagelog/dist/chunk-3R6OB3DL.js:247:10",
+      "    at keptByPolicy (file:///p/node_modules/pagelog/dist/chunk-3R6OB3DL.js:250:3)",
+      "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+    ].join("\n");
+    expect(framesOfTheirCode(stack, "file:///p/node_modules/pagelog/dist/")).toEqual([
+      "    at recover (file:///p/src/my-policies.mjs:7:20)",
+    ]);
   });
 
   it("usage: --policies with --broken, --steps without --replay, bad --steps, a module of none", async () => {

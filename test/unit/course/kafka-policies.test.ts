@@ -4,6 +4,8 @@ import { checkPolicies, kafkaPolicies, recoverHelpers } from "../../../src/cours
 import { POLICY_NAMES } from "../../../src/segment/policies/policy-types.js";
 import { segmentsToDelete as retentionRule } from "../../../src/log/retention.js";
 import { writeVarint } from "../../../src/format/varint.js";
+import { encodeBatch } from "../../../src/format/index.js";
+import { concat } from "../../support/bytes.js";
 
 describe("kafkaPolicies", () => {
   it("passes every case of every policy", () => {
@@ -60,10 +62,48 @@ describe("recoverHelpers", () => {
     expect(() => readInt32(bytes, -1)).toThrow(RangeError);
   });
 
-  it("crcMatches refuses a range outside the log or too short for a header", () => {
+  it("crcMatches refuses only a range past the end of the log, or a position that is not a whole number", () => {
     const { crcMatches } = recoverHelpers(new Uint8Array(100));
-    expect(() => crcMatches(0, 101)).toThrow(/not within the log/);
-    expect(() => crcMatches(0, 20)).toThrow(/cannot hold a batch header/);
-    expect(crcMatches(0, 61)).toBe(false); // stored CRC 0, CRC-32C of 40 zeros is not 0
+    expect(() => crcMatches(0, 101)).toThrow(/crcMatches\(0, 101\): not within the log \(100 bytes\)/);
+    expect(() => crcMatches(-1, 61)).toThrow(RangeError);
+    expect(() => crcMatches(101, 101)).toThrow(RangeError);
+    expect(() => crcMatches(0.5, 61)).toThrow(RangeError);
+    expect(() => crcMatches(0, "61" as never)).toThrow(RangeError);
+  });
+
+  it("crcMatches answers false, not an exception, for any range inside the log that is not a whole valid batch", () => {
+    const batch = encodeBatch([{ value: "v" }], { baseOffset: 0, timestamp: 1 });
+    const log = concat([batch, new Uint8Array(200)]);
+    const { crcMatches, readInt32 } = recoverHelpers(log);
+    const n = batch.length;
+    expect(crcMatches(0, n)).toBe(true);
+    // Every other range that starts and ends inside the log, as a walk computes them from
+    // whatever its length field says: zeros (length 0), a short or negative length, a wrong end.
+    for (let start = 0; start <= log.length; start += 7)
+      for (const end of [
+        start + 12 + readIntOr0(log, start),
+        start,
+        start - 50,
+        -3,
+        start + 20,
+        start + 60,
+        n,
+        log.length,
+      ])
+        if (end <= log.length && !(start === 0 && end === n))
+          expect(crcMatches(start, end), `(${start}, ${end})`).toBe(false);
+    expect(readInt32(log, n + 8)).toBe(0);
+
+    // The CRC does not cover the magic byte: a batch with magic 1 still matches (the course's rule).
+    const magic1 = batch.slice();
+    magic1[16] = 1;
+    expect(recoverHelpers(magic1).crcMatches(0, n)).toBe(true);
+    // A range whose own length field says otherwise is not that batch.
+    const longer = concat([batch, Uint8Array.of(0)]);
+    expect(recoverHelpers(longer).crcMatches(0, n + 1)).toBe(false);
   });
 });
+
+function readIntOr0(log: Uint8Array, start: number): number {
+  return start + 12 <= log.length ? new DataView(log.buffer, log.byteOffset).getInt32(start + 8) : 0;
+}

@@ -5,7 +5,7 @@
  * function, before a byte is written on it, and an open it refuses changes no byte.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { kafkaPolicies } from "../../../src/course.js";
+import { kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
@@ -13,6 +13,9 @@ import type { LogOptions } from "../../../src/log/log-options.js";
 import type { CoursePolicies } from "../../../src/segment/policies/policy-types.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";
+import { seededRandom } from "../../../src/course/cases/case.js";
+import { countByPolicy } from "../../../src/log/policies/retention-policy.js";
+import { segmentsToDelete as retentionCount } from "../../../src/log/retention.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 
 const NAME = "t-0";
@@ -228,6 +231,32 @@ describe("LogOptions.policies.recover", () => {
     await dir2.close();
   });
 
+  it("the course's rule (length and CRC, no magic check) keeps a CRC-valid batch with magic 1: the log cuts where its own walk does", async () => {
+    const path = "../../fixtures/policies/course-reference-recover.mjs";
+    const { recover } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const storage = new SimStorage({ seed: 8 });
+    // Magic 1 in the third batch: the CRC (from byte 21 on) does not cover it, so it still matches.
+    const { bytes, starts } = await segmentFile(storage, 4, (b, s) => ((b[s[2]! + 16] = 1), b));
+    expect(recover(bytes, recoverHelpers(bytes))).toBe(bytes.length);
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME, { policies: { recover } });
+    expect(log.endOffset).toBe(4);
+    expect((await storage.stat(SEGMENT))!.size).toBe(starts[2]);
+    await dir.close();
+  });
+
+  it("the course's recover walks into a zeroed tail and stops there (crcMatches answers false)", async () => {
+    const path = "../../fixtures/policies/course-reference-recover.mjs";
+    const { recover } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const storage = new SimStorage({ seed: 9 });
+    const { bytes } = await segmentFile(storage, 3, (b) => concat([b, new Uint8Array(300)]));
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME, { policies: { recover } });
+    expect(log.endOffset).toBe(6);
+    expect((await storage.stat(SEGMENT))!.size).toBe(bytes.length - 300);
+    await dir.close();
+  });
+
   it("an answer past the end, negative, fractional or not a number, and a throw, are refused", async () => {
     for (const [recover, pattern] of [
       [(log: Uint8Array) => log.length + 1, /expected a whole number of bytes from 0 to/],
@@ -274,6 +303,29 @@ describe("LogOptions.policies.recover", () => {
     const err = await refused(dir2.log(NAME, { policies: { recover: () => 0 } }), "recover");
     expect(err.message).toMatch(/cuts flushed records/);
     await dir2.close();
+  });
+});
+
+describe("the course's reference segmentsToDelete in the Log's retention", () => {
+  it("is always accepted: it never deletes more than the limits allow (2,000 random segment lists)", async () => {
+    const path = "../../fixtures/policies/course-reference-retention.mjs";
+    const { segmentsToDelete } = (await import(/* @vite-ignore */ path)) as CoursePolicies;
+    const random = seededRandom(33);
+    const now = 1_700_000_000_000;
+    for (let i = 0; i < 2000; i++) {
+      const segments = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, n) => ({
+        baseOffset: n * 10,
+        size: Math.floor(random() * 300),
+        maxTimestamp: random() < 0.1 ? -1 : now - Math.floor(random() * 10_000),
+      }));
+      const limits = {
+        now,
+        retentionMs: random() < 0.3 ? -1 : Math.floor(random() * 10_000),
+        retentionBytes: random() < 0.3 ? -1 : Math.floor(random() * 1000),
+      };
+      const count = countByPolicy(segmentsToDelete, segments, limits);
+      expect(count, JSON.stringify({ segments, limits })).toBeLessThanOrEqual(retentionCount(segments, limits));
+    }
   });
 });
 
