@@ -47,11 +47,11 @@ export class SimDir {
    * cut to bring back (removed or replaced since the last sync): nothing can reach them now.
    */
   sync(): SimNode[] {
-    // No pending change: the durable entries are the entries already.
-    if (this.#pending.length === 0) return [];
-    const before = this.references();
+    // (A rebooted directory is filled through `entries` directly: copy even with nothing pending.)
+    const before = this.#pending.length === 0 ? undefined : this.references();
     this.#durable = new Map(this.entries);
     this.#pending = [];
+    if (before === undefined) return [];
     const live = new Set(this.entries.values());
     return [...before].filter((node) => !live.has(node));
   }
