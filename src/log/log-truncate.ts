@@ -16,6 +16,8 @@ import { flushLog, type LogState } from "./log-state.js";
  * Durable when it resolves. Runs under the caller's `guard`.
  */
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
+  // The clock first: one that throws fails the call before anything is cut.
+  const startedAt = s.stopwatch.now();
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
   const segment = s.segments[index]!;
@@ -31,7 +33,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     await s.host.checkpoint();
   }
   if (straddling.length > 0) {
-    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling);
+    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling, startedAt);
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
@@ -40,7 +42,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     await segment.truncateTo(offset);
   }
   // 3. Durable before resolving.
-  await flushLog(s);
+  await flushLog(s, { at: startedAt });
 }
 
 /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
@@ -67,6 +69,7 @@ async function replaceStraddlingBatch(
   index: number,
   base: number,
   keep: readonly DecodedRecord[],
+  startedAt: number,
 ): Promise<void> {
   const storage = s.host.storage;
   const segment = s.segments[index]!;
@@ -107,7 +110,7 @@ async function replaceStraddlingBatch(
     await segment.flush();
     await deleteFrom(storage, s.segments, index + 1);
     s.segments.push(replacement);
-    s.activeCreatedAt = s.options.clock.now();
+    s.activeCreatedAt = startedAt;
   }
   s.dirDirty = true;
 }

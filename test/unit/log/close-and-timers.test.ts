@@ -12,9 +12,14 @@ import { ErrorCode } from "../../../src/errors.js";
 
 const CHECKPOINT_TMP = `${RECOVERY_POINT_CHECKPOINT}.tmp`;
 
-/** Fake setTimeout/setInterval and Date; setImmediate stays real so `settle()` works. */
+/**
+ * Fake setTimeout/setInterval, Date and performance (flushMs measures elapsed time with
+ * `performance.now()`); setImmediate stays real so `settle()` works.
+ */
 function fakeTime(): void {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  vi.useFakeTimers({
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+  });
 }
 
 afterEach(() => {
