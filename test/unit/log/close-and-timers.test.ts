@@ -169,6 +169,27 @@ describe("timers never queue behind their own unfinished work", () => {
     await dir.close();
   });
 
+  it("flush timer: the wall clock set back an hour does not hold the timed flush off for an hour", async () => {
+    const timers = ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] as const;
+    // With performance faked too, and without (the timer then goes by its own schedule alone).
+    for (const toFake of [[...timers, "performance" as const], [...timers]]) {
+      vi.useFakeTimers({ toFake });
+      const sim = new SimStorage({ seed: 8 });
+      const dir = await LogDir.open(sim, { checkpointIntervalMs: -1 });
+      const log = await dir.log(NAME, { flushMs: 1000 });
+      vi.advanceTimersByTime(500);
+      await log.append([recordAt(0)]);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      await log.append([recordAt(1)]);
+      expect(log.recoveryPoint).toBe(0);
+      vi.advanceTimersByTime(1000);
+      await settle();
+      expect(log.recoveryPoint, `faking ${toFake.join(",")}`).toBe(2);
+      await dir.close();
+      vi.useRealTimers();
+    }
+  });
+
   it("options: checkpointIntervalMs beyond setTimeout's limit, fractional, a string or null is a TypeError naming it", async () => {
     const sim = new SimStorage({ seed: 7 });
     for (const bad of [2 ** 31, 1.5, "5", null, Number.NaN, Number.POSITIVE_INFINITY, -2]) {
