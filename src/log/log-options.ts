@@ -236,7 +236,8 @@ function checkCrc32c(crc: unknown): Crc32c | undefined {
     try {
       got = (crc as Crc32c)(vector.bytes());
     } catch (err) {
-      throw new TypeError(`option crc32c threw on ${vector.what}`, { cause: err });
+      const message = err instanceof Error ? err.message : String(err);
+      throw new TypeError(`option crc32c threw on ${vector.what}: ${message}`, { cause: err });
     }
     if (got instanceof Promise || (typeof got === "object" && got !== null && "then" in got))
       throw new TypeError("option crc32c must be synchronous: it returned a promise");
@@ -247,7 +248,10 @@ function checkCrc32c(crc: unknown): Crc32c | undefined {
       got <= 0xffffffff &&
       got >>> 0 === vector.crc;
     if (!ok) {
-      const plain = got === PLAIN_CRC32_CHECK ? " (that is plain CRC-32, not CRC-32C)" : "";
+      const plain =
+        typeof got === "number" && got >>> 0 === PLAIN_CRC32_CHECK && vector.crc === CRC32C_VECTORS[0]!.crc
+          ? " (that is plain CRC-32, not CRC-32C)"
+          : "";
       throw new TypeError(
         `option crc32c is not CRC-32C: for ${vector.what} it returned ${describe(got)}${plain}, expected 0x${vector.crc.toString(16)}`,
       );

@@ -54,6 +54,7 @@ describe("option crc32c must be CRC-32C", () => {
     }
     await expectTypeError(() => LogDir.open(sim, { log: { crc32c: () => 0 } }), "crc32c");
     await expectTypeError(() => dir.log(NAME, { crc32c: (b: Uint8Array) => CRC32.buf(b) >>> 0 }), "plain CRC-32");
+    await expectTypeError(() => dir.log(NAME, { crc32c: CRC32.buf }), "plain CRC-32"); // signed, as crc-32 returns it
     expect(await sim.list("")).not.toContain(NAME);
     await dir.close();
   });
