@@ -27,7 +27,8 @@ export interface LogOptions {
   segmentBytes?: number;
   /**
    * Roll when the active segment is older than this (Kafka: `segment.ms`), measured from when it
-   * was created or, after a restart, reopened.
+   * was created or, after a restart, reopened. Elapsed time, as `flushMs`: a wall clock set
+   * back does not hold a roll off.
    * @defaultValue 7 days (604800000)
    */
   segmentMs?: number;
