@@ -54,12 +54,12 @@ export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
 type LoadedState = Awaited<ReturnType<typeof loadLog>>;
-/** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
   readonly at: number;
 }
+/** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 let construct: (
   name: string,
   host: LogHost,
