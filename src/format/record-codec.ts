@@ -113,8 +113,33 @@ function isUint8Array(value: unknown): value is Uint8Array {
 
 /** Checks a key, value or header value; returns it unchanged. */
 function checkBytes(value: unknown, name: () => string): BytesInput {
-  if (value === null || typeof value === "string" || isUint8Array(value)) return value;
+  if (typeof value === "string") return checkWellFormed(value, name);
+  if (value === null || isUint8Array(value)) return value;
   throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describeValue(value)}`);
+}
+
+const isWellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === "function"
+    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !/\p{Cs}/u.test(s); // in a `u` regex only a lone surrogate is a code point of category Cs
+
+/**
+ * A string is written as UTF-8, and a lone surrogate has no UTF-8 form: `TextEncoder` would write
+ * U+FFFD, so the record would read back as something nobody appended. Refused instead.
+ */
+function checkWellFormed(s: string, name: () => string): string {
+  if (isWellFormed(s)) return s;
+  let at = 0;
+  for (; at < s.length; at++) {
+    const c = s.charCodeAt(at);
+    if (c < HIGH_SURROGATE_MIN || c > LOW_SURROGATE_MAX) continue;
+    const d = s.charCodeAt(at + 1);
+    if (c <= HIGH_SURROGATE_MAX && d >= LOW_SURROGATE_MIN && d <= LOW_SURROGATE_MAX) at++;
+    else break;
+  }
+  throw new TypeError(
+    `${name()} is not well-formed UTF-16: a lone surrogate (0x${s.charCodeAt(at).toString(16)}) at index ${at} has no UTF-8 form`,
+  );
 }
 
 /** A short description of a bad argument for an error message. */
@@ -140,10 +165,26 @@ function checkTimestamp(value: unknown, name: string): number | undefined {
   return value;
 }
 
+/** `Map`, `Set`, `Date`…: the built-in kind of an object that is not a plain one or an array. */
+function objectKind(value: object): string | undefined {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  if (tag !== "Object") return tag;
+  // An iterable that says it is a plain Object (a generator, a custom collection): not read by keys either.
+  return typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function" ? "iterable" : undefined;
+}
+
 function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
   if (headers === undefined || headers === null) return [];
   if (typeof headers !== "object")
     throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
+  if (!Array.isArray(headers)) {
+    // Read by own keys, a Map or a Set would give no headers at all: refused, not dropped.
+    const kind = objectKind(headers);
+    if (kind !== undefined)
+      throw new TypeError(
+        `records[${index}].headers must be a plain object or an array of { key, value }, got ${kind === "iterable" ? "an iterable" : `a ${kind}`} (Array.from or Object.fromEntries makes one)`,
+      );
+  }
   const out: Array<{ key: string; value: BytesInput }> = [];
   if (Array.isArray(headers)) {
     const list = headers as readonly unknown[];
@@ -155,6 +196,7 @@ function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["heade
       const { key, value } = header as { key: unknown; value: unknown };
       if (typeof key !== "string")
         throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
+      checkWellFormed(key, () => `records[${index}].headers[${h}].key`);
       out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`) });
     }
     return out;
@@ -162,6 +204,7 @@ function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["heade
   // Own enumerable string keys, in property order (what `for…in` with a hasOwn check visits).
   const map = headers as Record<string, unknown>;
   for (const key of Object.keys(map)) {
+    checkWellFormed(key, () => `records[${index}].headers key ${JSON.stringify(key)}`);
     out.push({ key, value: checkBytes(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`) });
   }
   return out;

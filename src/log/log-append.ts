@@ -30,7 +30,16 @@ import {
  */
 export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
   if (s.openGroup === group) s.openGroup = undefined; // later appends form the next group
-  const now = s.options.clock.now();
+  let now: number;
+  let elapsed: number;
+  try {
+    now = s.options.clock.now();
+    elapsed = s.stopwatch.at(now);
+  } catch (err) {
+    // An injected clock that throws (a TypeError naming it): these appends fail, the log does not.
+    for (const item of group) item.reject(err);
+    return;
+  }
   let pending: Array<{ bytes: Uint8Array; header: BatchHeader }> = [];
   let pendingBytes = 0;
   let next = endOffsetOf(s);
@@ -71,9 +80,9 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     const header = readBatchHeader(bytes);
     let refused: PagelogError | undefined;
     await guard(s, async () => {
-      if (needsRoll(s, pendingBytes, bytes.length, header, now)) {
+      if (needsRoll(s, pendingBytes, bytes.length, header, elapsed)) {
         await writePending();
-        refused = await roll(s, now);
+        refused = await roll(s, now, elapsed);
       }
     });
     if (refused !== undefined) {
@@ -108,9 +117,9 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
       const { flushMessages, flushMs } = s.options;
       if (
         (flushMessages !== -1 && s.unflushedRecords >= flushMessages) ||
-        (flushMs !== -1 && now - s.lastFlushAt >= flushMs)
+        (flushMs !== -1 && elapsed - s.lastFlushAt >= flushMs)
       ) {
-        await flushLog(s);
+        await flushLog(s, { at: elapsed });
       }
     });
   } catch (err) {
@@ -153,23 +162,30 @@ function estimatedBytes(records: readonly RecordSnapshot[]): number {
 
 /**
  * Whether a batch of `bytes` (ending at `header.lastOffset`), after `pendingBytes` not yet
- * written, must go into a new segment.
+ * written, must go into a new segment. `elapsed` is the stopwatch's reading.
  */
-function needsRoll(s: LogState, pendingBytes: number, batchBytes: number, header: BatchHeader, now: number): boolean {
+function needsRoll(
+  s: LogState,
+  pendingBytes: number,
+  batchBytes: number,
+  header: BatchHeader,
+  elapsed: number,
+): boolean {
   const active = activeSegment(s);
   // A new segment takes any batch that fits its int32 fields.
   if (active.size === 0 && pendingBytes === 0) return false;
   const bytes = pendingBytes + batchBytes;
   const full = active.size + bytes > s.options.segmentBytes;
-  const old = now - s.activeCreatedAt >= s.options.segmentMs;
+  const old = elapsed - s.activeCreatedAt >= s.options.segmentMs;
   return full || old || active.indexFull || !active.canHold(header.lastOffset, bytes);
 }
 
 /**
- * Seals the active segment and starts a new one at the end offset; then applies retention.
- * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing was deleted then.
+ * Seals the active segment and starts a new one at the end offset; then applies retention as of
+ * wall time `now`. Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing
+ * was deleted then.
  */
-async function roll(s: LogState, now: number): Promise<PagelogError | undefined> {
+async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogError | undefined> {
   const sealed = activeSegment(s);
   s.dirtySegments.add(sealed);
   await sealed.seal();
@@ -180,7 +196,7 @@ async function roll(s: LogState, now: number): Promise<PagelogError | undefined>
   if (segment.size > 0) await segment.log.truncate(0);
   s.segments.push(segment);
   s.dirDirty = true;
-  s.activeCreatedAt = now;
+  s.activeCreatedAt = elapsed;
   let count: number;
   try {
     count = retentionCount(s, now);

@@ -2,11 +2,18 @@
  * A Log's options: a public, all-optional type with Kafka's name for each setting, resolved once
  * into a fully-specified internal type (forgetting a default is a compile error there).
  */
+import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../format/batch-layout.js";
 import type { Crc32c } from "../format/crc32c.js";
+import { checkedClock, systemClock } from "./log-clock.js";
 import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
 
-/** Where the log reads the time: `Date.now` unless a test injects its own. */
+/**
+ * Where the log reads the time: `Date.now` unless a test injects its own. `now()` must return
+ * milliseconds since the epoch as a safe integer, synchronously; one that throws or returns
+ * anything else fails the call that read it with a `TypeError` naming the option, and the log
+ * stays open.
+ */
 export interface Clock {
   now(): number;
 }
@@ -20,7 +27,8 @@ export interface LogOptions {
   segmentBytes?: number;
   /**
    * Roll when the active segment is older than this (Kafka: `segment.ms`), measured from when it
-   * was created or, after a restart, reopened.
+   * was created or, after a restart, reopened. Elapsed time, as `flushMs`: a wall clock set
+   * back does not hold a roll off.
    * @defaultValue 7 days (604800000)
    */
   segmentMs?: number;
@@ -36,7 +44,8 @@ export interface LogOptions {
   maxIndexBytes?: number;
   /**
    * Largest batch including its 12-byte log overhead (Kafka: `max.message.bytes`). A larger
-   * append fails with `PAGELOG_RECORD_TOO_LARGE` and appends nothing.
+   * append fails with `PAGELOG_RECORD_TOO_LARGE` and appends nothing. At least 68: the smallest
+   * batch (its 61-byte header and one empty record).
    * @defaultValue 1048588
    */
   maxBatchBytes?: number;
@@ -57,6 +66,8 @@ export interface LogOptions {
    * Flush when this many milliseconds passed since the last flush (Kafka: `flush.ms`), checked
    * at every append and by a timer that re-arms only after its flush finished (so a slow disk
    * never builds a queue of flushes). `0` flushes at every append, with no timer. `-1` is off.
+   * Elapsed time, not the wall clock: setting the system clock back (or an injected clock
+   * going back) does not hold flushes off.
    * @defaultValue -1
    */
   flushMs?: number;
@@ -73,11 +84,19 @@ export interface LogOptions {
    * @defaultValue -1
    */
   retentionMs?: number;
-  /** A faster CRC-32C (for example a native one). @defaultValue the bundled pure-JS one */
+  /**
+   * A faster CRC-32C (for example a native one): a synchronous function returning the checksum
+   * as a number. Checked when the options are resolved against known vectors (the CRC-32C of
+   * `"123456789"` is `0xE3069283`): anything else, plain CRC-32 included, is a `TypeError`,
+   * because every batch would be written with it.
+   * @defaultValue the bundled pure-JS one
+   */
   crc32c?: Crc32c;
   /**
    * The time source, for tests. With an injected clock, `flushMs` is checked at each append
-   * only (no background timer), so real time never decides what a test sees.
+   * only (no background timer), so real time never decides what a test sees. A `now()` that
+   * throws, or returns anything but a safe integer, fails that call with a `TypeError` (the
+   * log stays open).
    * @defaultValue Date.now
    */
   clock?: Clock;
@@ -112,8 +131,7 @@ export interface ResolvedLogOptions {
 const MAX_INT32 = 0x7fffffff;
 /** The longest delay a timer takes (setTimeout's int32 limit, about 24.8 days). */
 export const MAX_TIMER_MS = MAX_INT32;
-/** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
-export const systemClock: Clock = { now: () => Date.now() };
+export { systemClock } from "./log-clock.js";
 
 export const LOG_DEFAULTS = {
   segmentBytes: 1 << 30,
@@ -163,7 +181,7 @@ export function resolveLogOptions(options: LogOptions = {}, what = "options"): R
     if (!KNOWN_OPTIONS.has(key))
       throw new TypeError(`${what}: unknown option ${JSON.stringify(key)} (known: ${[...KNOWN_OPTIONS].join(", ")})`);
   }
-  const maxBatchBytes = integer(options, "maxBatchBytes", 61, MAX_INT32);
+  const maxBatchBytes = integer(options, "maxBatchBytes", MIN_BATCH_BYTES, MAX_INT32);
   const resolved: ResolvedLogOptions = {
     // A segment must hold at least one header-sized batch; positions are int32s.
     segmentBytes: integer(options, "segmentBytes", 61, MAX_INT32),
@@ -177,15 +195,76 @@ export function resolveLogOptions(options: LogOptions = {}, what = "options"): R
     flushMs: integer(options, "flushMs", 0, Number.MAX_SAFE_INTEGER, true),
     retentionBytes: integer(options, "retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
     retentionMs: integer(options, "retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
-    crc32c: options.crc32c,
-    clock: options.clock === undefined ? systemClock : options.clock,
+    crc32c: checkCrc32c(options.crc32c),
+    clock: checkClock(options.clock),
     policies: resolvePolicies(options.policies),
   };
-  if (resolved.crc32c !== undefined && typeof resolved.crc32c !== "function")
-    throw new TypeError(
-      `option crc32c must be a function, got ${resolved.crc32c === null ? "null" : typeof resolved.crc32c}`,
-    );
-  if (typeof resolved.clock !== "object" || resolved.clock === null || typeof resolved.clock.now !== "function")
-    throw new TypeError("option clock must be an object with a now() method");
   return resolved;
+}
+
+/** The smallest batch an append can write: the header and one record with nothing in it. */
+const MIN_BATCH_BYTES = BATCH_HEADER_SIZE + MIN_RECORD_SIZE;
+
+function checkClock(clock: unknown): Clock {
+  if (clock === undefined) return systemClock;
+  if (typeof clock !== "object" || clock === null || typeof (clock as Partial<Clock>).now !== "function")
+    throw new TypeError("option clock must be an object with a now() method");
+  return checkedClock(clock as Clock);
+}
+
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+/**
+ * Known answers a CRC-32C must give: the standard check value, and RFC 3720's 32 ascending
+ * bytes (so a function that only knows the first cannot pass).
+ */
+const CRC32C_VECTORS: ReadonlyArray<{ what: string; bytes: () => Uint8Array; crc: number }> = [
+  { what: '"123456789"', bytes: () => ascii("123456789"), crc: 0xe3069283 },
+  { what: "bytes 0..31", bytes: () => Uint8Array.from({ length: 32 }, (_, i) => i), crc: 0x46dd794e },
+];
+/** Plain CRC-32 (zlib's) of "123456789": the likeliest wrong function, named in the error. */
+const PLAIN_CRC32_CHECK = 0xcbf43926;
+
+/**
+ * A CRC-32C function must answer the known vectors synchronously, with a number: a wrong one
+ * would write every batch with a checksum no reader (nor pagelog without the option) accepts.
+ * The signed form of the same 32 bits is accepted (every caller takes `>>> 0`).
+ */
+function checkCrc32c(crc: unknown): Crc32c | undefined {
+  if (crc === undefined) return undefined;
+  if (typeof crc !== "function") throw new TypeError(`option crc32c must be a function, got ${describe(crc)}`);
+  for (const vector of CRC32C_VECTORS) {
+    let got: unknown;
+    try {
+      got = (crc as Crc32c)(vector.bytes());
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new TypeError(`option crc32c threw on ${vector.what}: ${message}`, { cause: err });
+    }
+    if (got instanceof Promise || (typeof got === "object" && got !== null && "then" in got))
+      throw new TypeError("option crc32c must be synchronous: it returned a promise");
+    const ok =
+      typeof got === "number" &&
+      Number.isInteger(got) &&
+      got >= -0x80000000 &&
+      got <= 0xffffffff &&
+      got >>> 0 === vector.crc;
+    if (!ok) {
+      const plain =
+        typeof got === "number" && got >>> 0 === PLAIN_CRC32_CHECK && vector.crc === CRC32C_VECTORS[0]!.crc
+          ? " (that is plain CRC-32, not CRC-32C)"
+          : "";
+      throw new TypeError(
+        `option crc32c is not CRC-32C: for ${vector.what} it returned ${describe(got)}${plain}, expected 0x${vector.crc.toString(16)}`,
+      );
+    }
+  }
+  return crc as Crc32c;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "number")
+    return value >= 0 && Number.isInteger(value) ? `0x${value.toString(16)}` : String(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  return typeof value;
 }

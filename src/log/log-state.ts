@@ -9,6 +9,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import type { RecordSnapshot } from "../format/record-codec.js";
 import type { Segment, SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
+import type { Stopwatch } from "./log-clock.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 
@@ -43,7 +44,13 @@ export interface LogState {
   status: LogStatus;
   failure: unknown;
   unflushedRecords: number;
+  /** Elapsed time (`stopwatch`) decides flushMs and segmentMs, never wall-clock differences. */
+  readonly stopwatch: Stopwatch;
+  /** When the last flush started, on the stopwatch. */
   lastFlushAt: number;
+  /** Flushes so far: the flush timer tells by it whether one ran since it was armed. */
+  flushes: number;
+  /** When the active segment was created or reopened, on the stopwatch. */
   activeCreatedAt: number;
   /** A segment file was created or removed since the directory was last synced. */
   dirDirty: boolean;
@@ -86,7 +93,13 @@ export function endOffsetOf(s: LogState): number {
  * the active segment's log; guarantee 4 holds because no index of an unsealed segment is trusted
  * after a crash.
  */
-export async function flushLog(s: LogState, { indexes = false }: { indexes?: boolean } = {}): Promise<void> {
+export async function flushLog(
+  s: LogState,
+  { indexes = false, at }: { indexes?: boolean; at?: number } = {},
+): Promise<void> {
+  // `at`: the stopwatch as the caller read it before its work began. Read first otherwise: an
+  // injected clock that throws fails this flush before it does anything.
+  const startedAt = at ?? s.stopwatch.now();
   const end = endOffsetOf(s);
   const active = activeSegment(s);
   for (const segment of s.dirtySegments) await segment.flush({ indexes: indexes || segment !== active });
@@ -101,7 +114,8 @@ export async function flushLog(s: LogState, { indexes = false }: { indexes?: boo
   // does not have, or recovery would skip them and a torn batch could be served.
   s.recoveryPoint = end;
   s.unflushedRecords = 0;
-  s.lastFlushAt = s.options.clock.now();
+  s.lastFlushAt = startedAt;
+  s.flushes++;
   await s.host.flushed?.();
 }
 

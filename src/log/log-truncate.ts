@@ -17,7 +17,9 @@ import { cutCursors } from "./read-cursors.js";
  * Durable when it resolves. Runs under the caller's `guard`.
  */
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
-  // Iterators learn of the cut first: from here on, no record at or after `offset` may be handed out.
+  // The clock first: one that throws fails the call before anything is cut.
+  const startedAt = s.stopwatch.now();
+  // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
   cutCursors(s.cursors, offset);
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
@@ -34,7 +36,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     await s.host.checkpoint();
   }
   if (straddling.length > 0) {
-    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling);
+    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling, startedAt);
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
@@ -43,7 +45,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     await segment.truncateTo(offset);
   }
   // 3. Durable before resolving.
-  await flushLog(s);
+  await flushLog(s, { at: startedAt });
 }
 
 /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
@@ -70,6 +72,7 @@ async function replaceStraddlingBatch(
   index: number,
   base: number,
   keep: readonly DecodedRecord[],
+  startedAt: number,
 ): Promise<void> {
   const storage = s.host.storage;
   const segment = s.segments[index]!;
@@ -110,7 +113,7 @@ async function replaceStraddlingBatch(
     await segment.flush();
     await deleteFrom(storage, s.segments, index + 1);
     s.segments.push(replacement);
-    s.activeCreatedAt = s.options.clock.now();
+    s.activeCreatedAt = startedAt;
   }
   s.dirDirty = true;
 }

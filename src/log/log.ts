@@ -18,6 +18,7 @@ import type { SegmentOptions } from "../segment/segment.js";
 import { checkOffset, checkOptionsObject, outOfRange, positiveInteger } from "./log-arguments.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
+import { type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import {
   DEFAULT_READ_BYTES,
@@ -53,6 +54,11 @@ export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
 type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+/** The clock as read before the log was loaded: its stopwatch and that first reading. */
+interface OpenedAt {
+  readonly stopwatch: Stopwatch;
+  readonly at: number;
+}
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 let construct: (
   name: string,
@@ -60,6 +66,7 @@ let construct: (
   options: ResolvedLogOptions,
   segmentOptions: SegmentOptions,
   loaded: LoadedState,
+  opened: OpenedAt,
 ) => Log;
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
@@ -77,7 +84,8 @@ export class Log {
   #closing: Promise<void> | undefined;
 
   static {
-    construct = (name, host, options, segmentOptions, loaded) => new Log(name, host, options, segmentOptions, loaded);
+    construct = (name, host, options, segmentOptions, loaded, opened) =>
+      new Log(name, host, options, segmentOptions, loaded, opened);
     failureOf = (log) => log.#s.failure;
     closingOf = (log) => log.#closing;
   }
@@ -88,11 +96,12 @@ export class Log {
     options: ResolvedLogOptions,
     segmentOptions: SegmentOptions,
     loaded: LoadedState,
+    opened: OpenedAt,
   ) {
     this.name = name;
     this.options = options;
     this.recovery = loaded.recovery;
-    const now = options.clock.now();
+    const now = opened.at;
     this.#s = {
       name,
       host,
@@ -105,7 +114,9 @@ export class Log {
       status: "open",
       failure: undefined,
       unflushedRecords: 0,
+      stopwatch: opened.stopwatch,
       lastFlushAt: now,
+      flushes: 0,
       activeCreatedAt: now,
       dirDirty: false,
       dirtySegments: new Set(),
@@ -118,33 +129,43 @@ export class Log {
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock) this.#scheduleFlushTimer();
+    if (options.flushMs > 0 && options.clock === systemClock) this.#armFlushTimer(options.flushMs);
   }
 
   /**
-   * Arms the flush timer for when the next flush is due. It re-arms only after its own flush
-   * finished, so a slow disk never builds a queue of timed flushes for `flush()` to wait behind.
+   * Arms the flush timer to fire `wait` ms from now. The timer keeps its own schedule: armed
+   * after a flush, it fires when flushMs has passed by the timer's clock, whatever the wall
+   * clock did meanwhile. It re-arms only after its own flush finished, so a slow disk never
+   * builds a queue of timed flushes for `flush()` to wait behind.
    */
-  #scheduleFlushTimer(): void {
+  #armFlushTimer(wait: number): void {
     const s = this.#s;
-    const due = s.lastFlushAt + this.options.flushMs - this.options.clock.now();
-    const timer = setTimeout(
-      () => {
-        void this.#timedFlush().finally(() => {
-          if (s.flushTimer === timer && s.status === "open") this.#scheduleFlushTimer();
-        });
-      },
-      Math.min(MAX_TIMER_MS, Math.max(1, due)),
-    );
+    // Past setTimeout's limit the timer fires early and waits out the rest.
+    const delay = Math.min(MAX_TIMER_MS, Math.max(1, wait));
+    const flushes = s.flushes;
+    const timer = setTimeout(() => {
+      void this.#timedFlush(flushes, wait - delay).then((next) => {
+        if (s.flushTimer === timer && s.status === "open") this.#armFlushTimer(next);
+      });
+    }, delay);
     s.flushTimer = timer;
     (timer as { unref?: () => void }).unref?.();
   }
 
-  async #timedFlush(): Promise<void> {
+  /**
+   * The flush timer fired: flushes if none ran since it was armed and nothing of its wait is
+   * left. Returns how long to wait next.
+   */
+  async #timedFlush(flushesWhenArmed: number, left: number): Promise<number> {
     const s = this.#s;
-    if (s.status !== "open" || this.options.flushMs === -1) return;
-    if (this.options.clock.now() - s.lastFlushAt < this.options.flushMs || s.recoveryPoint === this.endOffset) return;
-    await this.flush().catch(() => undefined); // the failure is kept in the status; callers see it on their next call
+    const { flushMs } = this.options;
+    // Another flush ran meanwhile: the next one is due flushMs after it.
+    if (s.flushes !== flushesWhenArmed) return flushMs - (s.stopwatch.now() - s.lastFlushAt);
+    if (left > 0) return left;
+    if (s.status === "open" && s.recoveryPoint !== this.endOffset) {
+      await this.flush().catch(() => undefined); // the failure is kept in the status; callers see it on their next call
+    }
+    return flushMs;
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -361,7 +382,8 @@ export class Log {
       try {
         s.dirtySegments.add(activeSegment(s));
         await activeSegment(s).seal();
-        await flushLog(s, { indexes: true });
+        // No clock read: a clock that throws must not keep a log from closing.
+        await flushLog(s, { indexes: true, at: s.lastFlushAt });
         for (const segment of s.segments) await segment.close();
         s.status = "closed";
       } catch (err) {
@@ -397,8 +419,11 @@ export async function openLog(
       ? {}
       : { policies: { lookup: options.policies.lookup, recover: options.policies.recover } }),
   };
+  // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
+  const stopwatch = stopwatchFor(options.clock);
+  const opened = { stopwatch, at: stopwatch.now() };
   const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded);
+  return construct(name, host, options, segmentOptions, loaded, opened);
 }
 
 /**

@@ -22,7 +22,7 @@ import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
 import { SimFile } from "./sim/sim-file.js";
 import { SimInode } from "./sim/sim-inode.js";
-import { fileMapOf, pendingStateOf } from "./sim/sim-inspect.js";
+import { fileMapOf, memoryOf, pendingStateOf } from "./sim/sim-inspect.js";
 import {
   FAULT_CODE,
   type FaultSpec,
@@ -44,7 +44,11 @@ export class SimStorage implements Storage {
   readonly options: Readonly<ResolvedOptions>;
   #prng: Prng;
   #root: SimDir;
-  /** Every inode this boot has seen, for write-back and the pending-state report. */
+  /**
+   * Every inode a name, or an unsynced directory change a power cut may keep, still reaches: what
+   * write-back may write and `memory()` counts. A file leaves once its removal (or replacement)
+   * is durable, so a long run keeps only what a reboot could find.
+   */
   #inodes = new Set<SimInode>();
   #opCount = 0;
   #cutAfter = Infinity;
@@ -178,6 +182,14 @@ export class SimStorage implements Storage {
     return pendingStateOf(this.#root);
   }
 
+  /**
+   * The files this storage holds on to and the bytes of their pages (cache and disk): every file
+   * a name, an unsynced directory change or a power cut can still reach. A long run's memory.
+   */
+  memory(): { readonly files: number; readonly bytes: number } {
+    return memoryOf(this.#inodes);
+  }
+
   // ---- Storage --------------------------------------------------------------------------
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
@@ -264,7 +276,7 @@ export class SimStorage implements Storage {
   async syncDir(dir: string): Promise<void> {
     const p = normalizePath(dir, { allowRoot: true });
     this.#begin("syncDir", p);
-    this.#lookupDir(p).sync();
+    for (const node of this.#lookupDir(p).sync()) this.#forget(node);
   }
 
   async lock(path: string): Promise<StorageLock> {
@@ -347,6 +359,16 @@ export class SimStorage implements Storage {
   #checkPower(): void {
     if (this.#power !== "on")
       throw new PagelogError("the power is off: use the storage crash() returned", ErrorCode.POWER_CUT);
+  }
+
+  /**
+   * Drops a node no power cut can reach any more, and everything under it (a removed directory
+   * may still list files, or unsynced changes, of its own). A node lives in one directory only:
+   * renames stay in their directory and there are no hard links.
+   */
+  #forget(node: SimNode): void {
+    if (node instanceof SimDir) for (const child of node.references()) this.#forget(child);
+    else this.#inodes.delete(node);
   }
 
   #collectInodes(dir: SimDir): void {

@@ -42,9 +42,29 @@ export class SimDir {
     this.#pending.push({ kind: "rename", from, to, node });
   }
 
-  sync(): void {
+  /**
+   * syncDir: the entries become durable. Returns the nodes this directory held only for a power
+   * cut to bring back (removed or replaced since the last sync): nothing can reach them now.
+   */
+  sync(): SimNode[] {
+    // (A rebooted directory is filled through `entries` directly: copy even with nothing pending.)
+    const before = this.#pending.length === 0 ? undefined : this.references();
     this.#durable = new Map(this.entries);
     this.#pending = [];
+    if (before === undefined) return [];
+    const live = new Set(this.entries.values());
+    return [...before].filter((node) => !live.has(node));
+  }
+
+  /**
+   * Every node a read or a power cut can still reach through this directory: its entries, the
+   * durable ones, and those of unsynced changes (a cut may keep any prefix of them).
+   */
+  references(): Set<SimNode> {
+    const out = new Set<SimNode>(this.entries.values());
+    for (const node of this.#durable.values()) out.add(node);
+    for (const change of this.#pending) if (change.kind !== "delete") out.add(change.node);
+    return out;
   }
 
   /** The entries a reboot finds if the first `keep` pending changes reached the disk. */

@@ -64,6 +64,14 @@ export class SimInode {
     return this.#torn;
   }
 
+  /** Bytes of the pages this inode holds, in the cache and on the disk (for memory checks). */
+  get retainedBytes(): number {
+    let pages = 0;
+    for (const page of this.#cached) if (page !== undefined) pages++;
+    for (const page of this.#disk) if (page !== undefined) pages++;
+    return pages * this.pageSize;
+  }
+
   read(position: number, length: number): Uint8Array {
     const end = Math.min(this.#cachedSize, position + length);
     if (end <= position) return new Uint8Array(0);

@@ -50,3 +50,14 @@ export function pendingStateOf(root: SimDir): PendingState {
   walk(root, ROOT);
   return { files, dirs };
 }
+
+/** How many files a storage keeps, and the bytes of their pages (cache and disk). */
+export function memoryOf(inodes: Iterable<SimInode>): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const inode of inodes) {
+    files++;
+    bytes += inode.retainedBytes;
+  }
+  return { files, bytes };
+}

@@ -14,7 +14,11 @@ import type { BytesInput, DecodedRecord, RecordInput } from "../../../src/format
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Keys, values and header values: null, empty, bytes, any UTF-16 string (lone surrogates too). */
+/**
+ * Keys, values and header values: null, empty, bytes, any well-formed string (fast-check's
+ * "binary" unit draws code points, never a lone surrogate, which encoding refuses:
+ * record-input.test.ts).
+ */
 const bytesInput: fc.Arbitrary<BytesInput> = fc.oneof(
   fc.constant(null),
   fc.constant(new Uint8Array(0)),
@@ -60,7 +64,7 @@ function expected(records: RecordInput[], baseOffset: number, now: number): Deco
       timestamp: r.timestamp ?? now,
       key: toBytes(r.key),
       value: toBytes(r.value),
-      // header keys come back as decoded UTF-8: a lone surrogate becomes U+FFFD
+      // header keys come back as decoded UTF-8 (the same string: a lone surrogate is refused)
       headers: list.map((h) => ({ key: decoder.decode(encoder.encode(h.key)), value: toBytes(h.value) })),
     };
   });

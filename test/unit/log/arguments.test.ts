@@ -188,6 +188,23 @@ describe("arguments: append", () => {
   });
 });
 
+describe("arguments: append's headers and strings", () => {
+  it("headers as a Map or a Set, and strings with a lone surrogate, are TypeErrors; nothing is appended", async () => {
+    const { dir, log } = await freshLog();
+    await expectTypeError(() => log.append([{ value: "x", headers: new Map([["k", "v"]]) as never }]), "headers");
+    await expectTypeError(() => log.append([{ value: "x", headers: new Set() as never }]), "headers");
+    await expectTypeError(() => log.append([{ value: "x", headers: [{ key: "a\uD800", value: "v" }] }]), "key");
+    await expectTypeError(() => log.append([{ value: "x", headers: { "a\uD800": "v" } }]), "headers key");
+    await expectTypeError(() => log.append([{ key: "\uDC00", value: "x" }]), "records[0].key");
+    await expectTypeError(() => log.append([{ value: "ok" }, { value: "x\uD800" }]), "records[1].value");
+    expect(log.endOffset).toBe(0);
+    await log.append([{ value: "x", headers: { "a😀": "v" } }]);
+    const [got] = await log.read(0);
+    expect(plain(got!).headers).toEqual([{ key: "a😀", value: "v" }]);
+    await dir.close();
+  });
+});
+
 describe("arguments: LogDir.open and log()", () => {
   it("log(name, options): options null, a string, an array or an unknown option is a TypeError; null option values too", async () => {
     const sim = new SimStorage({ seed: 1 });

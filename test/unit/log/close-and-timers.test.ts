@@ -12,9 +12,14 @@ import { ErrorCode } from "../../../src/errors.js";
 
 const CHECKPOINT_TMP = `${RECOVERY_POINT_CHECKPOINT}.tmp`;
 
-/** Fake setTimeout/setInterval and Date; setImmediate stays real so `settle()` works. */
+/**
+ * Fake setTimeout/setInterval, Date and performance (flushMs measures elapsed time with
+ * `performance.now()`); setImmediate stays real so `settle()` works.
+ */
 function fakeTime(): void {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  vi.useFakeTimers({
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+  });
 }
 
 afterEach(() => {
@@ -162,6 +167,27 @@ describe("timers never queue behind their own unfinished work", () => {
     await settle();
     expect(log.recoveryPoint).toBe(2);
     await dir.close();
+  });
+
+  it("flush timer: the wall clock set back an hour does not hold the timed flush off for an hour", async () => {
+    const timers = ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] as const;
+    // With performance faked too, and without (the timer then goes by its own schedule alone).
+    for (const toFake of [[...timers, "performance" as const], [...timers]]) {
+      vi.useFakeTimers({ toFake });
+      const sim = new SimStorage({ seed: 8 });
+      const dir = await LogDir.open(sim, { checkpointIntervalMs: -1 });
+      const log = await dir.log(NAME, { flushMs: 1000 });
+      vi.advanceTimersByTime(500);
+      await log.append([recordAt(0)]);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      await log.append([recordAt(1)]);
+      expect(log.recoveryPoint).toBe(0);
+      vi.advanceTimersByTime(1000);
+      await settle();
+      expect(log.recoveryPoint, `faking ${toFake.join(",")}`).toBe(2);
+      await dir.close();
+      vi.useRealTimers();
+    }
   });
 
   it("options: checkpointIntervalMs beyond setTimeout's limit, fractional, a string or null is a TypeError naming it", async () => {

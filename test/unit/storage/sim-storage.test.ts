@@ -372,6 +372,89 @@ describe("SimStorage: faults, write-back and inspection", () => {
   });
 });
 
+describe("SimStorage: memory, what it forgets", () => {
+  const page = 4096;
+
+  it("a removed file is kept until its removal is durable, and forgotten after syncDir", async () => {
+    const sim = new SimStorage({ seed: 20 });
+    await durableFile(sim, "keep", fill(3 * page, 1));
+    await (await durableFile(sim, "gone", fill(5 * page, 2))).close();
+    const withBoth = sim.memory();
+    expect(withBoth.files).toBe(2);
+    await sim.remove("gone");
+    // Unsynced: a power cut may undo the removal, so its bytes must still be there.
+    expect(sim.memory()).toEqual(withBoth);
+    const cut = sim.crash(keepNothing);
+    expect(await readAll(cut, "gone")).toEqual(fill(5 * page, 2));
+
+    const sim2 = new SimStorage({ seed: 20 });
+    await durableFile(sim2, "keep", fill(3 * page, 1));
+    await (await durableFile(sim2, "gone", fill(5 * page, 2))).close();
+    await sim2.remove("gone");
+    await sim2.syncDir("");
+    expect(sim2.memory().files).toBe(1);
+    expect(sim2.memory().bytes).toBeLessThan(withBoth.bytes);
+    expect(await sim2.crash(keepNothing).list("")).toEqual(["keep"]);
+  });
+
+  it("a file replaced by a rename is forgotten once the rename is durable, not before", async () => {
+    const sim = new SimStorage({ seed: 21 });
+    for (let round = 0; round < 50; round++) {
+      const tmp = await sim.open("cp.tmp", { create: true });
+      await tmp.truncate(0);
+      await tmp.write(0, fill(2 * page, round));
+      await tmp.sync();
+      await tmp.close();
+      await sim.rename("cp.tmp", "cp");
+      if (round === 49) {
+        // The replaced version is still what a cut before syncDir may find.
+        expect(sim.memory().files).toBe(2);
+        expect(await readAll(sim.crash(keepNothing), "cp")).toEqual(fill(2 * page, 48));
+        return;
+      }
+      await sim.syncDir("");
+      expect(sim.memory().files).toBe(1);
+    }
+  });
+
+  it("files created and removed inside an unsynced subdirectory go when its removal is durable", async () => {
+    const sim = new SimStorage({ seed: 22 });
+    await sim.mkdir("d");
+    await sim.syncDir("");
+    for (const name of ["a", "b"]) {
+      const f = await sim.open(`d/${name}`, { create: true });
+      await f.write(0, fill(page, 9));
+      await f.close();
+      await sim.remove(`d/${name}`);
+    }
+    expect(sim.memory().files).toBe(2); // d's unsynced creations may still come back
+    await sim.remove("d");
+    expect(sim.memory().files).toBe(2);
+    await sim.syncDir("");
+    expect(sim.memory()).toEqual({ files: 0, bytes: 0 });
+  });
+
+  it("a handle on a file whose removal is durable still reads and writes it", async () => {
+    const sim = new SimStorage({ seed: 23 });
+    const f = await durableFile(sim, "open", enc("before"));
+    await sim.remove("open");
+    await sim.syncDir("");
+    expect(sim.memory().files).toBe(0);
+    await f.write(6, enc(" and after"));
+    await f.sync();
+    expect(new TextDecoder().decode(await f.read(0, await f.size()))).toBe("before and after");
+    expect(sim.writeback()).toBe(0);
+  });
+
+  it("a lock file released many times leaves nothing behind once the directory is synced", async () => {
+    const sim = new SimStorage({ seed: 24 });
+    for (let i = 0; i < 100; i++) await (await sim.lock(".lock")).release();
+    expect(sim.memory().files).toBe(100);
+    await sim.syncDir("");
+    expect(sim.memory().files).toBe(0);
+  });
+});
+
 describe("SimStorage: randomChooser", () => {
   it("randomChooser(seed): callable with a plain seed, and the same seed gives the same disk", async () => {
     const disk = async (seed: number): Promise<number[]> => {
