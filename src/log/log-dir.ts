@@ -14,7 +14,7 @@ import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storag
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
-import { checkedClock } from "./log-clock.js";
+import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
@@ -93,6 +93,8 @@ export class LogDir {
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #clock: Clock;
+  /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
+  readonly #stopwatch: Stopwatch;
   #lastCheckpointAt: number;
   #checkpointTimer: ReturnType<typeof setTimeout> | undefined;
   /** A checkpoint requested but not started yet: later requests share it (it reads the values when it starts). */
@@ -125,7 +127,8 @@ export class LogDir {
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
-    this.#lastCheckpointAt = this.#clock.now();
+    this.#stopwatch = stopwatchFor(this.#clock);
+    this.#lastCheckpointAt = this.#stopwatch.now();
     if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
   }
 
@@ -140,7 +143,7 @@ export class LogDir {
       void (async () => {
         try {
           if (this.#status !== "open") return;
-          if (this.#clock.now() - this.#lastCheckpointAt >= this.#checkpointIntervalMs) await this.checkpoint();
+          if (this.#stopwatch.now() - this.#lastCheckpointAt >= this.#checkpointIntervalMs) await this.checkpoint();
         } catch {
           // A failed checkpoint is retried at the next tick; the logs report their own failures.
         } finally {
@@ -155,7 +158,7 @@ export class LogDir {
   /** After a log's flush: checkpoint if the interval has passed since the last one. */
   async #afterFlush(): Promise<void> {
     if (this.#checkpointIntervalMs === -1 || this.#status !== "open") return;
-    if (this.#clock.now() - this.#lastCheckpointAt < this.#checkpointIntervalMs) return;
+    if (this.#stopwatch.now() - this.#lastCheckpointAt < this.#checkpointIntervalMs) return;
     await this.checkpoint();
   }
 
@@ -376,7 +379,7 @@ export class LogDir {
       // For the interval only: an injected clock that throws keeps the last value (the next
       // flush checkpoints again) rather than failing a checkpoint that is written, or a close.
       try {
-        this.#lastCheckpointAt = this.#clock.now();
+        this.#lastCheckpointAt = this.#stopwatch.now();
       } catch {
         // kept
       }
