@@ -259,6 +259,13 @@ describe("what the docs say about their programs", () => {
     expect(names.sort()).toEqual(present.sort());
   });
 
+  it("the README, up to its Development section, points package users to no src/ file: the package has none", () => {
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const forUsers = readme.slice(0, readme.indexOf("\n## Development\n"));
+    expect(forUsers.length).toBeGreaterThan(1000);
+    expect([...forUsers.matchAll(/`?\bsrc\/[\w./-]*`?/g)].map((m) => m[0])).toEqual([]);
+  });
+
   it("docs/testing.md: deleting the CRC check of my-log.mjs makes crashTest print the sample", async () => {
     const crashMyLog = programs.find((p) => p.doc === "docs/testing.md" && p.file === "crash-my-log.mjs")!;
     const dir = await workspace(crashMyLog, "no-crc");
