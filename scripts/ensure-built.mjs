@@ -52,12 +52,11 @@ export function staleReason(root) {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const outputs = outputsOf(manifest);
   if (outputs.length === 0) return "package.json names no built file";
-  let oldestOutput = Infinity;
-  for (const output of outputs) {
-    const mtime = mtimeOf(join(root, output));
-    if (mtime === undefined) return `${join(output)} is missing`;
-    oldestOutput = Math.min(oldestOutput, mtime);
-  }
+  const mtimes = outputs.map((output) => mtimeOf(join(root, output)));
+  if (mtimes.every((m) => m === undefined)) return "no build yet";
+  const missing = outputs.find((_, i) => mtimes[i] === undefined);
+  if (missing !== undefined) return `${join(missing)} is missing`;
+  const oldestOutput = Math.min(...mtimes);
   const inputs = [...CONFIG_FILES.map((f) => join(root, f)), ...walk(join(root, "src"))];
   for (const input of inputs) {
     const mtime = mtimeOf(input);

@@ -5,9 +5,9 @@
  * `moduleResolution: bundler`, and then run with `node` in a directory of its own.
  *
  * The conventions, for whoever writes docs:
- * - ```js and ```ts blocks run. ```js no-run / ```ts no-run marks one that is not a whole
- *   program: a signature, an interface, a file that imports the reader's own module
- *   (`./my-storage.js`) or a package pagelog does not install.
+ * - ```js and ```ts blocks run. ```js no-run / ```ts no-run (or a line `<!-- no-run -->` just
+ *   before the block) marks one that is not a whole program: a signature, an interface, a file
+ *   that imports the reader's own module (`./my-storage.js`) or a package pagelog does not install.
  * - A block whose first line is a comment naming a file (`// my-log.mjs`, `// power-cuts.mjs: …`)
  *   is written under that name, so that the doc's other blocks can import it.
  * - A plain ``` block that starts with `$ node <file> [args]`, where `<file>` is a block of the
@@ -49,18 +49,25 @@ const DOCS = [
 const RUNNABLE = new Set(["js", "ts"]);
 
 function codeBlocks(doc: string): CodeBlock[] {
-  const lines = readFileSync(join(repo, doc), "utf8").split("\n");
+  return parseBlocks(doc, readFileSync(join(repo, doc), "utf8"));
+}
+
+function parseBlocks(doc: string, text: string): CodeBlock[] {
+  const lines = text.split("\n");
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)(.*)$/.exec(lines[i]!);
     if (open === null) continue;
     const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
     if (end === -1) throw new Error(`${doc}:${i + 1}: unclosed code block`);
+    let before = i - 1;
+    while (before >= 0 && lines[before]!.trim() === "") before--;
+    const marked = before >= 0 && /^<!--\s*no-run\s*-->$/.test(lines[before]!.trim());
     blocks.push({
       doc,
       line: i + 1,
       lang: open[1]!,
-      flags: open[2]!.trim().split(/\s+/).filter(Boolean),
+      flags: [...open[2]!.trim().split(/\s+/).filter(Boolean), ...(marked ? ["no-run"] : [])],
       code: lines.slice(i + 1, end).join("\n") + "\n",
     });
     i = end;
@@ -311,6 +318,33 @@ it("RecordInput.timestamp's published TSDoc says where each writer takes the def
   `;
   const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" });
   expect(out.stdout + out.stderr).toBe("1234 99 1\n");
+});
+
+it("parseBlocks: a block's language, its no-run mark (info string or comment), its file name", () => {
+  const doc = [
+    "```js",
+    "// a.mjs: runs",
+    "```",
+    "```ts no-run",
+    "f(x: number): number",
+    "```",
+    "<!-- no-run -->",
+    "",
+    "```js",
+    "await mine();",
+    "```",
+    "```",
+    "$ node a.mjs 1",
+    "```",
+  ].join("\n");
+  const parsed = parseBlocks("x.md", doc);
+  expect(parsed.map((b) => [b.line, b.lang, b.flags])).toEqual([
+    [1, "js", []],
+    [4, "ts", ["no-run"]],
+    [9, "js", ["no-run"]],
+    [12, "", []],
+  ]);
+  expect(parsed.map(fileOf)).toEqual(["a.mjs", "block-4.mts", "block-9.mjs", "block-12.mjs"]);
 });
 
 it("matchesSample: `…` stands for any lines, and every other line must be there, in order", () => {
