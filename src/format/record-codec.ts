@@ -27,7 +27,12 @@ export interface RecordInput {
   value: BytesInput;
   /** @defaultValue no headers */
   headers?: HeadersInput;
-  /** Milliseconds since the epoch (CreateTime). @defaultValue the batch's `timestamp` option */
+  /**
+   * Milliseconds since the epoch (CreateTime).
+   * @defaultValue the time its batch is written: `log.append()` takes it from the log's `clock`
+   *   (`LogOptions.clock`, `Date.now()` unless one is injected); `encodeBatch()` from its
+   *   `timestamp` option (`Date.now()` unless given)
+   */
   timestamp?: number;
 }
 

@@ -17,6 +17,7 @@ import { openPathStorage } from "./path-storage.js";
 import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { type Clock, type LogOptions, MAX_TIMER_MS, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
+import { asyncDispose } from "./async-dispose.js";
 import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 
@@ -446,8 +447,8 @@ export class LogDir {
     if (failure !== undefined) throw failure;
   }
 
-  /** `await using dir = await LogDir.open(…)`: the same promise as `close()`. */
-  [Symbol.asyncDispose](): Promise<void> {
+  /** `await using dir = await LogDir.open(…)` (`Symbol.asyncDispose`): the same promise as `close()`. */
+  [asyncDispose](): Promise<void> {
     return this.close();
   }
 

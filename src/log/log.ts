@@ -16,6 +16,7 @@ import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
 import type { SegmentOptions } from "../segment/segment.js";
 import { checkOffset, checkOptionsObject, outOfRange, positiveInteger } from "./log-arguments.js";
+import { asyncDispose } from "./async-dispose.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
 import { type Stopwatch, stopwatchFor } from "./log-clock.js";
@@ -394,8 +395,8 @@ export class Log {
     return this.#closing;
   }
 
-  /** `await using`: the same promise as `close()`. */
-  [Symbol.asyncDispose](): Promise<void> {
+  /** `await using` (`Symbol.asyncDispose`): the same promise as `close()`. */
+  [asyncDispose](): Promise<void> {
     return this.close();
   }
 }

@@ -6,13 +6,12 @@
  * must run there under `node --test`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storageContract } from "../../src/testing/storage-contract.js";
+import { packedProject, repo } from "../support/packed-project.js";
 
-const repo = resolve(import.meta.dirname, "../..");
 let project: string;
 
 function node(args: string[], cwd = project): string {
@@ -20,23 +19,8 @@ function node(args: string[], cwd = project): string {
 }
 
 beforeAll(() => {
-  project = mkdtempSync(join(tmpdir(), "pagelog-packed-"));
-  // Build dist/ from the sources as `npm publish` would, then pack without scripts, so that
-  // stdout holds only npm's JSON (tsup's log lines must not get mixed into it).
-  execFileSync("npm", ["run", "build", "--silent"], { cwd: repo, stdio: "ignore" });
-  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], {
-    cwd: repo,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const [{ filename }] = JSON.parse(out) as [{ filename: string }];
-  const modules = join(project, "node_modules");
-  mkdirSync(join(modules, "pagelog"), { recursive: true });
-  execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
-  // The runtime dependency, from this checkout; nothing else (pagelog/testing needs no test tools).
-  for (const dep of ["crc-32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-}, 120_000);
+  project = packedProject("pagelog-packed-");
+}, 600_000);
 
 afterAll(() => {
   if (project !== undefined) rmSync(project, { recursive: true, force: true });

@@ -1,0 +1,88 @@
+/**
+ * A bare project with the package as users get it: dist/ built if it is stale, `npm pack`ed, the
+ * tarball unpacked into `node_modules/pagelog`, and pagelog's runtime dependency (crc-32) linked
+ * from this checkout: nothing else, no test tools, no @types/node, no network. Several suites
+ * pack at once (the packed-package, published-types and doc-blocks tests): a lock directory in
+ * node_modules/.cache serialises the build and the pack, so that no suite packs a dist/ that
+ * another is rebuilding. Returns the project's directory; the caller removes it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const repo = resolve(import.meta.dirname, "../..");
+
+/** The checkout's TypeScript compiler, run with `node` (the project has none of its own). */
+export const tsc = join(repo, "node_modules/typescript/bin/tsc");
+
+const LOCK = join(repo, "node_modules/.cache/pagelog-pack.lock");
+const LOCK_TIMEOUT_MS = 10 * 60_000;
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Runs `fn` holding the pack lock; a lock left by a dead process is taken over. */
+function withPackLock<T>(fn: () => T): T {
+  mkdirSync(join(LOCK, ".."), { recursive: true });
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      let owner = NaN;
+      try {
+        owner = Number(readFileSync(join(LOCK, "pid"), "utf8"));
+      } catch {
+        // Between the owner's mkdir and its pid write: wait.
+      }
+      if (Number.isInteger(owner) && !alive(owner)) rmSync(LOCK, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${LOCK} held for ${LOCK_TIMEOUT_MS / 60_000} min`);
+      else sleep(200);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/** The project directory (under the system's temp directory, named `<prefix>…`). */
+export function packedProject(prefix: string): string {
+  const project = mkdtempSync(join(tmpdir(), prefix));
+  const filename = withPackLock(() => {
+    // Builds dist/ as `npm run build` does when a source is newer (else leaves it), quietly; then
+    // packs without scripts, so that stdout holds only npm's JSON.
+    execFileSync(process.execPath, [join(repo, "scripts/ensure-built.mjs")], {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], {
+      cwd: repo,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return (JSON.parse(out) as [{ filename: string }])[0].filename;
+  });
+  const modules = join(project, "node_modules");
+  mkdirSync(join(modules, "pagelog"), { recursive: true });
+  execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
+  // The runtime dependency, from this checkout; nothing else (pagelog/testing needs no test tools).
+  for (const dep of ["crc-32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
+  return project;
+}
