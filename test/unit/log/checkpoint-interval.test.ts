@@ -30,6 +30,31 @@ describe("LogDir: the checkpoint interval", () => {
     expect(await checkpointText(sim.crash(keepNothing))).toBe("0\n1\nc 0 2\n");
   });
 
+  it("checkpoint: a wall clock set back an hour does not hold the interval's checkpoints off for an hour", async () => {
+    const clock = {
+      t: 10_000_000,
+      now() {
+        return this.t;
+      },
+    };
+    const sim = new SimStorage({ seed: 2 });
+    const dir = await LogDir.open(sim, { log: { clock }, checkpointIntervalMs: 500 });
+    const log = await dir.log("c-0");
+    clock.t += 500;
+    await log.append([{ value: "a" }]);
+    await log.flush();
+    expect(await checkpointText(sim)).toBe("0\n1\nc 0 1\n");
+    clock.t -= 3_600_000; // set back an hour (seen by the next flush: no time passed)
+    await log.append([{ value: "x" }]);
+    await log.flush();
+    expect(await checkpointText(sim)).toBe("0\n1\nc 0 1\n");
+    clock.t += 500; // then half a second passes
+    await log.append([{ value: "b" }]);
+    await log.flush();
+    expect(await checkpointText(sim)).toBe("0\n1\nc 0 3\n");
+    await dir.close();
+  });
+
   it("checkpoint: -1 writes only on checkpoint() and at close", async () => {
     const clock = {
       t: 0,
