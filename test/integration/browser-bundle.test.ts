@@ -16,10 +16,12 @@ import { describe, expect, it } from "vitest";
 
 const repo = resolve(import.meta.dirname, "../..");
 /**
- * LogDir + SimStorage, minified and gzipped (issue 10: 30 KB; 31 KB since records() iterators
- * track truncations under them, issue 18, which alone is about 0.35 KB).
+ * LogDir + SimStorage, minified and gzipped (issue 10: 30 KB). 33 KB since issue 18: records()
+ * iterators track truncations under them (about 0.35 KB), options are checked (crc32c's known
+ * answers, clocks, headers, lone surrogates), SimStorage forgets what no power cut can bring
+ * back, and retention frees a full disk: 32.0 KB when it was raised.
  */
-const BUDGET_BYTES = 31 * 1024;
+const BUDGET_BYTES = 33 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
@@ -72,7 +74,7 @@ function browserLikeContext(): Record<string, unknown> {
 }
 
 describe("the root entry bundled for a browser", () => {
-  it("imports no node: module and no Node builtin, and LogDir + SimStorage fit in 30 KB gzipped", async () => {
+  it("imports no node: module and no Node builtin, and LogDir + SimStorage fit in 33 KB gzipped", async () => {
     const { code, metafile } = await bundle('export { LogDir, SimStorage } from "./src/index.ts";', "esm");
     const { inputs, imports } = modulesOf(metafile);
     expect(inputs).toContain("src/log/log-dir.ts");
