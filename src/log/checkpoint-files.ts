@@ -2,6 +2,7 @@
  * The directory's small files: reading an offset checkpoint (bounded, telling absent from
  * malformed) and writing any of them atomically (`<file>.tmp`, fsynced, renamed).
  */
+import { ErrorCode, isPagelogError } from "../errors.js";
 import { decodeCheckpoint } from "../format/checkpoint.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
@@ -76,13 +77,30 @@ export async function readCheckpoint(storage: Storage, file: string): Promise<Ma
   return read.state === "ok" ? read.entries : new Map();
 }
 
+/** Errors of a write that found the device full: nothing was written, nothing failed on disk. */
+const foundNoRoom = new WeakSet<object>();
+
+/**
+ * True if `err` is an atomic write's write (not its fsync) finding the device full. Only that
+ * can be answered by freeing space and writing again; a failed fsync is a failed fsync, whatever
+ * its code, and fails the log (guarantee 8).
+ */
+export function isNoRoom(err: unknown): boolean {
+  return typeof err === "object" && err !== null && foundNoRoom.has(err);
+}
+
 /** `<file>.tmp`, written and fsynced, renamed over `file`. The caller syncs the directory. */
 export async function writeFileAtomically(storage: Storage, file: string, bytes: Uint8Array): Promise<void> {
   const tmp = joinPath("", file + TMP_SUFFIX);
   const handle = await storage.open(tmp, { create: true });
   try {
     await handle.truncate(0);
-    await handle.write(0, bytes);
+    try {
+      await handle.write(0, bytes);
+    } catch (err) {
+      if (isPagelogError(err, ErrorCode.NO_SPACE)) foundNoRoom.add(err);
+      throw err;
+    }
     // The new content must be durable before its name replaces the old file's, or a crash could
     // leave the name pointing at a torn file.
     await handle.sync();

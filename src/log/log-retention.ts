@@ -9,6 +9,7 @@ import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "..
 import type { Storage } from "../storage/storage.js";
 import { deleteSegmentFiles, RETIRED_SUFFIX } from "./segment-files.js";
 import { keepsLogOpen, type LogState } from "./log-state.js";
+import { isNoRoom } from "./checkpoint-files.js";
 import { segmentsToDelete } from "./retention.js";
 import { countByPolicy } from "./policies/retention-policy.js";
 
@@ -53,7 +54,7 @@ export async function moveStart(
   try {
     await s.host.checkpoint();
   } catch (err) {
-    if (!isPagelogError(err, ErrorCode.NO_SPACE)) throw err;
+    if (!isNoRoom(err)) throw err;
     s.startOffset = oldStart;
     if (count === 0) throw keepsLogOpen(err); // nothing to free: the log is as it was
     const retired = await deleteOnFullDisk(s, s.segments.splice(0, count));
@@ -62,7 +63,7 @@ export async function moveStart(
       await s.host.checkpoint();
     } catch (again) {
       s.startOffset = Math.max(oldStart, s.segments[0]!.baseOffset); // what the deletions made true
-      throw isPagelogError(again, ErrorCode.NO_SPACE) ? keepsLogOpen(again) : again;
+      throw isNoRoom(again) ? keepsLogOpen(again) : again;
     }
     await removeRetired(s, retired);
     return;

@@ -79,6 +79,14 @@ describe("full disk: free space first, then record it", () => {
     await dir.close();
   });
 
+  it("a failed fsync of the checkpoint is no full disk: it fails the log, whatever its code (guarantee 8)", async () => {
+    const { sim, dir, log } = await filledLog(5);
+    sim.injectFault({ op: "sync", path: TMP, code: "ENOSPC" });
+    await expectCode(() => log.deleteRecordsBefore(7), ErrorCode.NO_SPACE);
+    expect(log.status).toBe("failed");
+    await dir.close().catch(() => undefined);
+  });
+
   it("a power cut at every operation of the full-disk path recovers a contiguous log, never CORRUPT", async () => {
     const seed = Number(process.env.PAGELOG_SEED ?? 11);
     let completed = false;
