@@ -5,11 +5,16 @@
  * checked against the `.log`; `--json` prints the same as one JSON document.
  */
 import { parseArgs } from "node:util";
+import type { Storage } from "../storage/storage.js";
 import { onePositional, parsing } from "./args.js";
-import { buildDump, isSegmentFile } from "./dump/model.js";
-import { dumpText } from "./dump/text.js";
-import { openTarget } from "./files/open-dir.js";
+import { jsonSink } from "./dump/json.js";
+import { streamDump } from "./dump/model.js";
+import { textSink } from "./dump/text.js";
+import { walkBatches } from "./files/batch-walk.js";
+import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
+import { fileSource, openTarget } from "./files/open-dir.js";
 import { type CliIo, UsageError } from "./io.js";
+import { Output } from "./output.js";
 
 export const DUMP_HELP = `pagelog dump <file|partition-dir> [options]
 
@@ -49,26 +54,76 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const given = onePositional(positionals, "file or partition directory");
   const target = await openTarget(given);
   try {
-    if (target.kind === "dir") {
-      const names = await target.storage.list("");
-      if (!names.some(isSegmentFile)) {
-        throw new UsageError(
-          `${target.path} holds no segment files (name a partition directory such as orders-0, or one file)`,
-        );
-      }
-    }
-    const dump = await buildDump(
+    if (target.kind === "dir") await checkPartitionDir(target.storage, given);
+    else await checkSegmentFile(target.storage, target.name, given);
+    const out = new Output(io.stdout);
+    const json = values.json === true ? jsonSink(out) : undefined;
+    // Name files as the user named them: the argument, plus the file name inside a directory.
+    const shown = (path: string) => (target.kind === "dir" ? `${given.replace(/\/+$/, "")}/${path}` : given);
+    await streamDump(
       target.storage,
       "",
       target.kind === "dir" ? undefined : target.name,
       values.records === true,
+      json ?? textSink(out),
+      shown,
     );
-    // Name files as the user named them: the argument, plus the file name inside a directory.
-    for (const file of dump.files)
-      file.path = target.kind === "dir" ? `${given.replace(/\/+$/, "")}/${file.path}` : given;
-    io.stdout.write(values.json === true ? JSON.stringify(dump, null, 2) + "\n" : dumpText(dump));
+    json?.end();
+    await out.drain(true);
     return 0;
   } finally {
     await target.storage.close();
+  }
+}
+
+/** A directory to dump must be a partition directory (see files/dir-kind.ts); a log directory is named as one. */
+async function checkPartitionDir(storage: Storage, given: string): Promise<void> {
+  const contents = await partitionContents(storage, "");
+  if (contents.hasSegments && contents.foreign.length === 0) return;
+  if (contents.hasSegments)
+    throw new UsageError(
+      `${given} is not a partition directory: it holds ${someNames(contents.foreign)}, which neither pagelog nor Kafka keeps in one (name one file to dump it)`,
+    );
+  const scan = await scanLogDir(storage, contents.names);
+  if (await isLogDir(storage, scan)) {
+    const some = scan.partitions.length === 0 ? "" : ` (${someNames(scan.partitions)})`;
+    throw new UsageError(
+      `${given} is a log directory, not a partition directory: name one of its partitions${some}, or use pagelog verify for all of them`,
+    );
+  }
+  throw new UsageError(
+    `${given} is not a partition directory: it holds no segment files (<20-digit offset>.log, .index, .timeindex)`,
+  );
+}
+
+/**
+ * A file to dump must be a segment file: named `<20-digit offset>.log`, `.index` or `.timeindex`,
+ * or, under another name (a copied Kafka test vector), starting with a whole record batch whose
+ * CRC matches, which is then read as a `.log` from offset 0. Anything else (package.json) is refused.
+ */
+async function checkSegmentFile(storage: Storage, name: string, given: string): Promise<void> {
+  if (isSegmentFile(name)) return;
+  if (await startsWithBatch(storage, name)) return;
+  throw new UsageError(
+    `${given} is not a segment file: its name is not <20-digit offset>.log, .index or .timeindex, and it does not start with a valid record batch`,
+  );
+}
+
+async function startsWithBatch(storage: Storage, name: string): Promise<boolean> {
+  const file = await storage.open(name, { readOnly: true });
+  try {
+    let valid = false;
+    const stop = new Error("first batch read");
+    try {
+      await walkBatches(await fileSource(file), (batch) => {
+        valid = batch.crcValid;
+        throw stop;
+      });
+    } catch (err) {
+      if (err !== stop) throw err;
+    }
+    return valid;
+  } finally {
+    await file.close();
   }
 }

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { onePositional, parsing } from "./args.js";
 import { openTarget } from "./files/open-dir.js";
-import { isSegmentFile } from "./dump/model.js";
+import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
 import { type CliIo, UsageError } from "./io.js";
 import { colorWanted, makeStyle } from "./style.js";
 import { verdictOf, verifyDir } from "./verify/check.js";
@@ -62,11 +62,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       throw new UsageError(`${given} is a file; verify takes a log directory (or one partition directory)`);
     const names = await target.storage.list("");
     // A directory holding segment files is one partition; otherwise a log directory of partitions.
-    const asPartition = names.some(isSegmentFile) ? basename(target.path) : undefined;
-    const report = await verifyDir(target.storage, asPartition);
-    if (report.partitions.length === 0 && asPartition === undefined) {
-      throw new UsageError(`${given} holds no partition directories (<topic>-<partition>) and no segment files`);
+    let asPartition: string | undefined;
+    if (names.some(isSegmentFile)) {
+      const { foreign } = await partitionContents(target.storage, "");
+      if (foreign.length > 0)
+        throw new UsageError(
+          `${given} is not a partition directory: it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one`,
+        );
+      asPartition = basename(target.path);
+    } else if (!(await isLogDir(target.storage, await scanLogDir(target.storage, names)))) {
+      throw new UsageError(
+        `${given} is not a log directory: it holds none of Kafka's log-directory files (.lock, .kafka_cleanshutdown, the offset checkpoints) and no partition directory of segment files (<topic>-<partition>/<20-digit offset>.log)`,
+      );
     }
+    const report = await verifyDir(target.storage, asPartition);
     const status = verdictOf(report);
     io.stdout.write(
       values.json === true
