@@ -8,8 +8,7 @@
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { joinNegativeNumbers, parsing } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 import type { RowResult } from "./bench/measure.js";
 import { benchOptions, type BenchOptions, OPTIONS } from "./bench/options.js";
@@ -74,9 +73,7 @@ function metaOf(options: BenchOptions, inChildren: boolean): BenchMeta {
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({ args: joinNegativeNumbers(args, OPTIONS), strict: true, allowPositionals: true, options: OPTIONS }),
-  );
+  const { values, positionals } = parseCommandLine(args, OPTIONS, true);
   if (values.help) {
     io.stdout.write(BENCH_HELP);
     return 0;

@@ -4,9 +4,8 @@
  * `--records` adds each record; `.index` and `.timeindex` files are listed entry by entry and
  * checked against the `.log`; `--json` prints the same as one JSON document.
  */
-import { parseArgs } from "node:util";
 import type { Storage } from "../storage/storage.js";
-import { onePositional, parsing } from "./args.js";
+import { onePositional, parseCommandLine } from "./args.js";
 import { jsonSink } from "./dump/json.js";
 import { streamDump } from "./dump/model.js";
 import { textSink } from "./dump/text.js";
@@ -39,13 +38,10 @@ Examples:
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { records: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    }),
+  const { values, positionals } = parseCommandLine(
+    args,
+    { records: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    true,
   );
   if (values.help === true) {
     io.stdout.write(DUMP_HELP);

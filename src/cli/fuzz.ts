@@ -4,7 +4,6 @@
  * checked against a model of what was appended and flushed. Exit 0 with no violation, 1 with
  * one (its report and replay command printed), 2 on bad arguments.
  */
-import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
 import type { CrashTestAdapter } from "../testing/engine/adapter.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
@@ -20,7 +19,7 @@ import {
 } from "../testing/fuzz.js";
 import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/engine/shrink.js";
 import { policyNames, withPolicies } from "../testing/with-policies.js";
-import { intOption, joinNegativeNumbers, parsing } from "./args.js";
+import { intOption, parseCommandLine } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 import { importUserModule } from "./user-module.js";
 import { loadPolicies } from "./policies-module.js";
@@ -84,13 +83,7 @@ const OPTIONS = {
 } as const;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parsing(() =>
-    parseArgs({
-      args: joinNegativeNumbers(args, OPTIONS),
-      strict: true,
-      options: OPTIONS,
-    }),
-  );
+  const { values } = parseCommandLine(args, OPTIONS, false);
   if (values.help) {
     io.stdout.write(FUZZ_HELP);
     return 0;

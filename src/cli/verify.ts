@@ -6,8 +6,7 @@
  * only; takes no lock.
  */
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
-import { onePositional, parsing } from "./args.js";
+import { onePositional, parseCommandLine } from "./args.js";
 import { openTarget } from "./files/open-dir.js";
 import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -38,18 +37,15 @@ Options:
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: "boolean" },
-        color: { type: "boolean" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }),
+  const { values, positionals } = parseCommandLine(
+    args,
+    {
+      json: { type: "boolean" },
+      color: { type: "boolean" },
+      "no-color": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    true,
   );
   if (values.help === true) {
     io.stdout.write(VERIFY_HELP);

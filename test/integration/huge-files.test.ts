@@ -193,8 +193,10 @@ describe("huge files, in process: verify and dump give a verdict", () => {
       }
     ).files[0]!;
     expect(file.size).toBe(10 * GiB);
-    // 16 MiB of zeros: one entry, repeated for every slot read.
-    expect(file.entries).toEqual([expect.objectContaining({ slot: 0, repeats: Math.floor((16 * 2 ** 20) / 12) - 1 })]);
+    // The entries written, then the zeros up to 16 MiB as one entry and a count.
+    const last = file.entries.at(-1)!;
+    expect(last.slot + (last.repeats ?? 0) + 1).toBe(Math.floor((16 * 2 ** 20) / 12));
+    expect(file.entries.length).toBeLessThan(100);
     expect(file.fileProblems.at(-1)!.problem).toMatch(
       /more than the 16777216 bytes read of an index without its \.log/,
     );
