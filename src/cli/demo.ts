@@ -64,7 +64,7 @@ Options:
                        segmentsToDelete, recover, by name or as a default object. The
                        frame says "running on: your recover"; when your recover keeps a
                        torn batch, a restart shows BROKEN and where reading breaks.
-  --no-color           no colours (also NO_COLOR=1); --color forces them
+  --no-color           no colours (also NO_COLOR=1, FORCE_COLOR=0, TERM=dumb); --color forces them
   -h, --help           show this help
 `;
 

@@ -32,7 +32,7 @@ zstd compression, or gzip that inflates past 64 MiB), so reads of them fail.
 
 Options:
   --json      print the report as JSON ("status": "clean" | "damaged" | "unsupported")
-  --no-color  no colours (also NO_COLOR=1); --color forces them
+  --no-color  no colours (also NO_COLOR=1, FORCE_COLOR=0, TERM=dumb); --color forces them
   -h, --help  show this help
 `;
 
