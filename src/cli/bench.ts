@@ -33,7 +33,8 @@ Options:
   --dir DIR         where the real-disk rows run (default: the OS temp directory)
   --tmpfs DIR       where the CPU-bound rows run (default: /dev/shm if writable, else --dir)
   --repeats N       repeats of each measurement (default 5)
-  --scale X         multiplies every size and count (default 1; 0.01 for a quick look)
+  --scale X         multiplies every size and count (default 1; 0.01 for a quick look:
+                    below 1 the goals are not judged, "met" says n/a)
   --rows a,b,c      run only these rows
   --crc js|native   js: pagelog's bundled CRC-32C (default); native: @node-rs/crc32's, for
                     pagelog and the references alike (npm install @node-rs/crc32 first)

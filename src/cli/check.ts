@@ -10,6 +10,7 @@ import { parseCommandLine } from "./args.js";
 import { checkWithTimeout } from "./check-worker.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
+import { plural } from "./plural.js";
 
 export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json] [--timeout S]
 
@@ -84,7 +85,9 @@ function printResult(result: PoliciesCheck, what: string, io: CliIo): void {
     lines.push("");
   }
   lines.push(
-    failed === 0 ? `all given policies pass (${passed} cases)` : `${failed} of ${passed + failed} cases failed`,
+    failed === 0
+      ? `all given policies pass (${plural(passed, "case")})`
+      : `${failed} of ${plural(passed + failed, "case")} failed`,
   );
   io.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -24,6 +24,7 @@ import { type CliIo, UsageError } from "./io.js";
 import { importUserModule } from "./user-module.js";
 import { loadPolicies } from "./policies-module.js";
 import { refuseHanging } from "./refuse-hanging.js";
+import { plural } from "./plural.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
 pagelog fuzz --adapter ./my-log.mjs [options]
@@ -130,7 +131,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     try {
       const outcome = await runSchedule(adapter, schedule);
       io.stdout.write(
-        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`,
+        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${plural(outcome.powerCuts, "power cut")}, ${plural(outcome.recordsRecovered, "record")} recovered)\n`,
       );
       return 0;
     } catch (err) {
@@ -143,7 +144,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   const { runs, minutes, seed } = runLength(values);
   io.stdout.write(
-    `pagelog fuzz${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
+    `pagelog fuzz${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : plural(runs, "schedule")}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
   );
   const report = await fuzzAdapter(adapter, {
     seed,
@@ -165,7 +166,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
     else
       io.stdout.write(
-        `\nsmallest failing case: ${shrunk.steps.length} of the ${shrunk.of} steps of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
+        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
       );
   }
   if (broken !== undefined) {
@@ -246,7 +247,7 @@ function printReport(report: FuzzReport, io: CliIo): void {
   io.stdout.write(`${progressLine(report)}\n`);
   const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
   io.stdout.write(
-    `summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`,
+    `summary: ${plural(report.schedules, "schedule")}, ${plural(report.powerCuts, "power cut")}, ${plural(report.recordsRecovered, "record")} recovered, ${plural(report.violations, "violation")}, ${rate} schedules/s, seed ${report.seed}\n`,
   );
   for (const v of report.violationList) {
     io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);

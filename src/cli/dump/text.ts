@@ -63,7 +63,7 @@ export function textSink(out: Output): DumpSink {
     logEnd(end: DumpedLogEnd) {
       if (end.trailing !== null)
         line(
-          `${plural(end.trailing.bytes, "byte")} at position ${end.trailing.position} are not a whole batch: ${end.trailing.detail}`,
+          `${plural(end.trailing.bytes, "byte")} at position ${end.trailing.position} ${end.trailing.bytes === 1 ? "is" : "are"} not a whole batch: ${end.trailing.detail}`,
         );
       const offsets =
         end.firstOffset === null || end.lastOffset === null

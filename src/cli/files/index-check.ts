@@ -93,10 +93,10 @@ function oversizeProblem(
   if (logSize === undefined || !segment.hasLog)
     why = `more than the ${INDEX_READ_LIMIT_WITHOUT_LOG} bytes read of an index without its .log; ${unread}`;
   else if (size > loaderIndexLimit(entrySize, logSize))
-    why = `${entries} entries, more than a .log of ${logSize} bytes can need (at most ${loaderIndexLimit(entrySize, logSize) / entrySize}); ${unread} (the next open rebuilds this index)`;
+    why = `${plural(entries, "entry", "entries")}, more than a .log of ${plural(logSize, "byte")} can need (at most ${loaderIndexLimit(entrySize, logSize) / entrySize}); ${unread} (the next open rebuilds this index)`;
   else
-    why = `${entries} entries, more than the ${plural(segment.batches.length, "batch", "batches")} of its .log can have indexed (one entry per batch); ${unread}`;
-  return { byte: readBytes, problem: `the file is ${size} bytes: ${why}` };
+    why = `${plural(entries, "entry", "entries")}, more than the ${plural(segment.batches.length, "batch", "batches")} of its .log can have indexed (one entry per batch); ${unread}`;
+  return { byte: readBytes, problem: `the file is ${plural(size, "byte")}: ${why}` };
 }
 
 function batchHolding(batches: readonly BatchSummary[], offset: number): number {

@@ -207,7 +207,7 @@ async function readCheckpointEntries(
   const { bytes, size } = await readBounded(storage, file, limit);
   if (size > limit) {
     notes.push(
-      `${file}: malformed: ${size} bytes, more than the ${limit} a checkpoint of ${plural(partitions, "partition")} can need (the next open ${consequence})`,
+      `${file}: malformed: ${plural(size, "byte")}, more than the ${limit} a checkpoint of ${plural(partitions, "partition")} can need (the next open ${consequence})`,
     );
     return out;
   }
