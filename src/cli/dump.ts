@@ -56,14 +56,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const json = values.json === true ? jsonSink(out) : undefined;
     // Name files as the user named them: the argument, plus the file name inside a directory.
     const shown = (path: string) => (target.kind === "dir" ? `${given.replace(/\/+$/, "")}/${path}` : given);
-    await streamDump(
-      target.storage,
-      "",
-      target.kind === "dir" ? undefined : target.name,
-      values.records === true,
-      json ?? textSink(out),
-      shown,
-    );
+    try {
+      await streamDump(
+        target.storage,
+        "",
+        target.kind === "dir" ? undefined : target.name,
+        values.records === true,
+        json ?? textSink(out),
+        shown,
+      );
+    } catch (err) {
+      // Text read so far is worth seeing above the error; half a JSON document is not.
+      if (json === undefined) await out.drain(true);
+      throw err;
+    }
     json?.end();
     await out.drain(true);
     return 0;

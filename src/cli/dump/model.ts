@@ -139,6 +139,8 @@ export async function streamDump(
         segment.baseOffset,
         withRecords,
         sink,
+        // Batch summaries only when an index beside it is checked against them.
+        segment.index !== undefined || segment.timeindex !== undefined,
       );
     } else if (segment.index !== undefined || segment.timeindex !== undefined) {
       // An index asked for alone: check it against its .log if that is there.
@@ -182,6 +184,7 @@ async function dumpLog(
   baseOffset: number,
   withRecords: boolean,
   sink: DumpSink,
+  keepBatches = false,
 ): Promise<LogScan> {
   const stat = await storage.stat(path);
   await sink.logStart({ kind: "log", path: shownPath, baseOffset, size: stat?.kind === "file" ? stat.size : 0 });
@@ -190,67 +193,73 @@ async function dumpLog(
   let unreadable = 0;
   let firstOffset: number | null = null;
   let lastOffset: number | null = null;
-  const scan = await scanLog(storage, path, baseOffset, async ({ batch, problems, unsupported, decoded }) => {
-    const h = batch.header;
-    const dumped: DumpedBatch = {
-      position: batch.position,
-      baseOffset: h.baseOffset,
-      lastOffset: h.lastOffset,
-      count: h.recordsCount,
-      size: h.sizeInBytes,
-      magic: h.magic,
-      crc: hex32(h.crc),
-      crcValid: batch.crcValid,
-      compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
-      timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
-      baseTimestamp: h.baseTimestamp,
-      maxTimestamp: h.maxTimestamp,
-      partitionLeaderEpoch: h.partitionLeaderEpoch,
-      producerId: h.producerId,
-      producerEpoch: h.producerEpoch,
-      baseSequence: h.baseSequence,
-      isTransactional: h.isTransactional,
-      isControl: h.isControl,
-      problems,
-      ...(unsupported === undefined ? {} : { unsupported }),
-    };
-    if (withRecords) {
-      // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
-      let shown = decoded;
-      let error = unsupported;
-      if (shown === undefined && !batch.crcValid) {
-        const attempt = await decodeLikeRead(batch.bytes);
-        if ("decoded" in attempt) shown = attempt.decoded;
-        else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+  const scan = await scanLog(
+    storage,
+    path,
+    baseOffset,
+    async ({ batch, problems, unsupported, decoded }) => {
+      const h = batch.header;
+      const dumped: DumpedBatch = {
+        position: batch.position,
+        baseOffset: h.baseOffset,
+        lastOffset: h.lastOffset,
+        count: h.recordsCount,
+        size: h.sizeInBytes,
+        magic: h.magic,
+        crc: hex32(h.crc),
+        crcValid: batch.crcValid,
+        compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
+        timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
+        baseTimestamp: h.baseTimestamp,
+        maxTimestamp: h.maxTimestamp,
+        partitionLeaderEpoch: h.partitionLeaderEpoch,
+        producerId: h.producerId,
+        producerEpoch: h.producerEpoch,
+        baseSequence: h.baseSequence,
+        isTransactional: h.isTransactional,
+        isControl: h.isControl,
+        problems,
+        ...(unsupported === undefined ? {} : { unsupported }),
+      };
+      if (withRecords) {
+        // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
+        let shown = decoded;
+        let error = unsupported;
+        if (shown === undefined && !batch.crcValid) {
+          const attempt = await decodeLikeRead(batch.bytes);
+          if ("decoded" in attempt) shown = attempt.decoded;
+          else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+        }
+        if (shown === undefined) {
+          dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
+        } else {
+          dumped.records = shown.records.map((r) => {
+            const key = showBytes(r.key);
+            const value = showBytes(r.value);
+            return {
+              offset: r.offset,
+              timestamp: r.timestamp,
+              key: key.text,
+              keyEncoding: key.encoding,
+              value: value.text,
+              valueEncoding: value.encoding,
+              headers: r.headers.map((hd) => {
+                const v = showBytes(hd.value);
+                return { key: hd.key, value: v.text, valueEncoding: v.encoding };
+              }),
+            };
+          });
+        }
       }
-      if (shown === undefined) {
-        dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
-      } else {
-        dumped.records = shown.records.map((r) => {
-          const key = showBytes(r.key);
-          const value = showBytes(r.value);
-          return {
-            offset: r.offset,
-            timestamp: r.timestamp,
-            key: key.text,
-            keyEncoding: key.encoding,
-            value: value.text,
-            valueEncoding: value.encoding,
-            headers: r.headers.map((hd) => {
-              const v = showBytes(hd.value);
-              return { key: hd.key, value: v.text, valueEncoding: v.encoding };
-            }),
-          };
-        });
-      }
-    }
-    count++;
-    if (problems.length > 0) damaged++;
-    if (unsupported !== undefined) unreadable++;
-    firstOffset ??= h.baseOffset;
-    lastOffset = h.lastOffset;
-    await sink.batch(dumped);
-  });
+      count++;
+      if (problems.length > 0) damaged++;
+      if (unsupported !== undefined) unreadable++;
+      firstOffset ??= h.baseOffset;
+      lastOffset = h.lastOffset;
+      await sink.batch(dumped);
+    },
+    keepBatches,
+  );
   const trailing =
     scan.end.reason === undefined
       ? null

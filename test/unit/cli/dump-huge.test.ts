@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeBatch } from "../../../src/format/record-batch.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { privateBuild } from "../../support/private-build.js";
 import { tempDir } from "./helpers.js";
@@ -21,6 +22,22 @@ beforeAll(() => {
 afterAll(() => {
   if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
 });
+
+/** `pagelog …` in a 64 MB heap with stdout sent through `filter` (a shell pipeline). */
+function piped(filter: string, ...args: string[]) {
+  const run = spawnSync(
+    "bash",
+    [
+      "-c",
+      `set -o pipefail; "$0" --max-old-space-size=64 "$@" | ${filter}`,
+      process.execPath,
+      join(buildDir, "main.js"),
+      ...args,
+    ],
+    { encoding: "utf8", timeout: 120_000 },
+  );
+  return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+}
 
 function pagelog(...args: string[]) {
   const run = spawnSync(process.execPath, ["--max-old-space-size=64", join(buildDir, "main.js"), ...args], {
@@ -85,4 +102,23 @@ describe("dump and verify on a sparse 10 GiB index, in a 64 MB heap", () => {
     expect(alone.status, alone.stderr).toBe(0);
     expect(alone.stdout).toMatch(/more than the 16777216 bytes read of an index without its \.log/);
   });
+
+  it("a .log of 100,000 batches, with --records, text and JSON: one batch in memory at a time", () => {
+    const dir = join(tempDir("many"), "many-0");
+    mkdirSync(dir);
+    const batches: Uint8Array[] = [];
+    for (let i = 0; i < 100_000; i++)
+      batches.push(
+        encodeBatch([{ key: `k${i}`, value: `value ${i}` }], { baseOffset: i, timestamp: 1_700_000_000_000 }),
+      );
+    writeFileSync(join(dir, "00000000000000000000.log"), Buffer.concat(batches));
+    const text = piped("tail -n 1", "dump", "--records", join(dir, "00000000000000000000.log"));
+    expect(text.signal, text.stderr).toBe(null);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Summary: 100000 batches, offsets 0-99999, \d+ bytes; every batch valid\n$/);
+    const json = piped("wc -c", "dump", "--json", "--records", dir);
+    expect(json.signal, json.stderr).toBe(null);
+    expect(json.status, json.stderr).toBe(0);
+    expect(Number(json.stdout.trim())).toBeGreaterThan(100_000 * 100);
+  }, 120_000);
 });
