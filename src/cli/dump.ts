@@ -21,10 +21,14 @@ Prints what is in a segment file, or in every segment of a partition directory, 
 Kafka's kafka-dump-log does: per batch its position, base and last offset, record count,
 size, CRC (and whether it matches), timestamps and compression. .index and .timeindex files
 are listed entry by entry and checked against their .log (an index is read only as far as
-its .log can need). Reads only; never writes.
+its .log can need; a run of identical entries is one line). Reads only; never writes.
+
+A file must be a segment file (named <20-digit offset>.log, .index or .timeindex, or starting
+with a valid record batch); a directory must be a partition directory (segment files, and
+nothing pagelog or Kafka would not keep there).
 
 Exit status: 0 the files were read (whatever damage they show: use verify for a verdict);
-1 a file could not be read; 2 usage.
+1 a file could not be read; 2 usage (also: not a segment file or partition directory).
 
 Options:
   --records   also print every record (key and value as UTF-8 when printable, else 0x… hex)

@@ -26,6 +26,10 @@ continue from batch to batch and segment to segment, every index entry against t
 checkpoints against the logs' ends, and files the loader refuses (.swap). A partition directory
 (such as orders-0) can be named instead, to check only it. Reads only; takes no lock.
 
+A log directory holds one of Kafka's log-directory files (.lock, .kafka_cleanshutdown, the
+offset checkpoints, meta.properties) or a partition directory of segment files; anything else
+is a usage error. A <topic>-<partition> folder holding other files is not a partition (a note).
+
 Exit status: 0 clean; 1 damaged (every problem is printed with its file and byte); 2 usage;
 3 unsupported: nothing damaged, but some batches use what pagelog cannot read (snappy, lz4,
 zstd compression, or gzip that inflates past 64 MiB), so reads of them fail.
