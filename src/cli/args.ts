@@ -2,7 +2,59 @@
  * Argument parsing shared by the commands: `node:util.parseArgs`, with its errors turned into
  * one-line `UsageError`s (exit 2), and integer options checked the same way everywhere.
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "./io.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** A value that starts with a dash but is meant as one: a negative number (`--runs -1`). */
+const NUMBER_LIKE = /^-(\d|\.\d|Infinity$)/;
+
+/**
+ * `node:util.parseArgs` for a command, with pagelog's own one-line messages (exit 2) instead of
+ * Node's (`To specify a positional argument starting with a '-', place it at the end…`,
+ * `argument is ambiguous`): the arguments are read leniently first and checked here, so every
+ * command words the same mistake the same way. A value that looks like a negative number is
+ * taken as the option's value (`--timeout -1`), for the option's own check to judge.
+ */
+export function parseCommandLine<T extends Options>(
+  args: string[],
+  options: T,
+  allowPositionals: boolean,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: true }>> {
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  const safe: string[] = [];
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      if (!allowPositionals)
+        throw new UsageError(`unexpected argument '${token.value}': this command takes only options (try --help)`);
+      positionals.push(token.value);
+      continue;
+    }
+    const option = options[token.name];
+    const shown = token.rawName;
+    if (option === undefined) {
+      const hint = token.rawName.startsWith("--") ? "" : "; a path that starts with '-' goes after --";
+      throw new UsageError(`unknown option '${shown}' (try --help${hint})`);
+    }
+    if (option.type === "boolean") {
+      if (token.value !== undefined) throw new UsageError(`${shown} takes no value, got '${shown}=${token.value}'`);
+      safe.push(`--${token.name}`);
+      continue;
+    }
+    const value = token.value;
+    if (value === undefined) throw new UsageError(`${shown} needs a value (try --help)`);
+    if (token.inlineValue === false && value.startsWith("-") && !NUMBER_LIKE.test(value))
+      throw new UsageError(
+        `${shown} needs a value, but is followed by the option '${value}' (write ${shown}=${value} if that is the value)`,
+      );
+    safe.push(`--${token.name}=${value}`);
+  }
+  safe.push("--", ...positionals);
+  return parsing(() => parseArgs({ args: safe, options, strict: true, allowPositionals: true }));
+}
 
 /** Runs a `parseArgs` call, turning its `ERR_PARSE_ARGS_*` errors into a one-line UsageError. */
 export function parsing<R>(parse: () => R): R {
@@ -12,45 +64,11 @@ export function parsing<R>(parse: () => R): R {
     const code =
       typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
     if (code.startsWith("ERR_PARSE_ARGS")) {
-      // Node's messages sometimes carry a hint on a second line ("To specify a positional…").
-      throw new UsageError(`${(err as Error).message.split("\n")[0]!.replace(/\. *$/, "")} (try --help)`);
+      // Node's messages carry hints after the first sentence ("To specify a positional…").
+      throw new UsageError(`${(err as Error).message.split(/\n|\. /)[0]!.replace(/\. *$/, "")} (try --help)`);
     }
     throw err;
   }
-}
-
-/**
- * `--runs -1`: parseArgs takes a value that starts with a dash for a forgotten value and calls it
- * "ambiguous". For an option that takes a value, a following argument that looks like a negative
- * number is joined to it (`--runs=-1`), so the command's own check can say what is wrong with it.
- */
-export function joinNegativeNumbers(
-  args: readonly string[],
-  options: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
-): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
-      out.push(...args.slice(i));
-      break;
-    }
-    const next = args[i + 1];
-    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
-    if (
-      name !== undefined &&
-      !name.includes("=") &&
-      options[name]?.type === "string" &&
-      next !== undefined &&
-      /^-\.?\d/.test(next)
-    ) {
-      out.push(`${arg}=${next}`);
-      i++;
-      continue;
-    }
-    out.push(arg);
-  }
-  return out;
 }
 
 /** What an integer option must be, in words: "a positive integer", "an integer in [16, 65536]". */

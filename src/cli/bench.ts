@@ -8,8 +8,7 @@
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { joinNegativeNumbers, parsing } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 import type { RowResult } from "./bench/measure.js";
 import { benchOptions, type BenchOptions, OPTIONS } from "./bench/options.js";
@@ -34,7 +33,8 @@ Options:
   --dir DIR         where the real-disk rows run (default: the OS temp directory)
   --tmpfs DIR       where the CPU-bound rows run (default: /dev/shm if writable, else --dir)
   --repeats N       repeats of each measurement (default 5)
-  --scale X         multiplies every size and count (default 1; 0.01 for a quick look)
+  --scale X         multiplies every size and count (default 1; 0.01 for a quick look:
+                    below 1 the goals are not judged, "met" says n/a)
   --rows a,b,c      run only these rows
   --crc js|native   js: pagelog's bundled CRC-32C (default); native: @node-rs/crc32's, for
                     pagelog and the references alike (npm install @node-rs/crc32 first)
@@ -74,9 +74,7 @@ function metaOf(options: BenchOptions, inChildren: boolean): BenchMeta {
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({ args: joinNegativeNumbers(args, OPTIONS), strict: true, allowPositionals: true, options: OPTIONS }),
-  );
+  const { values, positionals } = parseCommandLine(args, OPTIONS, true);
   if (values.help) {
     io.stdout.write(BENCH_HELP);
     return 0;

@@ -3,14 +3,14 @@
  * any of writeVarint, lookup, segmentsToDelete, recover) or, without --policies, against
  * pagelog's own. The cases live in src/course (browser-safe); this is the loading and printing.
  */
-import { parseArgs } from "node:util";
 import type { PoliciesCheck } from "../course/check-policies.js";
 import { kafkaPolicies } from "../course/kafka-policies.js";
 import { POLICY_NAMES } from "../segment/policies/policy-types.js";
-import { parsing } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { checkWithTimeout } from "./check-worker.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
+import { plural } from "./plural.js";
 
 export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json] [--timeout S]
 
@@ -43,7 +43,7 @@ const OPTIONS = {
 } as const;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parsing(() => parseArgs({ args, strict: true, allowPositionals: false, options: OPTIONS }));
+  const { values } = parseCommandLine(args, OPTIONS, false);
   if (values.help) {
     io.stdout.write(CHECK_HELP);
     return 0;
@@ -85,7 +85,9 @@ function printResult(result: PoliciesCheck, what: string, io: CliIo): void {
     lines.push("");
   }
   lines.push(
-    failed === 0 ? `all given policies pass (${passed} cases)` : `${failed} of ${passed + failed} cases failed`,
+    failed === 0
+      ? `all given policies pass (${plural(passed, "case")})`
+      : `${failed} of ${plural(passed + failed, "case")} failed`,
   );
   io.stdout.write(`${lines.join("\n")}\n`);
 }

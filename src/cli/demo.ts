@@ -3,8 +3,7 @@
  * SimStorage with 64-byte pages. Interactive (one key per step) when stdin and stdout are
  * terminals and no --script is given; otherwise it runs a script and prints every frame.
  */
-import { parseArgs } from "node:util";
-import { intOption, joinNegativeNumbers, parsing } from "./args.js";
+import { intOption, parseCommandLine } from "./args.js";
 import { runInteractive } from "./demo/interactive.js";
 import { renderFrame } from "./demo/render.js";
 import {
@@ -65,7 +64,7 @@ Options:
                        segmentsToDelete, recover, by name or as a default object. The
                        frame says "running on: your recover"; when your recover keeps a
                        torn batch, a restart shows BROKEN and where reading breaks.
-  --no-color           no colours (also NO_COLOR=1); --color forces them
+  --no-color           no colours (also NO_COLOR=1, FORCE_COLOR=0, TERM=dumb); --color forces them
   -h, --help           show this help
 `;
 
@@ -83,14 +82,7 @@ const OPTIONS = {
 } as const;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args: joinNegativeNumbers(args, OPTIONS),
-      allowPositionals: true,
-      strict: true,
-      options: OPTIONS,
-    }),
-  );
+  const { values, positionals } = parseCommandLine(args, OPTIONS, true);
   if (values.help === true) {
     io.stdout.write(DEMO_HELP);
     return 0;

@@ -4,7 +4,6 @@
  * checked against a model of what was appended and flushed. Exit 0 with no violation, 1 with
  * one (its report and replay command printed), 2 on bad arguments.
  */
-import { parseArgs } from "node:util";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
 import { violationMessage } from "../testing/engine/violation.js";
@@ -19,11 +18,12 @@ import {
 } from "../testing/fuzz.js";
 import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/engine/shrink.js";
 import { policyNames, withPolicies } from "../testing/with-policies.js";
-import { intOption, joinNegativeNumbers, parsing } from "./args.js";
+import { intOption, parseCommandLine } from "./args.js";
 import { ADAPTER_TIMEOUT_S, DID_NOT_SETTLE, loadAdapter } from "./adapter-module.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
 import { refuseHanging } from "./refuse-hanging.js";
+import { plural } from "./plural.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
 pagelog fuzz --adapter ./my-log.mjs [options]
@@ -87,13 +87,7 @@ const OPTIONS = {
 } as const;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parsing(() =>
-    parseArgs({
-      args: joinNegativeNumbers(args, OPTIONS),
-      strict: true,
-      options: OPTIONS,
-    }),
-  );
+  const { values } = parseCommandLine(args, OPTIONS, false);
   if (values.help) {
     io.stdout.write(FUZZ_HELP);
     return 0;
@@ -144,7 +138,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     try {
       const outcome = await runSchedule(adapter, schedule);
       io.stdout.write(
-        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${outcome.powerCuts} power cuts, ${outcome.recordsRecovered} records recovered)\n`,
+        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${plural(outcome.powerCuts, "power cut")}, ${plural(outcome.recordsRecovered, "record")} recovered)\n`,
       );
       return 0;
     } catch (err) {
@@ -157,7 +151,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   const { runs, minutes, seed } = runLength(values);
   io.stdout.write(
-    `pagelog fuzz${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : `${runs} schedules`}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
+    `pagelog fuzz${name} · seed ${seed} · ${runs === undefined ? `${minutes} min` : plural(runs, "schedule")}${broken === undefined ? "" : ` · BROKEN variant: ${broken}`}\n`,
   );
   const report = await fuzzAdapter(adapter, {
     seed,
@@ -182,7 +176,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
     else
       io.stdout.write(
-        `\nsmallest failing case: ${shrunk.steps.length} of the ${shrunk.of} steps of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
+        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
       );
   }
   if (broken !== undefined) {
@@ -263,7 +257,7 @@ function printReport(report: FuzzReport, io: CliIo): void {
   io.stdout.write(`${progressLine(report)}\n`);
   const rate = report.elapsedMs > 0 ? (report.schedules / (report.elapsedMs / 1000)).toFixed(0) : "-";
   io.stdout.write(
-    `summary: ${report.schedules} schedules, ${report.powerCuts} power cuts, ${report.recordsRecovered} records recovered, ${report.violations} violations, ${rate} schedules/s, seed ${report.seed}\n`,
+    `summary: ${plural(report.schedules, "schedule")}, ${plural(report.powerCuts, "power cut")}, ${plural(report.recordsRecovered, "record")} recovered, ${plural(report.violations, "violation")}, ${rate} schedules/s, seed ${report.seed}\n`,
   );
   for (const v of report.violationList) {
     io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);

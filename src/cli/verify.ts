@@ -6,10 +6,9 @@
  * only; takes no lock.
  */
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
-import { onePositional, parsing } from "./args.js";
+import { onePositional, parseCommandLine } from "./args.js";
 import { openTarget } from "./files/open-dir.js";
-import { isSegmentFile } from "./dump/model.js";
+import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
 import { type CliIo, UsageError } from "./io.js";
 import { colorWanted, makeStyle } from "./style.js";
 import { verdictOf, verifyDir } from "./verify/check.js";
@@ -27,29 +26,30 @@ continue from batch to batch and segment to segment, every index entry against t
 checkpoints against the logs' ends, and files the loader refuses (.swap). A partition directory
 (such as orders-0) can be named instead, to check only it. Reads only; takes no lock.
 
+A log directory holds one of Kafka's log-directory files (.lock, .kafka_cleanshutdown, the
+offset checkpoints, meta.properties) or a partition directory of segment files; anything else
+is a usage error. A <topic>-<partition> folder holding other files is not a partition (a note).
+
 Exit status: 0 clean; 1 damaged (every problem is printed with its file and byte); 2 usage;
 3 unsupported: nothing damaged, but some batches use what pagelog cannot read (snappy, lz4,
 zstd compression, or gzip that inflates past 64 MiB), so reads of them fail.
 
 Options:
   --json      print the report as JSON ("status": "clean" | "damaged" | "unsupported")
-  --no-color  no colours (also NO_COLOR=1); --color forces them
+  --no-color  no colours (also NO_COLOR=1, FORCE_COLOR=0, TERM=dumb); --color forces them
   -h, --help  show this help
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parsing(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: "boolean" },
-        color: { type: "boolean" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }),
+  const { values, positionals } = parseCommandLine(
+    args,
+    {
+      json: { type: "boolean" },
+      color: { type: "boolean" },
+      "no-color": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    true,
   );
   if (values.help === true) {
     io.stdout.write(VERIFY_HELP);
@@ -62,11 +62,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       throw new UsageError(`${given} is a file; verify takes a log directory (or one partition directory)`);
     const names = await target.storage.list("");
     // A directory holding segment files is one partition; otherwise a log directory of partitions.
-    const asPartition = names.some(isSegmentFile) ? basename(target.path) : undefined;
-    const report = await verifyDir(target.storage, asPartition);
-    if (report.partitions.length === 0 && asPartition === undefined) {
-      throw new UsageError(`${given} holds no partition directories (<topic>-<partition>) and no segment files`);
+    let asPartition: string | undefined;
+    if (names.some(isSegmentFile)) {
+      const { foreign } = await partitionContents(target.storage, "");
+      if (foreign.length > 0)
+        throw new UsageError(
+          `${given} is not a partition directory: it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one`,
+        );
+      asPartition = basename(target.path);
+    } else if (!(await isLogDir(target.storage, await scanLogDir(target.storage, names)))) {
+      throw new UsageError(
+        `${given} is not a log directory: it holds none of Kafka's log-directory files (.lock, .kafka_cleanshutdown, the offset checkpoints) and no partition directory of segment files (<topic>-<partition>/<20-digit offset>.log)`,
+      );
     }
+    const report = await verifyDir(target.storage, asPartition);
     const status = verdictOf(report);
     io.stdout.write(
       values.json === true

@@ -8,6 +8,7 @@ import { closeSync, openSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBatch, type RecordInput } from "../../format/index.js";
 import { type BenchContext, freshDir, makeRecords, openLog, removeDir, scaled } from "./context.js";
+import { plural } from "../plural.js";
 import { keep, MB, type Measured, mbPerSecond, timed } from "./measure.js";
 
 /** Distinct pre-encoded batches the reference cycles through (one per call would be the whole log in memory). */
@@ -191,7 +192,8 @@ export async function append4GB(ctx: BenchContext): Promise<Measured[]> {
   const { pagelog, reference } = await appendPairs(ctx, records, bytes, repeats);
   const notes = [`${(bytes / MB).toFixed(0)} MB of 100 x 1 KiB batches into one log; goal on the peak RSS`];
   if (note !== undefined) notes.push(note);
-  if (repeats < ctx.repeats) notes.push(`${repeats} repeats, not ${ctx.repeats}: each writes the whole size twice`);
+  if (repeats < ctx.repeats)
+    notes.push(`${plural(repeats, "repeat")}, not ${ctx.repeats}: each writes the whole size twice`);
   return [
     {
       row: "append-4GB",

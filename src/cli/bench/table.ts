@@ -4,6 +4,7 @@
  * RSS) and the rows' notes; or, with `--json`, one JSON document and nothing else.
  */
 import type { RowResult, Stats } from "./measure.js";
+import { plural } from "../plural.js";
 
 export interface BenchMeta {
   readonly node: string;
@@ -36,7 +37,7 @@ const ratioFigure = (n: number | undefined): string => (n === undefined ? "-" : 
 
 export function headerLines(meta: BenchMeta): string[] {
   return [
-    `pagelog bench · node ${meta.node} · ${meta.cpu} · ${meta.cores} cores`,
+    `pagelog bench · node ${meta.node} · ${meta.cpu} · ${plural(meta.cores, "core")}`,
     `real disk (fsync rows): ${meta.dir} · tmpfs (CPU rows): ${meta.tmpfs}`,
     `CRC-32C: ${meta.crc} · scale ${meta.scale} · repeats ${meta.repeats} · ${meta.mode === "in-process" ? "rows run in-process (no peak RSS per row)" : "each row in a child process of its own"}`,
   ];
@@ -57,8 +58,24 @@ const COLUMNS = [
   "peak RSS MB",
 ] as const;
 
-function cells(r: RowResult): string[] {
-  if (r.error !== undefined) return [r.row, "FAILED", "", "", "", "", "", "", "", "", "NO", ""];
+/**
+ * Whether the goals can be judged: they are set for full-size runs, and below `--scale 1` the
+ * sizes and counts they are about are smaller (a 40 MB log is not a 4 GB one), so "met" says
+ * "n/a" rather than a NO that means nothing.
+ */
+export function goalsJudged(scale: number): boolean {
+  return scale >= 1;
+}
+
+function metCell(r: RowResult, scale: number): string {
+  if (r.met === null) return "-";
+  if (r.error !== undefined) return "NO";
+  if (!goalsJudged(scale)) return `n/a (scale ${scale})`;
+  return r.met ? "yes" : "NO";
+}
+
+function cells(r: RowResult, scale: number): string[] {
+  if (r.error !== undefined) return [r.row, "FAILED", "", "", "", "", "", "", "", "", metCell(r, scale), ""];
   const p: Stats | null = r.pagelog;
   return [
     r.row,
@@ -71,14 +88,14 @@ function cells(r: RowResult): string[] {
     ratioFigure(r.ratio?.median),
     ratioFigure(r.ratio?.max),
     r.goal ?? "-",
-    r.met === null ? "-" : r.met ? "yes" : "NO",
+    metCell(r, scale),
     figure(r.peakRssMB),
   ];
 }
 
 /** The table: text columns left-aligned, figures right-aligned. */
-export function renderTable(rows: readonly RowResult[]): string[] {
-  const body = rows.map(cells);
+export function renderTable(rows: readonly RowResult[], scale = 1): string[] {
+  const body = rows.map((r) => cells(r, scale));
   const all = [[...COLUMNS], ...body];
   const widths = COLUMNS.map((_, c) => Math.max(...all.map((line) => line[c]!.length)));
   const left = new Set([0, 1, 9]);
@@ -107,14 +124,22 @@ export function renderText(meta: BenchMeta, rows: readonly RowResult[]): string 
   return [
     ...headerLines(meta),
     "",
-    ...renderTable(rows),
+    ...renderTable(rows, meta.scale),
     "",
     "ratio = pagelog / reference, per repeat; MB = 2^20 bytes.",
+    ...(goalsJudged(meta.scale)
+      ? []
+      : [
+          `goals: n/a at scale ${meta.scale}: the goals are set for full-size runs (--scale 1), and these sizes and counts are ${meta.scale} of those, so no goal is judged met or not.`,
+        ]),
     ...(notes.length === 0 ? [] : ["", ...notes]),
     "",
   ].join("\n");
 }
 
 export function renderJson(meta: BenchMeta, rows: readonly RowResult[]): string {
-  return `${JSON.stringify({ meta, rows }, null, 2)}\n`;
+  // Below full scale "met" is null (not judged), as in the text's "n/a".
+  const judged = goalsJudged(meta.scale);
+  const shown = judged ? rows : rows.map((r) => (r.met === null || r.error !== undefined ? r : { ...r, met: null }));
+  return `${JSON.stringify({ meta: { ...meta, goalsJudged: judged }, rows: shown }, null, 2)}\n`;
 }

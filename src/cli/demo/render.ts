@@ -1,5 +1,6 @@
 /** One frame of the demo: a title, the strip of the active segment, a legend and the status lines. */
 import { ANSI, type Style } from "../style.js";
+import { plural } from "../plural.js";
 import type { DemoSnapshot } from "./session.js";
 import { drawStrip, legend } from "./strip.js";
 
@@ -11,7 +12,7 @@ export interface FrameOptions {
 }
 
 export function flushLabel(flushEvery: number): string {
-  return flushEvery === 0 ? "off" : `${flushEvery} batch${flushEvery === 1 ? "" : "es"}`;
+  return flushEvery === 0 ? "off" : plural(flushEvery, "batch");
 }
 
 export function renderFrame(s: DemoSnapshot, options: FrameOptions): string {
@@ -25,7 +26,7 @@ export function renderFrame(s: DemoSnapshot, options: FrameOptions): string {
   else {
     const seg = s.segment;
     lines.push(
-      `${seg.path} · segment ${seg.segmentNumber} of ${seg.segmentCount} · ${seg.size} bytes, size on disk ${seg.durableSize}`,
+      `${seg.path} · segment ${seg.segmentNumber} of ${seg.segmentCount} · ${plural(seg.size, "byte")}, size on disk ${seg.durableSize}`,
     );
     lines.push(...drawStrip(seg, style, options.pagesPerRow));
   }

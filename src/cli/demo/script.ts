@@ -4,6 +4,7 @@
  * and the chapter's "Break it" exercise as `--script break-it`.
  */
 import { UsageError } from "../io.js";
+import { plural } from "../plural.js";
 import { flushLabel } from "./render.js";
 import { type DemoSession, FLUSH_CHOICES, type LossCount } from "./session.js";
 
@@ -156,7 +157,7 @@ export async function runBreakIt(
 
 export function breakItSummary(r: BreakItResult): string {
   const line = (label: string, c: LossCount) =>
-    `  ${label.padEnd(20)} ${c.cuts} power cuts, ${c.lost} of ${c.acknowledged} acknowledged records lost`;
+    `  ${label.padEnd(20)} ${plural(c.cuts, "power cut")}, ${c.lost} of ${plural(c.acknowledged, "acknowledged record")} lost`;
   return (
     [
       "Break it:",

@@ -13,6 +13,7 @@ import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js
 import { SimStorage } from "../../storage/sim-storage.js";
 import { Prng } from "../../storage/sim/prng.js";
 import { bytesSource, walkBatches } from "../files/batch-walk.js";
+import { plural } from "../plural.js";
 import type { CoursePolicies } from "../../segment/policies/policy-types.js";
 import { brokenOutcome, type PolicyBreak, policyBreakOf, runningOn } from "./policy-outcome.js";
 
@@ -214,8 +215,8 @@ export class DemoSession {
     this.#ghost = undefined;
     const what =
       batches === 1
-        ? `a batch of ${records} record${records === 1 ? "" : "s"}`
-        : `${batches} batches, ${records} records`;
+        ? `a batch of ${plural(records, "record")}`
+        : `${plural(batches, "batch")}, ${plural(records, "record")}`;
     const flushed =
       flushes === 0 ? "only in the page cache" : flushes === 1 && batches === 1 ? "flushed" : `flushed ${flushes}x`;
     return `produced ${what}, offsets ${first}-${last}: acknowledged, ${flushed}`;
@@ -241,7 +242,7 @@ export class DemoSession {
     this.#batchesSinceFlush = 0;
     return this.#flushEvery === 0
       ? "flush every: off (Kafka's default): the page cache decides when bytes reach the disk"
-      : `flush every: ${this.#flushEvery} batch${this.#flushEvery === 1 ? "" : "es"}: produce waits for fsync${this.#flushEvery === 1 ? " every time" : ` every ${this.#flushEvery} batches`}`;
+      : `flush every: ${plural(this.#flushEvery, "batch")}: produce waits for fsync${this.#flushEvery === 1 ? " every time" : ` every ${this.#flushEvery} batches`}`;
   }
 
   /** `s`: fsync now. */
@@ -269,16 +270,16 @@ export class DemoSession {
     const after = (await this.#storage.stat(path))?.kind === "file" ? this.#storage.inspect(path) : undefined;
     const dirty = before.dirtyPages.length;
     if (after === undefined)
-      return `POWER CUT with ${dirty} dirty pages: the active segment's name never reached the disk (no directory fsync), so the whole file is gone. The log needs recovery: restart (r)`;
+      return `POWER CUT with ${plural(dirty, "dirty page")}: the active segment's name never reached the disk (no directory fsync), so the whole file is gone. The log needs recovery: restart (r)`;
     const valid = await validPrefix(await readFile(this.#storage, path), baseOffsetOf(path));
     const tail = after.size - valid.bytes;
     const shape =
       tail > 0
-        ? `the active segment now ends in the middle of a batch: ${tail} bytes from byte ${valid.bytes} are not a valid batch`
+        ? `the active segment now ends in the middle of a batch: ${plural(tail, "byte")} from byte ${valid.bytes} ${tail === 1 ? "is" : "are"} not a valid batch`
         : after.size < before.size
-          ? `the active segment lost its last ${before.size - after.size} bytes`
+          ? `the active segment lost its last ${plural(before.size - after.size, "byte")}`
           : "every byte of the active segment reached the disk";
-    return `POWER CUT with ${dirty} dirty page${dirty === 1 ? "" : "s"} in the page cache: ${shape}. The log needs recovery: restart (r)`;
+    return `POWER CUT with ${plural(dirty, "dirty page")} in the page cache: ${shape}. The log needs recovery: restart (r)`;
   }
 
   /** `r`: after a cut, boot the disk the cut left and recover; otherwise shut down cleanly and start again. */
@@ -317,12 +318,10 @@ export class DemoSession {
       return `restart after a clean shutdown: clean, nothing lost`;
     }
     const deleted =
-      recovery.segmentsDeleted > 0
-        ? `, deleted ${recovery.segmentsDeleted} later segment${recovery.segmentsDeleted === 1 ? "" : "s"}`
-        : "";
-    const losses = lost === 0 ? "nothing lost" : `${lost} acknowledged record${lost === 1 ? "" : "s"} LOST`;
-    this.#lastRecovery = `scanned ${recovery.segmentsScanned} segment${recovery.segmentsScanned === 1 ? "" : "s"} (${recovery.bytesScanned} bytes), cut ${recovery.bytesTruncated} bytes${deleted}; log end offset ${before} -> ${after}: ${losses}`;
-    return `restart after a power cut: recovery cut ${recovery.bytesTruncated} bytes; log end offset ${before} -> ${after}: ${losses}`;
+      recovery.segmentsDeleted > 0 ? `, deleted ${plural(recovery.segmentsDeleted, "later segment")}` : "";
+    const losses = lost === 0 ? "nothing lost" : `${plural(lost, "acknowledged record")} LOST`;
+    this.#lastRecovery = `scanned ${plural(recovery.segmentsScanned, "segment")} (${plural(recovery.bytesScanned, "byte")}), cut ${plural(recovery.bytesTruncated, "byte")}${deleted}; log end offset ${before} -> ${after}: ${losses}`;
+    return `restart after a power cut: recovery cut ${plural(recovery.bytesTruncated, "byte")}; log end offset ${before} -> ${after}: ${losses}`;
   }
 
   /** Cuts, acknowledged records and losses since the last call (for "Break it"). */

@@ -1,22 +1,12 @@
 /**
- * What `pagelog dump` reports, as plain data: the text printer and `--json` both start here.
- * Built by walking the files through FsStorage; nothing is written.
+ * What `pagelog dump` reports, as plain data streamed to a sink: the text printer and `--json`
+ * both start here. Read by walking the files through FsStorage; nothing is written.
  */
 import { COMPRESSION_NAMES } from "../../format/batch-layout.js";
-import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
-import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js";
-import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
+import { offsetName } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
 import { hex32 } from "../files/batch-walk.js";
-import {
-  checkOffsetIndex,
-  checkTimeIndex,
-  type IndexEntryReport,
-  indexReadLimit,
-  oversizeProblem,
-  type SegmentFacts,
-} from "../files/index-check.js";
-import { readBounded } from "../files/open-dir.js";
+import { type IndexRun, type IndexWalk, type SegmentFacts, walkIndex } from "../files/index-check.js";
 import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
 
 export interface DumpedRecord {
@@ -58,28 +48,49 @@ export interface DumpedBatch {
   recordsError?: string;
 }
 
-export type DumpedFile =
-  | {
-      kind: "log";
-      path: string;
-      baseOffset: number;
-      size: number;
-      batches: DumpedBatch[];
-      /** Where the walk stopped before the end of the file, and why; null if it reached the end. */
-      trailing: { position: number; bytes: number; reason: string; detail: string } | null;
-    }
-  | {
-      kind: "index" | "timeindex";
-      path: string;
-      size: number;
-      /** The `.log` the entries were checked against, or null if there is none. */
-      checkedAgainst: string | null;
-      entries: IndexEntryReport[];
-      fileProblems: Array<{ byte: number; problem: string }>;
-    };
+/** A `.log` as dump sees it before its batches: where it is and how large. */
+export interface DumpedLogStart {
+  kind: "log";
+  path: string;
+  baseOffset: number;
+  size: number;
+}
 
-export interface Dump {
-  files: DumpedFile[];
+/** A `.log` after its last batch. */
+export interface DumpedLogEnd {
+  /** Where the walk stopped before the end of the file, and why; null if it reached the end. */
+  trailing: { position: number; bytes: number; reason: string; detail: string } | null;
+  batches: number;
+  /** Batches with a problem. */
+  damaged: number;
+  /** Batches pagelog cannot read (snappy, lz4, zstd). */
+  unreadable: number;
+  firstOffset: number | null;
+  lastOffset: number | null;
+}
+
+/** An `.index` or `.timeindex` as dump sees it before its entries. */
+export interface DumpedIndexStart {
+  kind: "index" | "timeindex";
+  path: string;
+  size: number;
+  /** The `.log` the entries were checked against, or null if there is none. */
+  checkedAgainst: string | null;
+}
+
+/**
+ * Where dump sends what it reads, file by file and batch by batch as it goes, so that memory
+ * holds one batch or one chunk of index entries, never a whole file (the text and JSON printers
+ * implement it). Each call may return a promise: the walk waits for it (a slow pipe holds it back).
+ */
+export interface DumpSink {
+  logStart(file: DumpedLogStart): void | Promise<void>;
+  batch(batch: DumpedBatch): void | Promise<void>;
+  logEnd(end: DumpedLogEnd): void | Promise<void>;
+  indexStart(file: DumpedIndexStart): void | Promise<void>;
+  /** An entry, and how many identical entries follow it (`repeats`). */
+  entry(run: IndexRun): void | Promise<void>;
+  indexEnd(end: IndexWalk): void | Promise<void>;
 }
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -98,35 +109,45 @@ export function showBytes(bytes: Uint8Array | null): { text: string | null; enco
   return { text: Buffer.from(bytes).toString("hex"), encoding: "hex" };
 }
 
-/** Dumps one file (`name` inside `dir`), or every segment file of the partition directory `dir` when `name` is undefined. */
-export async function buildDump(
+/**
+ * Dumps one file (`name` inside `dir`), or every segment file of the partition directory `dir`
+ * when `name` is undefined, to `sink`. `shown` turns a storage path into the path printed.
+ */
+export async function streamDump(
   storage: Storage,
   dir: string,
   name: string | undefined,
   withRecords: boolean,
-): Promise<Dump> {
+  sink: DumpSink,
+  shown: (path: string) => string = (path) => path,
+): Promise<void> {
   const names = name === undefined ? await storage.list(dir) : [name];
   const join = (n: string) => (dir === "" ? n : `${dir}/${n}`);
-  const files: DumpedFile[] = [];
   const { segments, others } = groupSegments(names);
   if (name !== undefined && others.length === 1) {
     // A file whose name is not a segment's (a copied vector, say): read it as a .log from offset 0.
-    files.push(await dumpLog(storage, join(name), 0, withRecords).then((r) => r.file));
-    return { files };
+    await dumpLog(storage, join(name), shown(join(name)), 0, withRecords, sink);
+    return;
   }
   for (const segment of segments) {
     let facts: LogScan | undefined;
     if (segment.log !== undefined) {
-      const { file, scan } = await dumpLog(storage, join(segment.log), segment.baseOffset, withRecords);
-      files.push(file);
-      facts = scan;
+      facts = await dumpLog(
+        storage,
+        join(segment.log),
+        shown(join(segment.log)),
+        segment.baseOffset,
+        withRecords,
+        sink,
+        // Batch summaries only when an index beside it is checked against them.
+        segment.index !== undefined || segment.timeindex !== undefined,
+      );
     } else if (segment.index !== undefined || segment.timeindex !== undefined) {
       // An index asked for alone: check it against its .log if that is there.
       const logName = `${offsetName(segment.baseOffset)}.log`;
       if ((await storage.stat(join(logName)))?.kind === "file")
         facts = await scanLog(storage, join(logName), segment.baseOffset);
     }
-    const against = facts === undefined ? null : `${offsetName(segment.baseOffset)}.log`;
     const none: SegmentFacts = {
       baseOffset: segment.baseOffset,
       batches: [],
@@ -138,79 +159,107 @@ export async function buildDump(
       ["timeindex", segment.timeindex],
     ] as const) {
       if (file === undefined) continue;
-      // Never more than the .log can need (a sparse 10 GiB index costs its first bytes, not 10 GiB).
-      const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
-      const limit = indexReadLimit(entrySize, facts?.size);
-      const { bytes, size } = await readBounded(storage, join(file), limit);
-      const report = kind === "index" ? checkOffsetIndex(bytes, facts ?? none) : checkTimeIndex(bytes, facts ?? none);
-      const fileProblems =
-        size > bytes.length
-          ? [...report.fileProblems, oversizeProblem(size, bytes.length, entrySize, facts?.size)]
-          : report.fileProblems;
-      files.push({ kind, path: join(file), size, checkedAgainst: against, entries: report.entries, fileProblems });
+      const handle = await storage.open(join(file), { readOnly: true });
+      try {
+        await sink.indexStart({
+          kind,
+          path: shown(join(file)),
+          size: await handle.size(),
+          checkedAgainst: facts === undefined ? null : `${offsetName(segment.baseOffset)}.log`,
+        });
+        // Streamed, and never more than the .log can need (a sparse 10 GiB index costs a chunk).
+        const walk = await walkIndex(handle, kind, facts ?? none, facts?.size, (run) => sink.entry(run));
+        await sink.indexEnd(walk);
+      } finally {
+        await handle.close();
+      }
     }
   }
-  return { files };
 }
 
-async function dumpLog(storage: Storage, path: string, baseOffset: number, withRecords: boolean) {
-  const batches: DumpedBatch[] = [];
-  const scan = await scanLog(storage, path, baseOffset, async ({ batch, problems, unsupported, decoded }) => {
-    const h = batch.header;
-    const dumped: DumpedBatch = {
-      position: batch.position,
-      baseOffset: h.baseOffset,
-      lastOffset: h.lastOffset,
-      count: h.recordsCount,
-      size: h.sizeInBytes,
-      magic: h.magic,
-      crc: hex32(h.crc),
-      crcValid: batch.crcValid,
-      compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
-      timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
-      baseTimestamp: h.baseTimestamp,
-      maxTimestamp: h.maxTimestamp,
-      partitionLeaderEpoch: h.partitionLeaderEpoch,
-      producerId: h.producerId,
-      producerEpoch: h.producerEpoch,
-      baseSequence: h.baseSequence,
-      isTransactional: h.isTransactional,
-      isControl: h.isControl,
-      problems,
-      ...(unsupported === undefined ? {} : { unsupported }),
-    };
-    if (withRecords) {
-      // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
-      let shown = decoded;
-      let error = unsupported;
-      if (shown === undefined && !batch.crcValid) {
-        const attempt = await decodeLikeRead(batch.bytes);
-        if ("decoded" in attempt) shown = attempt.decoded;
-        else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+async function dumpLog(
+  storage: Storage,
+  path: string,
+  shownPath: string,
+  baseOffset: number,
+  withRecords: boolean,
+  sink: DumpSink,
+  keepBatches = false,
+): Promise<LogScan> {
+  const stat = await storage.stat(path);
+  await sink.logStart({ kind: "log", path: shownPath, baseOffset, size: stat?.kind === "file" ? stat.size : 0 });
+  let count = 0;
+  let damaged = 0;
+  let unreadable = 0;
+  let firstOffset: number | null = null;
+  let lastOffset: number | null = null;
+  const scan = await scanLog(
+    storage,
+    path,
+    baseOffset,
+    async ({ batch, problems, unsupported, decoded }) => {
+      const h = batch.header;
+      const dumped: DumpedBatch = {
+        position: batch.position,
+        baseOffset: h.baseOffset,
+        lastOffset: h.lastOffset,
+        count: h.recordsCount,
+        size: h.sizeInBytes,
+        magic: h.magic,
+        crc: hex32(h.crc),
+        crcValid: batch.crcValid,
+        compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
+        timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
+        baseTimestamp: h.baseTimestamp,
+        maxTimestamp: h.maxTimestamp,
+        partitionLeaderEpoch: h.partitionLeaderEpoch,
+        producerId: h.producerId,
+        producerEpoch: h.producerEpoch,
+        baseSequence: h.baseSequence,
+        isTransactional: h.isTransactional,
+        isControl: h.isControl,
+        problems,
+        ...(unsupported === undefined ? {} : { unsupported }),
+      };
+      if (withRecords) {
+        // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
+        let shown = decoded;
+        let error = unsupported;
+        if (shown === undefined && !batch.crcValid) {
+          const attempt = await decodeLikeRead(batch.bytes);
+          if ("decoded" in attempt) shown = attempt.decoded;
+          else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+        }
+        if (shown === undefined) {
+          dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
+        } else {
+          dumped.records = shown.records.map((r) => {
+            const key = showBytes(r.key);
+            const value = showBytes(r.value);
+            return {
+              offset: r.offset,
+              timestamp: r.timestamp,
+              key: key.text,
+              keyEncoding: key.encoding,
+              value: value.text,
+              valueEncoding: value.encoding,
+              headers: r.headers.map((hd) => {
+                const v = showBytes(hd.value);
+                return { key: hd.key, value: v.text, valueEncoding: v.encoding };
+              }),
+            };
+          });
+        }
       }
-      if (shown === undefined) {
-        dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
-      } else {
-        dumped.records = shown.records.map((r) => {
-          const key = showBytes(r.key);
-          const value = showBytes(r.value);
-          return {
-            offset: r.offset,
-            timestamp: r.timestamp,
-            key: key.text,
-            keyEncoding: key.encoding,
-            value: value.text,
-            valueEncoding: value.encoding,
-            headers: r.headers.map((hd) => {
-              const v = showBytes(hd.value);
-              return { key: hd.key, value: v.text, valueEncoding: v.encoding };
-            }),
-          };
-        });
-      }
-    }
-    batches.push(dumped);
-  });
+      count++;
+      if (problems.length > 0) damaged++;
+      if (unsupported !== undefined) unreadable++;
+      firstOffset ??= h.baseOffset;
+      lastOffset = h.lastOffset;
+      await sink.batch(dumped);
+    },
+    keepBatches,
+  );
   const trailing =
     scan.end.reason === undefined
       ? null
@@ -220,11 +269,6 @@ async function dumpLog(storage: Storage, path: string, baseOffset: number, withR
           reason: scan.end.reason,
           detail: scan.end.detail,
         };
-  const file: DumpedFile = { kind: "log", path, baseOffset, size: scan.size, batches, trailing };
-  return { file, scan };
-}
-
-/** True if `name` is a segment file name (for the "is this a partition directory" check). */
-export function isSegmentFile(name: string): boolean {
-  return parseSegmentFileName(name) !== undefined;
+  await sink.logEnd({ trailing, batches: count, damaged, unreadable, firstOffset, lastOffset });
+  return scan;
 }

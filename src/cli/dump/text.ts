@@ -1,5 +1,8 @@
 /** `pagelog dump`'s text output, in the spirit of Kafka's `kafka-dump-log`: one line per batch, `| ` lines per record. */
-import type { Dump, DumpedBatch, DumpedFile, DumpedRecord } from "./model.js";
+import type { IndexRun, IndexWalk } from "../files/index-check.js";
+import type { Output } from "../output.js";
+import { plural } from "../plural.js";
+import type { DumpedBatch, DumpedIndexStart, DumpedLogEnd, DumpedLogStart, DumpedRecord, DumpSink } from "./model.js";
 
 function quoted(text: string | null, encoding: "utf8" | "hex"): string {
   if (text === null) return "null";
@@ -33,58 +36,87 @@ function recordLine(r: DumpedRecord, timestampType: string): string {
   return `| offset: ${r.offset} ${timestampType}: ${r.timestamp} key: ${quoted(r.key, r.keyEncoding)} payload: ${quoted(r.value, r.valueEncoding)} headers: [${headers.join(", ")}]`;
 }
 
-function fileLines(f: DumpedFile): string[] {
-  const out: string[] = [`Dumping ${f.path}`];
-  if (f.kind === "log") {
-    out.push(`Starting offset: ${f.baseOffset}`);
-    for (const b of f.batches) {
-      out.push(batchLine(b));
-      for (const p of b.problems) out.push(`  DAMAGED at byte ${b.position}: ${p}`);
-      if (b.unsupported !== undefined) out.push(`  UNSUPPORTED at byte ${b.position}: ${b.unsupported}`);
-      for (const r of b.records ?? []) out.push(recordLine(r, b.timestampType));
-      if (b.recordsError !== undefined) out.push(`| records not decoded: ${b.recordsError}`);
-    }
-    if (f.trailing !== null)
-      out.push(
-        `${f.trailing.bytes} bytes at position ${f.trailing.position} are not a whole batch: ${f.trailing.detail}`,
+/** Prints each file as it is read; files are separated by a blank line. */
+export function textSink(out: Output): DumpSink {
+  let files = 0;
+  let index: DumpedIndexStart | undefined;
+  let logSize = 0;
+  const line = (text: string) => out.write(`${text}\n`);
+  const start = (path: string) => {
+    if (files++ > 0) line("");
+    line(`Dumping ${path}`);
+  };
+  return {
+    logStart(f: DumpedLogStart) {
+      start(f.path);
+      logSize = f.size;
+      line(`Starting offset: ${f.baseOffset}`);
+    },
+    async batch(b: DumpedBatch) {
+      line(batchLine(b));
+      for (const p of b.problems) line(`  DAMAGED at byte ${b.position}: ${p}`);
+      if (b.unsupported !== undefined) line(`  UNSUPPORTED at byte ${b.position}: ${b.unsupported}`);
+      for (const r of b.records ?? []) line(recordLine(r, b.timestampType));
+      if (b.recordsError !== undefined) line(`| records not decoded: ${b.recordsError}`);
+      await out.drain();
+    },
+    logEnd(end: DumpedLogEnd) {
+      if (end.trailing !== null)
+        line(
+          `${plural(end.trailing.bytes, "byte")} at position ${end.trailing.position} ${end.trailing.bytes === 1 ? "is" : "are"} not a whole batch: ${end.trailing.detail}`,
+        );
+      const offsets =
+        end.firstOffset === null || end.lastOffset === null
+          ? "no offsets"
+          : `offsets ${end.firstOffset}-${end.lastOffset}`;
+      const verdict =
+        end.damaged === 0 && end.trailing === null
+          ? "every batch valid"
+          : [
+              ...(end.damaged === 0 ? [] : [plural(end.damaged, "damaged batch", "damaged batches")]),
+              ...(end.trailing === null ? [] : ["an invalid tail"]),
+            ].join(", ");
+      const unreadable =
+        end.unreadable === 0 ? "" : `; ${plural(end.unreadable, "batch", "batches")} pagelog cannot read`;
+      line(
+        `Summary: ${plural(end.batches, "batch", "batches")}, ${offsets}, ${plural(logSize, "byte")}; ${verdict}${unreadable}`,
       );
-    const bad = f.batches.filter((b) => b.problems.length > 0).length;
-    const first = f.batches[0];
-    const last = f.batches[f.batches.length - 1];
-    const offsets =
-      first === undefined || last === undefined ? "no offsets" : `offsets ${first.baseOffset}-${last.lastOffset}`;
-    const unreadable = f.batches.filter((b) => b.unsupported !== undefined).length;
-    const verdict =
-      bad === 0 && f.trailing === null
-        ? "every batch valid"
-        : `${bad} damaged batches${f.trailing === null ? "" : ", an invalid tail"}`;
-    out.push(
-      `Summary: ${f.batches.length} batches, ${offsets}, ${f.size} bytes; ${verdict}${unreadable === 0 ? "" : `; ${unreadable} batches pagelog cannot read`}`,
-    );
-    return out;
-  }
-  out.push(
-    f.checkedAgainst === null
-      ? "(no .log beside it: entries not checked)"
-      : `(entries checked against ${f.checkedAgainst})`,
-  );
-  for (const e of f.entries) {
-    const body =
-      f.kind === "index"
-        ? `offset: ${e.offset} position: ${e.position}`
-        : `timestamp: ${e.timestamp} offset: ${e.offset}`;
-    out.push(
-      e.problem === undefined || f.checkedAgainst === null ? body : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`,
-    );
-  }
-  for (const p of f.fileProblems) out.push(`DAMAGED at byte ${p.byte}: ${p.problem}`);
-  const mismatches = f.checkedAgainst === null ? 0 : f.entries.filter((e) => e.problem !== undefined).length;
-  out.push(
-    `Summary: ${f.entries.length} entries, ${f.size} bytes; ${mismatches + f.fileProblems.length === 0 ? "consistent" : `${mismatches + f.fileProblems.length} problems`}`,
-  );
-  return out;
-}
-
-export function dumpText(dump: Dump): string {
-  return dump.files.map((f) => fileLines(f).join("\n") + "\n").join("\n");
+    },
+    indexStart(f: DumpedIndexStart) {
+      index = f;
+      start(f.path);
+      line(
+        f.checkedAgainst === null
+          ? "(no .log beside it: entries not checked)"
+          : `(entries checked against ${f.checkedAgainst})`,
+      );
+    },
+    async entry(e: IndexRun) {
+      const body =
+        index?.kind === "index"
+          ? `offset: ${e.offset} position: ${e.position}`
+          : `timestamp: ${e.timestamp} offset: ${e.offset}`;
+      line(
+        e.problem === undefined || index?.checkedAgainst === null
+          ? body
+          : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`,
+      );
+      if (e.repeats > 0) {
+        const entrySize = index?.kind === "index" ? 8 : 12;
+        const last = e.slot + e.repeats;
+        const slots = e.repeats === 1 ? `slot ${last}` : `slots ${e.slot + 1}-${last}`;
+        line(
+          `... and ${plural(e.repeats, "more identical entry", "more identical entries")} (${slots}, bytes ${e.byte + entrySize}-${(last + 1) * entrySize - 1})`,
+        );
+      }
+      await out.drain();
+    },
+    indexEnd(end: IndexWalk) {
+      for (const p of end.fileProblems) line(`DAMAGED at byte ${p.byte}: ${p.problem}`);
+      const problems = end.mismatches + end.fileProblems.length;
+      line(
+        `Summary: ${plural(end.entries, "entry", "entries")}, ${plural(end.size, "byte")}; ${problems === 0 ? "consistent" : plural(problems, "problem")}`,
+      );
+    },
+  };
 }

@@ -23,6 +23,7 @@ import {
   MIN_BATCH_LENGTH,
 } from "../../format/batch-layout.js";
 import { crc32c } from "../../format/crc32c.js";
+import { plural } from "../plural.js";
 
 /** Bytes to walk: a file handle, or bytes already in memory. */
 export interface ReadSource {
@@ -78,7 +79,7 @@ export async function walkBatches(
       return {
         position,
         reason: "short-header",
-        detail: `${left} bytes at the end, fewer than a batch header up to magic (${HEADER_SIZE_UP_TO_MAGIC})`,
+        detail: `${plural(left, "byte")} at the end, fewer than a batch header up to magic (${HEADER_SIZE_UP_TO_MAGIC})`,
       };
     }
     const head = await source.read(position, Math.min(BATCH_HEADER_SIZE, left));
@@ -95,7 +96,7 @@ export async function walkBatches(
       return {
         position,
         reason: "short",
-        detail: `batch of ${size} bytes, only ${left} left in the file (a torn or truncated tail)`,
+        detail: `batch of ${plural(size, "byte")}, only ${left} left in the file (a torn or truncated tail)`,
       };
     if (size > MAX_WALK_BATCH_BYTES)
       return { position, reason: "too-large", detail: `batch of ${size} bytes is larger than ${MAX_WALK_BATCH_BYTES}` };

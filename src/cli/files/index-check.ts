@@ -13,6 +13,7 @@ import { readInt64 } from "../../format/batch-header.js";
 import { BATCH_HEADER_SIZE } from "../../format/batch-layout.js";
 import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
+import { plural } from "../plural.js";
 
 /** What index checks need to know about each batch of the segment, in file order. */
 export interface BatchSummary {
@@ -50,43 +51,52 @@ export interface SegmentFacts {
 
 /**
  * Bytes of an index read when there is no `.log` to bound it: 16 MiB, more than Kafka's default
- * `segment.index.bytes` (10 MiB) and pagelog's default `maxIndexBytes` (the same).
+ * `segment.index.bytes` (10 MiB) and pagelog's default `maxIndexBytes` (the same). Beside a
+ * `.log`, this much is always read too (a Kafka index preallocated to 10 MiB is read whole).
  */
 export const INDEX_READ_LIMIT_WITHOUT_LOG = 16 * 1024 * 1024;
 
+const aligned = (bytes: number, entrySize: number) => bytes - (bytes % entrySize);
+
 /**
- * The most bytes an index beside a `.log` of `logSize` bytes can plausibly hold: one entry per
- * batch (each at least a 61-byte header), plus one, as the log's own sanity check allows. Without
- * a `.log`, {@link INDEX_READ_LIMIT_WITHOUT_LOG}. The tools read no more than this.
+ * The most bytes of an index the log's own sanity check accepts beside a `.log` of `logSize`
+ * bytes: one entry per batch (each at least a 61-byte header), plus one. A larger file the next
+ * open does not read at all: it rebuilds the index.
  */
-export function indexReadLimit(entrySize: number, logSize: number | undefined): number {
-  if (logSize === undefined) return INDEX_READ_LIMIT_WITHOUT_LOG - (INDEX_READ_LIMIT_WITHOUT_LOG % entrySize);
+export function loaderIndexLimit(entrySize: number, logSize: number): number {
   return entrySize * (Math.floor(logSize / BATCH_HEADER_SIZE) + 1);
 }
 
+/**
+ * Bytes of an index the tools read: no more than the loader accepts, and no more than the
+ * `.log`'s batches can have indexed (no writer adds more than one entry per batch) unless that
+ * is under {@link INDEX_READ_LIMIT_WITHOUT_LOG}. A sparse 10 GiB index beside a sparse 10 GiB
+ * `.log` costs 16 MiB of reading, not the 2 GiB the loader would allow.
+ */
+export function indexReadLimit(entrySize: number, segment: SegmentFacts, logSize: number | undefined): number {
+  const floor = aligned(INDEX_READ_LIMIT_WITHOUT_LOG, entrySize);
+  if (logSize === undefined || !segment.hasLog) return floor;
+  return Math.min(loaderIndexLimit(entrySize, logSize), Math.max(floor, entrySize * (segment.batches.length + 1)));
+}
+
 /** The problem of an index file larger than {@link indexReadLimit}: where the unread part starts and why. */
-export function oversizeProblem(
+function oversizeProblem(
   size: number,
   readBytes: number,
   entrySize: number,
+  segment: SegmentFacts,
   logSize: number | undefined,
 ): { byte: number; problem: string } {
   const entries = Math.floor(size / entrySize);
-  const why =
-    logSize === undefined
-      ? `more than the ${INDEX_READ_LIMIT_WITHOUT_LOG} bytes read of an index without its .log`
-      : `${entries} entries, more than a .log of ${logSize} bytes can need (at most ${readBytes / entrySize})`;
-  return {
-    byte: readBytes,
-    problem: `the file is ${size} bytes: ${why}; bytes from ${readBytes} on were not read (the next open rebuilds this index)`,
-  };
-}
-
-function partial(size: number, entrySize: number): Array<{ byte: number; problem: string }> {
-  const rest = size % entrySize;
-  return rest === 0
-    ? []
-    : [{ byte: size - rest, problem: `${rest} trailing bytes do not form a whole ${entrySize}-byte entry` }];
+  const unread = `bytes from ${readBytes} on were not read`;
+  let why: string;
+  if (logSize === undefined || !segment.hasLog)
+    why = `more than the ${INDEX_READ_LIMIT_WITHOUT_LOG} bytes read of an index without its .log; ${unread}`;
+  else if (size > loaderIndexLimit(entrySize, logSize))
+    why = `${plural(entries, "entry", "entries")}, more than a .log of ${plural(logSize, "byte")} can need (at most ${loaderIndexLimit(entrySize, logSize) / entrySize}); ${unread} (the next open rebuilds this index)`;
+  else
+    why = `${plural(entries, "entry", "entries")}, more than the ${plural(segment.batches.length, "batch", "batches")} of its .log can have indexed (one entry per batch); ${unread}`;
+  return { byte: readBytes, problem: `the file is ${plural(size, "byte")}: ${why}` };
 }
 
 function batchHolding(batches: readonly BatchSummary[], offset: number): number {
@@ -102,15 +112,15 @@ function batchHolding(batches: readonly BatchSummary[], offset: number): number 
   return -1;
 }
 
-export function checkOffsetIndex(bytes: Uint8Array, segment: SegmentFacts): IndexReport {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** Checks one entry at `byte` of `view` (the file's entry at slot `slot`, file byte `fileByte`). */
+type EntryCheck = (view: DataView, byte: number, slot: number, fileByte: number) => IndexEntryReport;
+
+function offsetIndexCheck(segment: SegmentFacts): EntryCheck {
   const byPosition = new Map(segment.batches.map((b) => [b.position, b]));
-  const entries: IndexEntryReport[] = [];
   let previous: { offset: number; position: number } | undefined;
-  for (let slot = 0; (slot + 1) * OFFSET_INDEX_ENTRY_SIZE <= bytes.length; slot++) {
-    const byte = slot * OFFSET_INDEX_ENTRY_SIZE;
-    const offset = segment.baseOffset + view.getInt32(byte);
-    const position = view.getInt32(byte + 4);
+  return (view, at, slot, byte) => {
+    const offset = segment.baseOffset + view.getInt32(at);
+    const position = view.getInt32(at + 4);
     let problem: string | undefined;
     const batch = byPosition.get(position);
     if (!segment.hasLog) problem = "no .log to check it against";
@@ -123,29 +133,24 @@ export function checkOffsetIndex(bytes: Uint8Array, segment: SegmentFacts): Inde
       problem = `offset ${offset} does not increase (previous entry ${previous.offset})`;
     else if (previous !== undefined && position <= previous.position)
       problem = `position ${position} does not increase (previous entry ${previous.position})`;
-    entries.push({ slot, byte, offset, position, ...(problem === undefined ? {} : { problem }) });
     previous = { offset, position };
-  }
-  return { entries, fileProblems: partial(bytes.length, OFFSET_INDEX_ENTRY_SIZE) };
+    return { slot, byte, offset, position, ...(problem === undefined ? {} : { problem }) };
+  };
 }
 
-export function checkTimeIndex(bytes: Uint8Array, segment: SegmentFacts): IndexReport {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function timeIndexCheck(segment: SegmentFacts): EntryCheck {
   // runningMax[i]: the largest maxTimestamp of batches 0..i.
   const runningMax: number[] = [];
   for (const b of segment.batches)
     runningMax.push(Math.max(runningMax[runningMax.length - 1] ?? -Infinity, b.maxTimestamp));
-  const entries: IndexEntryReport[] = [];
   let previous: { offset: number; timestamp: number } | undefined;
-  for (let slot = 0; (slot + 1) * TIME_INDEX_ENTRY_SIZE <= bytes.length; slot++) {
-    const byte = slot * TIME_INDEX_ENTRY_SIZE;
-    const offset = segment.baseOffset + view.getInt32(byte + 8);
+  return (view, at, slot, byte) => {
+    const offset = segment.baseOffset + view.getInt32(at + 8);
     let timestamp: number;
     try {
-      timestamp = readInt64(view, byte, "timestamp");
+      timestamp = readInt64(view, at, "timestamp");
     } catch {
-      entries.push({ slot, byte, offset, timestamp: Number.NaN, problem: "timestamp beyond Number.MAX_SAFE_INTEGER" });
-      continue;
+      return { slot, byte, offset, timestamp: Number.NaN, problem: "timestamp beyond Number.MAX_SAFE_INTEGER" };
     }
     let problem: string | undefined;
     const holding = batchHolding(segment.batches, offset);
@@ -158,8 +163,114 @@ export function checkTimeIndex(bytes: Uint8Array, segment: SegmentFacts): IndexR
       problem = `timestamp ${timestamp} is earlier than the previous entry's ${previous.timestamp}`;
     else if (previous !== undefined && offset < previous.offset)
       problem = `offset ${offset} decreases (previous entry ${previous.offset})`;
-    entries.push({ slot, byte, offset, timestamp, ...(problem === undefined ? {} : { problem }) });
     previous = { offset, timestamp };
+    return { slot, byte, offset, timestamp, ...(problem === undefined ? {} : { problem }) };
+  };
+}
+
+/**
+ * An entry and the identical entries right after it: `repeats` more slots with the same bytes and
+ * the same finding. A preallocated or sparse index is mostly zeros; this is how it stays a few
+ * lines of output and a few objects in memory.
+ */
+export interface IndexRun extends IndexEntryReport {
+  /** How many more slots, right after this one, hold the same bytes with the same finding. */
+  readonly repeats: number;
+}
+
+export interface IndexWalk {
+  /** The file's size in bytes. */
+  readonly size: number;
+  /** Entries read (every slot, repeats included). */
+  readonly entries: number;
+  /** Entries with a problem (repeats included); 0 without a .log, where nothing is checked. */
+  readonly mismatches: number;
+  /** Problems of the file as a whole: a partial last entry, or more bytes than were read. */
+  readonly fileProblems: Array<{ byte: number; problem: string }>;
+}
+
+/** Bytes read at a time: a whole number of entries of either kind (8 and 12 bytes). */
+const CHUNK_BYTES = 24 * 43_690;
+/** Repeats are matched this many bytes at a time (a byte compare, not an entry check, per slot). */
+const RUN_BLOCK_ENTRIES = 512;
+
+/**
+ * Reads an index file of `kind` in chunks, checks every entry against `segment`, and calls
+ * `onRun` for each run of identical entries, in file order. Reads at most
+ * {@link indexReadLimit} bytes (the rest is a file problem) and holds one chunk at a time.
+ */
+export async function walkIndex(
+  file: { size(): Promise<number>; read(position: number, length: number): Promise<Uint8Array> },
+  kind: "index" | "timeindex",
+  segment: SegmentFacts,
+  logSize: number | undefined,
+  onRun: (run: IndexRun) => void | Promise<void>,
+): Promise<IndexWalk> {
+  const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
+  const size = await file.size();
+  const limit = indexReadLimit(entrySize, segment, logSize);
+  const readable = aligned(Math.min(size, limit), entrySize);
+  const check = kind === "index" ? offsetIndexCheck(segment) : timeIndexCheck(segment);
+  let entries = 0;
+  let mismatches = 0;
+  // The open run: its entry, its bytes, and (once it repeats) those bytes repeated for a block compare.
+  let run: { entry: IndexEntryReport; bytes: Uint8Array; repeats: number; block?: Uint8Array } | undefined;
+  const close = async () => {
+    if (run === undefined) return;
+    const { entry, repeats } = run;
+    run = undefined;
+    await onRun({ ...entry, repeats });
+  };
+  for (let position = 0; position < readable;) {
+    const chunk = await file.read(position, Math.min(CHUNK_BYTES, readable - position));
+    const usable = chunk.length - (chunk.length % entrySize);
+    if (usable === 0) break; // the file shrank under us
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (let at = 0; at < usable;) {
+      // A run that already repeats: a repeat meets the same state, so it has the same finding.
+      if (run !== undefined && run.repeats > 0) {
+        const n = Math.min(RUN_BLOCK_ENTRIES, (usable - at) / entrySize);
+        run.block ??= repeated(run.bytes, RUN_BLOCK_ENTRIES);
+        if (sameBytes(chunk, at, run.block, n * entrySize)) {
+          run.repeats += n;
+          entries += n;
+          if (run.entry.problem !== undefined && segment.hasLog) mismatches += n;
+          at += n * entrySize;
+          continue;
+        }
+      }
+      const slot = (position + at) / entrySize;
+      const entry = check(view, at, slot, position + at);
+      entries++;
+      if (entry.problem !== undefined && segment.hasLog) mismatches++;
+      if (run !== undefined && entry.problem === run.entry.problem && sameBytes(chunk, at, run.bytes, entrySize)) {
+        run.repeats++;
+      } else {
+        await close();
+        run = { entry, bytes: chunk.slice(at, at + entrySize), repeats: 0 };
+      }
+      at += entrySize;
+    }
+    position += usable;
   }
-  return { entries, fileProblems: partial(bytes.length, TIME_INDEX_ENTRY_SIZE) };
+  await close();
+  const fileProblems: Array<{ byte: number; problem: string }> = [];
+  if (size > limit) fileProblems.push(oversizeProblem(size, readable, entrySize, segment, logSize));
+  else if (size % entrySize !== 0)
+    fileProblems.push({
+      byte: size - (size % entrySize),
+      problem: `${size % entrySize} trailing bytes do not form a whole ${entrySize}-byte entry`,
+    });
+  return { size, entries, mismatches, fileProblems };
+}
+
+function repeated(bytes: Uint8Array, times: number): Uint8Array {
+  const out = new Uint8Array(bytes.length * times);
+  for (let i = 0; i < times; i++) out.set(bytes, i * bytes.length);
+  return out;
+}
+
+/** Whether `a[at, at + n)` equals `b[0, n)`. */
+function sameBytes(a: Uint8Array, at: number, b: Uint8Array, n: number): boolean {
+  return Buffer.compare(a.subarray(at, at + n), b.subarray(0, n)) === 0;
 }

@@ -59,10 +59,29 @@ export async function readBounded(storage: Storage, path: string, maxBytes: numb
   }
 }
 
-/** A file handle as a walk source. */
+/** Bytes a walk source reads ahead: one read for many small batches. */
+const READ_AHEAD = 1024 * 1024;
+
+/**
+ * A file handle as a walk source, reading ahead: a read inside the last 1 MiB fetched is served
+ * from it, so a log of small batches costs a read per MiB, not two per batch. Each fetch is a new
+ * buffer, so bytes handed out stay valid after later reads; a read larger than the window goes
+ * to the file directly.
+ */
 export async function fileSource(
   file: StorageFile,
 ): Promise<{ size: number; read: (p: number, n: number) => Promise<Uint8Array> }> {
   const size = await file.size();
-  return { size, read: (p, n) => file.read(p, n) };
+  let start = 0;
+  let window: Uint8Array = new Uint8Array(0);
+  return {
+    size,
+    read: async (p, n) => {
+      if (p >= start && p + n <= start + window.length) return window.subarray(p - start, p - start + n);
+      if (n > READ_AHEAD) return file.read(p, n);
+      window = await file.read(p, Math.min(READ_AHEAD, Math.max(0, size - p)));
+      start = p;
+      return window.subarray(0, Math.min(n, window.length));
+    },
+  };
 }

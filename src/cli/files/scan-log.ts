@@ -58,12 +58,15 @@ export async function decodeLikeRead(
 /**
  * Walks `path`, calling `onBatch` for each batch (with its problems) before moving on; the batch's
  * bytes are only valid during the call. `baseOffset` is where the first batch must start.
+ * `keepBatches` false leaves `batches` empty (nothing to check an index against): dumping a
+ * `.log` alone then holds one batch at a time, however many the file has.
  */
 export async function scanLog(
   storage: Storage,
   path: string,
   baseOffset: number,
   onBatch?: (f: BatchFinding) => void | Promise<void>,
+  keepBatches = true,
 ): Promise<LogScan> {
   const file = await storage.open(path, { readOnly: true });
   try {
@@ -72,6 +75,7 @@ export async function scanLog(
     const problems: Array<{ byte: number; problem: string }> = [];
     const unsupported: Array<{ byte: number; problem: string }> = [];
     let expected = baseOffset;
+    let walked = false;
     const end = await walkBatches(source, async (batch) => {
       const found: string[] = [];
       const { header, position } = batch;
@@ -97,21 +101,22 @@ export async function scanLog(
       }
       for (const p of found) problems.push({ byte: position, problem: p });
       if (why !== undefined) unsupported.push({ byte: position, problem: why });
-      batches.push({
-        position,
-        baseOffset: header.baseOffset,
-        lastOffset: header.lastOffset,
-        maxTimestamp: header.maxTimestamp,
-      });
+      if (keepBatches)
+        batches.push({
+          position,
+          baseOffset: header.baseOffset,
+          lastOffset: header.lastOffset,
+          maxTimestamp: header.maxTimestamp,
+        });
       expected = header.lastOffset + 1;
+      walked = true;
       await onBatch?.({ batch, problems: found, unsupported: why, decoded });
     });
     if (end.reason !== undefined) problems.push({ byte: end.position, problem: end.detail });
-    const last = batches[batches.length - 1];
     return {
       baseOffset,
       batches,
-      nextOffset: last === undefined ? baseOffset : last.lastOffset + 1,
+      nextOffset: walked ? expected : baseOffset,
       hasLog: true,
       size: source.size,
       end,

@@ -14,16 +14,11 @@ import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "..
 import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
 import type { Storage } from "../../storage/storage.js";
-import {
-  checkOffsetIndex,
-  checkTimeIndex,
-  indexReadLimit,
-  type IndexReport,
-  oversizeProblem,
-  type SegmentFacts,
-} from "../files/index-check.js";
+import { type IndexWalk, walkIndex } from "../files/index-check.js";
+import { scanLogDir, someNames } from "../files/dir-kind.js";
 import { readBounded } from "../files/open-dir.js";
 import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
+import { plural } from "../plural.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
 const LOCK_FILE = ".lock";
@@ -88,7 +83,6 @@ export function verdictOf(report: VerifyReport): "clean" | "damaged" | "unsuppor
 }
 
 const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Checks `partitionDirs` under `storage` (`""` for a storage rooted at a partition directory). */
 export async function verifyDir(storage: Storage, asPartition: string | undefined): Promise<VerifyReport> {
@@ -138,13 +132,15 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
       notes,
       "starts every log at its first segment",
     );
-    dirs = [];
-    for (const name of names) {
-      if (parsePartitionName(name) !== undefined && (await storage.stat(name))?.kind === "dir")
-        dirs.push({ name, path: name });
-      else if (ROOT_TEMP_FILES.has(name))
+    const scan = await scanLogDir(storage, names);
+    dirs = scan.partitions.map((name) => ({ name, path: name }));
+    for (const { name, foreign } of scan.lookalikes)
+      notes.push(
+        `${name}: not a partition directory (it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one): not checked`,
+      );
+    for (const name of names)
+      if (ROOT_TEMP_FILES.has(name))
         notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
-    }
   }
   for (const dir of dirs) {
     const report = await verifyPartition(storage, dir.name, dir.path, cleanShutdown, notes, problems);
@@ -211,7 +207,7 @@ async function readCheckpointEntries(
   const { bytes, size } = await readBounded(storage, file, limit);
   if (size > limit) {
     notes.push(
-      `${file}: malformed: ${size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need (the next open ${consequence})`,
+      `${file}: malformed: ${plural(size, "byte")}, more than the ${limit} a checkpoint of ${plural(partitions, "partition")} can need (the next open ${consequence})`,
     );
     return out;
   }
@@ -299,7 +295,7 @@ async function verifyPartition(
     files.push({
       path: shown,
       kind: "log",
-      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${scan.size} bytes`,
+      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
       problems: logProblems,
       unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
     });
@@ -313,30 +309,30 @@ async function verifyPartition(
         );
         continue;
       }
-      // Never more than the .log can need: a sparse 10 GiB index costs its first bytes, not 10 GiB.
-      const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
-      const { bytes: indexBytes, size: indexSize } = await readBounded(
-        storage,
-        join(dir, file),
-        indexReadLimit(entrySize, scan.size),
-      );
-      const facts: SegmentFacts = scan;
-      const report: IndexReport =
-        kind === "index" ? checkOffsetIndex(indexBytes, facts) : checkTimeIndex(indexBytes, facts);
-      const fileProblems =
-        indexSize > indexBytes.length
-          ? [...report.fileProblems, oversizeProblem(indexSize, indexBytes.length, entrySize, scan.size)]
-          : report.fileProblems;
-      const indexProblems: Problem[] = [
-        ...report.entries
-          .filter((e) => e.problem !== undefined)
-          .map((e) => ({ path: join(name, file), byte: e.byte, problem: `entry ${e.slot}: ${e.problem!}` })),
-        ...fileProblems.map((p) => ({ path: join(name, file), byte: p.byte, problem: p.problem })),
-      ];
+      // Streamed, and never more than the .log can need: a sparse 10 GiB index costs a chunk of
+      // memory, and a run of identical bad entries (zeros) is one problem, not millions.
+      const path = join(name, file);
+      const indexProblems: Problem[] = [];
+      const handle = await storage.open(join(dir, file), { readOnly: true });
+      let walk: IndexWalk;
+      try {
+        walk = await walkIndex(handle, kind, scan, scan.size, (run) => {
+          if (run.problem === undefined) return;
+          const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
+          const more =
+            run.repeats === 0
+              ? ""
+              : `; the same in the ${plural(run.repeats, "identical entry", "identical entries")} after it (entries ${run.slot + 1}-${run.slot + run.repeats}, up to byte ${(run.slot + run.repeats + 1) * entrySize - 1})`;
+          indexProblems.push({ path, byte: run.byte, problem: `entry ${run.slot}: ${run.problem}${more}` });
+        });
+      } finally {
+        await handle.close();
+      }
+      indexProblems.push(...walk.fileProblems.map((p) => ({ path, byte: p.byte, problem: p.problem })));
       files.push({
         path: join(name, file),
         kind,
-        summary: plural(report.entries.length, "entry", "entries"),
+        summary: plural(walk.entries, "entry", "entries"),
         problems: indexProblems,
         unsupported: [],
       });

@@ -1,6 +1,7 @@
 /** `pagelog verify`'s text report: one line per file, then every problem naming its file and byte. */
 import type { Style } from "../style.js";
 import { ANSI } from "../style.js";
+import { plural } from "../plural.js";
 import { type VerifyReport, verdictOf } from "./check.js";
 
 export function verifyText(report: VerifyReport, root: string, style: Style): string {
@@ -12,9 +13,14 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
   out.push(`verify ${root}${marker}`);
   const width = Math.max(0, ...report.partitions.flatMap((p) => p.files.map((f) => f.path.length)));
   for (const p of report.partitions) {
+    const end = p.endOffset ?? p.startOffset;
     const range =
-      p.startOffset === null ? "no segments" : `offsets ${p.startOffset}-${(p.endOffset ?? p.startOffset) - 1}`;
-    out.push(`${p.name}: ${p.segments} segment${p.segments === 1 ? "" : "s"}, ${range}, ${p.bytes} bytes`);
+      p.startOffset === null || end === null
+        ? "no segments"
+        : end === p.startOffset
+          ? `no records (next offset ${end})`
+          : `offsets ${p.startOffset}-${end - 1}`;
+    out.push(`${p.name}: ${plural(p.segments, "segment")}, ${range}, ${plural(p.bytes, "byte")}`);
     for (const f of p.files) {
       const verdict =
         f.problems.length > 0
@@ -32,7 +38,7 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
   if (verdict === "clean") {
     out.push(
       style.paint(
-        `clean: ${report.partitions.length} partition${report.partitions.length === 1 ? "" : "s"}, ${segments} segment${segments === 1 ? "" : "s"}, every batch's CRC and records, every index entry and offset checked`,
+        `clean: ${plural(report.partitions.length, "partition")}, ${plural(segments, "segment")}, every batch's CRC and records, every index entry and offset checked`,
         ANSI.green,
       ),
     );
@@ -40,7 +46,7 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
   if (report.problems.length > 0) {
     out.push(
       style.paint(
-        `DAMAGED: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}`,
+        `DAMAGED: ${plural(report.problems.length, "problem")} in ${plural(files, "file")}`,
         ANSI.red,
         ANSI.bold,
       ),
@@ -53,7 +59,7 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
     const inFiles = new Set(report.unsupported.map((p) => p.path)).size;
     out.push(
       style.paint(
-        `UNSUPPORTED: ${n} batch${n === 1 ? "" : "es"} in ${inFiles} file${inFiles === 1 ? "" : "s"} that pagelog cannot read (reads of them fail; nothing says they are damaged)`,
+        `UNSUPPORTED: ${plural(n, "batch")} in ${plural(inFiles, "file")} that pagelog cannot read (reads of them fail; nothing says they are damaged)`,
         ANSI.gold,
         ANSI.bold,
       ),

@@ -93,8 +93,8 @@ describe("pagelog check", () => {
     for (const [args, message] of [
       [["--policies", fixture("missing.mjs")], /--policies: cannot load/],
       [["--policies", fixture("none.mjs")], /exports none of writeVarint, lookup, segmentsToDelete, recover/],
-      [["--polices", "x.mjs"], /Unknown option '--polices'/],
-      [["--policies"], /argument missing/],
+      [["--polices", "x.mjs"], /unknown option '--polices'/],
+      [["--policies"], /--policies needs a value/],
       [["--timeout", "0"], /--timeout must be a number of seconds in \(0, 3600\], got '0'/],
       [["--timeout", "soon"], /--timeout must be a number of seconds/],
     ] as const) {

@@ -23,6 +23,8 @@ describe("numeric options", () => {
     [["bench", "--repeats", "-1"], /--repeats must be an integer in \[1, 1000\], got '-1'/],
     [["bench", "--scale", "-1"], /--scale must be a number in \(0, 1000\], got '-1'/],
     [["bench", "--scale", "-.5"], /--scale must be a number in \(0, 1000\]/],
+    [["check", "--timeout", "-1"], /--timeout must be a number of seconds in \(0, 3600\], got '-1'/],
+    [["check", "--timeout", "-0.5"], /--timeout must be a number of seconds/],
   ];
   for (const [argv, message] of cases) {
     it(`${argv.join(" ")}: a usage error saying what the option must be`, async () => {

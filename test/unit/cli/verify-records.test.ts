@@ -267,7 +267,7 @@ describe("verify agrees with reads on CRC-valid batches", () => {
       `  UNSUPPORTED at byte ${position}: batch at offset 3 is zstd-compressed (reads fail with PAGELOG_UNSUPPORTED_COMPRESSION)`,
     );
     expect(run.stdout).toMatch(/^\| records not decoded: batch at offset 3 is zstd-compressed/m);
-    expect(run.stdout).toMatch(/; every batch valid; 1 batches pagelog cannot read$/m);
+    expect(run.stdout).toMatch(/; every batch valid; 1 batch pagelog cannot read$/m);
   });
 });
 
