@@ -17,7 +17,7 @@ import { servePage } from "./support/serve-page.js";
 
 /** Trusts each batch's length, never its CRC: keeps a torn batch (test/fixtures/policies). */
 const RECOVER_NO_CRC = readFileSync(resolve(import.meta.dirname, "../fixtures/policies/recover-no-crc.mjs"), "utf8");
-const RECOVERED = /^restart after a power cut: recovery cut (\d+) bytes; log end offset (\d+) -> (\d+): (.*)$/;
+const RECOVERED = /^restart after a power cut: recovery cut (\d+) bytes?; log end offset (\d+) -> (\d+): (.*)$/;
 
 describeInChromium("the web demo in Chromium", (chromiumPath) => {
   const chromium = builtPageInChromium(chromiumPath);
