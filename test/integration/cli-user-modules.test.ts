@@ -86,6 +86,24 @@ describe("the built pagelog CLI on a reader's modules", () => {
     expect(run.ms).toBeLessThan(15_000);
   });
 
+  it("a module that leaves a timer running does not keep the command up once it is done", () => {
+    const check = pagelog("check", "--policies", "test/fixtures/policies/leaves-a-timer.mjs");
+    expect(check.stdout).toMatch(/all given policies pass/);
+    expect(check.code).toBe(0);
+    const fuzz = pagelog(
+      "fuzz",
+      "--adapter",
+      "test/fixtures/adapters/leaves-a-timer.mjs",
+      "--runs",
+      "5",
+      "--seed",
+      "1",
+    );
+    expect(fuzz.stdout).toMatch(/violations 0/);
+    expect(fuzz.code).toBe(0);
+    for (const run of [check, fuzz]) expect(run.ms).toBeLessThan(30_000);
+  });
+
   it("the course's reference answers pass check in the installed CLI's worker threads", () => {
     const run = pagelog("check", "--policies", "test/fixtures/policies/course-reference.mjs");
     expect(run.stderr).toBe("");
