@@ -60,7 +60,12 @@ describe("the built pagelog CLI on a reader's modules", () => {
     expect(syntax.stderr).toContain(
       `SyntaxError: Unexpected token '{' at ./test/fixtures/policies/syntax-error.mjs:7:36: "const mid = (low + high) >>> 1 {"`,
     );
-    for (const run of [missing, nested, syntax]) expect(run.stderr).not.toMatch(OWN_PATHS);
+    const folder = pagelog("check", "--policies", "test/fixtures/policies");
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(
+      "pagelog check: --policies: cannot load 'test/fixtures/policies': it is a directory, not a module file\n",
+    );
+    for (const run of [missing, nested, syntax, folder]) expect(run.stderr).not.toMatch(OWN_PATHS);
   });
 
   it("a failing policy's violation shows their frames and none of pagelog's chunks", () => {
