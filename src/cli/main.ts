@@ -11,4 +11,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2), processIo());
+const code = await main(process.argv.slice(2), processIo());
+process.exitCode = code;
+// The command is over: a reader's module (--policies, --adapter) may have left a timer or a
+// socket open, which must not keep the process up. Exit once what was written has been flushed.
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((done) => s.write("", () => done()))));
+process.exit(code);

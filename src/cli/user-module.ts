@@ -6,7 +6,7 @@
  * with a message instead of Node's silent exit 13.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { framesOfTheirCode } from "../testing/engine/error-report.js";
@@ -20,6 +20,8 @@ export async function importUserModule(path: string, flag: string): Promise<Reco
   const file = resolve(path);
   const cannot = (why: string) => new UsageError(`--${flag}: cannot load '${path}': ${why}`);
   if (!existsSync(file)) throw cannot(`no such file (looked for ${shownPath(file)})`);
+  // Node's own message for a folder names the importing file: one of pagelog's chunks.
+  if (statSync(file).isDirectory()) throw cannot("it is a directory, not a module file");
   try {
     return await settledInTime(import(/* @vite-ignore */ pathToFileURL(file).href), path, flag);
   } catch (err) {

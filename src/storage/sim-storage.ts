@@ -297,9 +297,11 @@ export class SimStorage implements Storage {
       path: p,
       release: async () => {
         if (!held) return;
-        this.#begin("unlock", p);
+        // Released even when removing the file fails (an injected fault), as FsStorage's lock:
+        // the file left behind is a stale lock, not one that blocks every later open.
         held = false;
         this.#locks.delete(p);
+        this.#begin("unlock", p);
         const d = this.#lookupDir(parentOf(p), false);
         if (d?.entries.get(baseName(p)) !== undefined) d.delete(baseName(p));
       },

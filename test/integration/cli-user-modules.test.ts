@@ -60,7 +60,12 @@ describe("the built pagelog CLI on a reader's modules", () => {
     expect(syntax.stderr).toContain(
       `SyntaxError: Unexpected token '{' at ./test/fixtures/policies/syntax-error.mjs:7:36: "const mid = (low + high) >>> 1 {"`,
     );
-    for (const run of [missing, nested, syntax]) expect(run.stderr).not.toMatch(OWN_PATHS);
+    const folder = pagelog("check", "--policies", "test/fixtures/policies");
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(
+      "pagelog check: --policies: cannot load 'test/fixtures/policies': it is a directory, not a module file\n",
+    );
+    for (const run of [missing, nested, syntax, folder]) expect(run.stderr).not.toMatch(OWN_PATHS);
   });
 
   it("a failing policy's violation shows their frames and none of pagelog's chunks", () => {
@@ -84,6 +89,24 @@ describe("the built pagelog CLI on a reader's modules", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("the adapter's open() did not settle within 1 s");
     expect(run.ms).toBeLessThan(15_000);
+  });
+
+  it("a module that leaves a timer running does not keep the command up once it is done", () => {
+    const check = pagelog("check", "--policies", "test/fixtures/policies/leaves-a-timer.mjs");
+    expect(check.stdout).toMatch(/all given policies pass/);
+    expect(check.code).toBe(0);
+    const fuzz = pagelog(
+      "fuzz",
+      "--adapter",
+      "test/fixtures/adapters/leaves-a-timer.mjs",
+      "--runs",
+      "5",
+      "--seed",
+      "1",
+    );
+    expect(fuzz.stdout).toMatch(/violations 0/);
+    expect(fuzz.code).toBe(0);
+    for (const run of [check, fuzz]) expect(run.ms).toBeLessThan(30_000);
   });
 
   it("the course's reference answers pass check in the installed CLI's worker threads", () => {

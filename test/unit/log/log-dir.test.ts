@@ -234,6 +234,18 @@ describe("lock", () => {
     const dir2 = await openSim(sim);
     await dir2.close();
   });
+
+  it("lock: a close that could not remove its lock file rejects, and the next open of the storage works", async () => {
+    const sim = new SimStorage();
+    const dir = await openSim(sim);
+    await (await dir.log(NAME)).append([{ value: "x" }]);
+    sim.injectFault({ op: "unlock", code: "ENOSPC" });
+    await expectCode(() => dir.close(), ErrorCode.NO_SPACE);
+    const again = await openSim(sim);
+    expect(again.clean).toBe(true);
+    expect(await readAll(await again.log(NAME))).toHaveLength(1);
+    await again.close();
+  });
 });
 
 describe("lifecycle", () => {
