@@ -90,7 +90,7 @@ export interface Cycle {
   files: string[];
   /** One shortest way round it from its first file, closed (`a → b → a`), for the message. */
   path: string[];
-  /** Whether some edge on `path` is there at run time, or the circle is of types only. */
+  /** Whether the files import each other round a circle at run time, or only through types. */
   kind: "runtime" | "type-only";
 }
 
@@ -101,9 +101,28 @@ export interface Cycle {
  * runtime one.
  */
 export function cyclesOf(edges: readonly ImportEdge[]): Cycle[] {
+  const all = graphOf(edges);
+  // A circle is a runtime one when it closes without its type-only edges too.
+  const runtime = componentsOf(graphOf(edges.filter((e) => !e.typeOnly)));
+  return componentsOf(all).map((component) => {
+    const atRunTime = runtime.some((inner) => component.includes(inner[0]!));
+    return {
+      files: [...component].sort(),
+      path: closedPath(component, all),
+      kind: atRunTime ? "runtime" : "type-only",
+    };
+  });
+}
+
+function graphOf(edges: readonly ImportEdge[]): Map<string, Set<string>> {
   const next = new Map<string, Set<string>>();
   for (const e of edges)
     if (e.target !== undefined) (next.get(e.from) ?? next.set(e.from, new Set()).get(e.from)!).add(e.target);
+  return next;
+}
+
+/** The strongly connected components with a cycle in them (two files or more, or a self-import). */
+function componentsOf(next: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   // Tarjan's algorithm, iterative so a deep chain cannot overflow the stack.
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -145,12 +164,7 @@ export function cyclesOf(edges: readonly ImportEdge[]): Cycle[] {
       if (component.length > 1 || next.get(top.node)?.has(top.node)) components.push(component);
     }
   }
-  const runtime = new Set(edges.filter((e) => !e.typeOnly).map((e) => `${e.from}\0${e.target}`));
-  return components.map((component) => {
-    const path = closedPath(component, next);
-    const atRunTime = path.slice(1).some((to, i) => runtime.has(`${path[i]}\0${to}`));
-    return { files: [...component].sort(), path, kind: atRunTime ? "runtime" : "type-only" };
-  });
+  return components;
 }
 
 /** A shortest way round a component, from its first file back to it, for a readable message. */

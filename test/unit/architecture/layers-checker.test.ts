@@ -145,9 +145,18 @@ describe("the layer checker", () => {
         {
           files: ["src/log/apply.ts", "src/log/loader.ts", "src/log/plan.ts"],
           path: ["src/log/apply.ts", "src/log/loader.ts", "src/log/apply.ts"],
-          kind: "runtime",
+          kind: "type-only",
         },
       ]);
+    });
+
+    it("a runtime circle inside a bigger type-only component is a runtime one", () => {
+      const found = findings({
+        "src/log/a.ts": 'import "./b.js";',
+        "src/log/b.ts": 'import "./a.js";\nimport type { C } from "./c.js";',
+        "src/log/c.ts": 'import type { A } from "./a.js";',
+      });
+      expect(found.cycles.map((c) => [c.files.length, c.kind])).toEqual([[3, "runtime"]]);
     });
 
     it("a file importing itself, and two separate circles reported apart", () => {
