@@ -1,9 +1,9 @@
 /**
- * .editorconfig and prettier must agree, or an editor saves what `npm run lint` then rejects.
+ * The settings that hold the code's habits. .editorconfig and prettier must agree, or an editor saves what `npm run lint` then rejects.
  * Prettier reads .editorconfig itself; here it reads it alone (with an empty prettier config) and
  * each setting must equal what prettier really uses: .prettierrc.json's value or its default.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,4 +34,20 @@ describe(".editorconfig", () => {
       }
     });
   }
+});
+
+describe("tsconfig.json", () => {
+  // tsc --noEmit (in npm test) then fails on an unused import, local or parameter (`_x` opts out).
+  it("reports unused locals and parameters", () => {
+    const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8")) as {
+      compilerOptions: Record<string, unknown>;
+    };
+    expect({
+      noUnusedLocals: compilerOptions.noUnusedLocals,
+      noUnusedParameters: compilerOptions.noUnusedParameters,
+    }).toEqual({
+      noUnusedLocals: true,
+      noUnusedParameters: true,
+    });
+  });
 });
