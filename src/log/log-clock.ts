@@ -3,7 +3,7 @@
  * retention; elapsed time (a `Stopwatch`) decides when `flushMs` and `segmentMs` are up, so a
  * wall clock set back an hour never holds a flush or a roll off for an hour.
  */
-import type { Clock } from "./log-options.js";
+import type { Clock } from "./clock.js";
 
 /** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
 export const systemClock: Clock = { now: () => Date.now() };

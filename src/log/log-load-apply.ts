@@ -9,7 +9,7 @@ import { joinPath } from "../storage/paths.js";
 import { readInto } from "../storage/read-into.js";
 import type { StorageFile } from "../storage/storage.js";
 import type { Plan } from "./log-load-plan.js";
-import type { LoadInput } from "./log-loader.js";
+import type { LoadInput } from "./log-load-input.js";
 import { deleteSegments } from "./segment-files.js";
 
 /** Bytes per read/write when rewriting a recovered tail: bounded memory (two chunks), few calls. */

@@ -6,7 +6,7 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Segment, SegmentRecovery } from "../segment/segment.js";
 import { OPENING_AT_ONCE } from "./in-order.js";
-import type { LoadInput } from "./log-loader.js";
+import type { LoadInput } from "./log-load-input.js";
 import { checkOverlapAgrees } from "./overlap.js";
 
 /** One step of an accepted plan, carried out in order. */

@@ -17,11 +17,12 @@
  * returns, so the log never accepts an append on top of something a crash could undo.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { Segment, type SegmentOptions } from "../segment/segment.js";
+import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, parseSegmentFileName } from "../segment/segment-names.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
+import type { LoadInput } from "./log-load-input.js";
 import { carryOut } from "./log-load-apply.js";
 import { RETIRED_SUFFIX } from "./segment-files.js";
 import { type Plan, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
@@ -43,18 +44,6 @@ export interface LogRecovery {
   /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
   readonly filesRemoved: number;
   readonly durationMs: number;
-}
-
-export interface LoadInput {
-  readonly storage: Storage;
-  /** The partition directory. */
-  readonly dir: string;
-  readonly segmentOptions: SegmentOptions;
-  readonly clean: boolean;
-  /** From `recovery-point-offset-checkpoint`; undefined (absent or malformed) means 0. */
-  readonly recoveryPoint: number | undefined;
-  /** From `log-start-offset-checkpoint`. */
-  readonly logStartOffset: number | undefined;
 }
 
 export interface LoadedLog {

@@ -4,19 +4,13 @@
  */
 import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../format/batch-layout.js";
 import type { Crc32c } from "../format/crc32c.js";
+import type { Clock } from "./clock.js";
 import { checkedClock, systemClock } from "./log-clock.js";
 import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
 
-/**
- * Where the log reads the time: `Date.now` unless a test injects its own. `now()` must return
- * milliseconds since the epoch as a safe integer, synchronously; one that throws or returns
- * anything else fails the call that read it with a `TypeError` naming the option, and the log
- * stays open.
- */
-export interface Clock {
-  now(): number;
-}
+// Clock is part of the options' type: importers of LogOptions find it here too.
+export type { Clock } from "./clock.js";
 
 export interface LogOptions {
   /**

@@ -7,7 +7,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
-import { flushSegment } from "./segment-write.js";
+import { flushSegment } from "./segment-flush.js";
 import {
   corruptAt,
   findBatch,

@@ -1,7 +1,6 @@
 /**
- * Writing a segment: appending batches (one write for a group), truncating whole batches,
- * fsyncing the three files in the order that keeps an index entry from outliving its batch,
- * and sealing a segment that takes no more appends.
+ * Writing a segment: appending batches (one write for a group), truncating whole batches, and
+ * sealing a segment that takes no more appends. fsyncing is in segment-flush.ts.
  */
 import type { BatchHeader } from "../format/index.js";
 import { MAX_INT32 } from "./offset-index.js";
@@ -85,25 +84,6 @@ export async function truncateSegment(s: SegmentState, offset: number): Promise<
   s.bytesSinceIndexEntry = 0;
   await scanTail(s);
   return s.nextOffset;
-}
-
-/**
- * fsync the log and (unless `indexes: false`) both indexes. A file not written since its last
- * sync is skipped; `force` syncs all three, for recovery.
- */
-export async function flushSegment(
-  s: SegmentState,
-  { force = false, indexes = true }: { force?: boolean; indexes?: boolean } = {},
-): Promise<void> {
-  // The log first: an index entry must never be durable while the batch it points at is not
-  // (the sanity check would catch it, but there is no reason to make it work).
-  if (s.logUnsynced || force) {
-    await s.log.sync();
-    s.logUnsynced = false;
-  }
-  if (!indexes && !force) return;
-  await s.offsetIndex.sync({ force });
-  await s.timeIndex.sync({ force });
 }
 
 /** One last time-index entry for the largest timestamp, as Kafka's onBecomeInactiveSegment adds. */

@@ -22,9 +22,10 @@ import { OffsetIndex } from "./offset-index.js";
 import { commit, planLoadClean, planRecovery } from "./segment-load.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
 import { readSegment, segmentOffsetForTimestamp } from "./segment-read.js";
-import { indexFull, loadIndexes, type SegmentState } from "./segment-state.js";
+import { indexFull, type SegmentState } from "./segment-state.js";
 import type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
-import { appendBatch, appendBatches, canHold, flushSegment, seal, truncateSegment } from "./segment-write.js";
+import { flushSegment } from "./segment-flush.js";
+import { appendBatch, appendBatches, canHold, seal, truncateSegment } from "./segment-write.js";
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";

@@ -170,7 +170,7 @@ export async function takeLockFile(abs: string, rel: string): Promise<FsLockTake
         { path: rel },
       );
     }
-    const holder = await liveHolder(found, abs, bootId);
+    const holder = await liveHolder(found, bootId);
     if (holder !== undefined) {
       throw new PagelogError(
         `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
@@ -293,7 +293,6 @@ async function readLockLink(abs: string, rel: string): Promise<LockFileState> {
 /** The pid of the live process holding this lock, or undefined if it is stale. */
 async function liveHolder(
   found: Extract<LockFileState, { kind: "lock" }>,
-  abs: string,
   bootId: string | undefined,
 ): Promise<number | undefined> {
   const [pidLine = "", bootLine = "", rest = ""] = found.content.split("\n");

@@ -11,13 +11,12 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateBuild } from "../support/private-build.js";
 import { ErrorCode, isPagelogError, LogDir } from "../../src/index.js";
 import { cli } from "../unit/cli/helpers.js";
 
-const repo = resolve(import.meta.dirname, "../..");
 const GiB = 2 ** 30;
 const PARTITION = "huge-0";
 const OPTIONS = { segmentBytes: 1500, indexIntervalBytes: 100 };

@@ -64,7 +64,7 @@ describe("every optional member of an adapter's log is held to its claim", () =>
   });
 
   it("durableEnd: a log claiming everything appended is durable is caught losing it", async () => {
-    const message = await caught(lying("claims all durable", (log) => ({ durableEnd: () => Number.MAX_SAFE_INTEGER })));
+    const message = await caught(lying("claims all durable", () => ({ durableEnd: () => Number.MAX_SAFE_INTEGER })));
     expect(message).toMatch(/durability|no allowed state/);
   });
 

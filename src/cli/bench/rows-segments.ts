@@ -21,7 +21,6 @@ interface Fixture {
   readonly records: number;
 }
 
-const fixturePath = (ctx: BenchContext) => join(ctx.tmpfsDir, "fixture-segments");
 const fixtureInfo = (ctx: BenchContext) => join(ctx.tmpfsDir, "fixture-segments.json");
 
 /** Builds the many-segment log unless this run already has it. */

@@ -5,7 +5,6 @@
  * and where and why the walk ended. Also groups a partition directory's files into segments.
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
-import type { BatchHeader } from "../../format/batch-header.js";
 import { type DecodedBatch, decodeBatch } from "../../format/record-batch.js";
 import { impossibleHeader } from "../../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../../segment/segment-names.js";
