@@ -4,7 +4,11 @@ import { type PolicyCase, mismatch } from "./case.js";
 
 type Lookup = CoursePolicies["lookup"];
 
-/** A binary search reads about log2(n) entries: 17 for 100,000; 40 leaves room for variants. */
+/**
+ * A binary search reads about log2(n) distinct entries: 17 for 100,000; 40 leaves room for
+ * variants. Distinct, because reading `index[mid]` again for each field of a copy is still a
+ * binary search.
+ */
 export const MAX_LOOKUP_READS = 40;
 const BIG_INDEX_ENTRIES = 100_000;
 
@@ -58,17 +62,17 @@ const everyTarget: PolicyCase<Lookup> = {
   },
 };
 
-/** The index in a Proxy that counts element reads: a linear scan reads thousands. */
+/** The index in a Proxy that counts the distinct entries read: a linear scan reads thousands. */
 const bigIndex: PolicyCase<Lookup> = {
   name: `a ${BIG_INDEX_ENTRIES.toLocaleString("en-US")}-entry index in at most ${MAX_LOOKUP_READS} reads`,
   check(lookup) {
     const entries: IndexEntry[] = [];
     for (let i = 0; i < BIG_INDEX_ENTRIES; i++) entries.push({ offset: i * 10 + 9, position: i * 4096 });
     for (const target of [25, 500_004, 999_990]) {
-      let reads = 0;
+      const read = new Set<string>();
       const counted = new Proxy(entries, {
         get(array, key, receiver) {
-          if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+          if (typeof key === "string" && /^\d+$/.test(key)) read.add(key);
           return Reflect.get(array, key, receiver) as unknown;
         },
       });
@@ -76,7 +80,8 @@ const bigIndex: PolicyCase<Lookup> = {
       const got = lookup(counted, target);
       if (!sameEntry(expected, got))
         return `target ${target}: ${mismatch(expected, got, hintFor(target, expected, got))}`;
-      if (reads > MAX_LOOKUP_READS) return `target ${target}: reads ${reads} entries: a linear scan? use binary search`;
+      if (read.size > MAX_LOOKUP_READS)
+        return `target ${target}: reads ${read.size} entries: a linear scan? use binary search`;
     }
     return undefined;
   },

@@ -35,7 +35,7 @@ export function lookupByPolicy(lookup: LookupPolicy, source: LookupSource, targe
     typeof answer !== "object"
       ? "expected an entry of the index or null"
       : entry === undefined || entry.position !== position
-        ? `which is not an entry of the index (${entries.length} entries)`
+        ? `which is not an entry of the index (${entries.length} ${entries.length === 1 ? "entry" : "entries"})`
         : entry.offset > target
           ? "that batch ends past the target, so reading from it can skip records (lookup returns the largest offset <= the target)"
           : undefined;

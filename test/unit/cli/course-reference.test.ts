@@ -12,6 +12,7 @@ const fixture = (name: string) => `test/fixtures/policies/${name}`;
 const REFERENCES = [
   ["course-reference-varint.mjs", "writeVarint"],
   ["course-reference-lookup.mjs", "lookup"],
+  ["course-reference-lookup-copy.mjs", "lookup"],
   ["course-reference-retention.mjs", "segmentsToDelete"],
   ["course-reference-recover.mjs", "recover"],
 ] as const;

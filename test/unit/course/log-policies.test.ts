@@ -10,7 +10,8 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { LogOptions } from "../../../src/log/log-options.js";
-import type { CoursePolicies } from "../../../src/segment/policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "../../../src/segment/policies/policy-types.js";
+import { lookupByPolicy } from "../../../src/segment/policies/lookup-policy.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";
 import { seededRandom } from "../../../src/course/cases/case.js";
@@ -168,6 +169,19 @@ describe("LogOptions.policies.lookup", () => {
       expect(err.message).toMatch(pattern);
       await dir.close();
     }
+  });
+
+  it("counts the index's entries in the reader's words: 1 entry, 2 entries", () => {
+    const source = (entries: IndexEntry[]) => ({
+      file: { path: SEGMENT },
+      policyEntries: () => entries,
+      slotOf: (offset: number) => entries.findIndex((e) => e.offset === offset),
+    });
+    const notInIndex = () => ({ offset: 99, position: 0 });
+    const one = [{ offset: 2, position: 0 }];
+    const two = [...one, { offset: 5, position: 90 }];
+    expect(() => lookupByPolicy(notInIndex, source(one), 3)).toThrow(/not an entry of the index \(1 entry\)/);
+    expect(() => lookupByPolicy(notInIndex, source(two), 3)).toThrow(/not an entry of the index \(2 entries\)/);
   });
 
   it("a right but slower answer (an earlier entry, or null) still reads the right records", async () => {
