@@ -41,6 +41,7 @@
  * No `node:` imports: the pool runs in a browser too.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
+import { resolveOptions } from "../options.js";
 import { normalizePath } from "./paths.js";
 import { type PoolSide, PooledFile } from "./pooled-file.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
@@ -131,11 +132,10 @@ export class HandlePool implements Storage {
 
   constructor(inner: Storage, options: HandlePoolOptions = {}) {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
-    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.inner = inner;
-    this.maxOpenFiles = checkMaxOpenFiles(
-      options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles,
-    );
+    ({ maxOpenFiles: this.maxOpenFiles } = resolveOptions(options, "HandlePool options", {
+      maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
+    }));
   }
 
   get stats(): HandlePoolStats {

@@ -29,7 +29,8 @@ import {
   type FileMap,
   type PendingState,
   type ResolvedOptions,
-  resolveOptions,
+  resolveFaultSpec,
+  resolveSimOptions,
   type SimOp,
   type SimStorageOptions,
   type TraceEvent,
@@ -55,12 +56,12 @@ export class SimStorage implements Storage {
   /** "on": running; "off": the power was cut (scheduled); "crashed": crash() built a successor. */
   #power: "on" | "off" | "crashed" = "on";
   #closed = false;
-  #faults: Array<Required<Omit<FaultSpec, "path">> & { path: string | undefined }> = [];
+  #faults: Array<ReturnType<typeof resolveFaultSpec>> = [];
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
 
   constructor(options: SimStorageOptions = {}) {
-    this.options = Object.freeze(resolveOptions(options));
+    this.options = Object.freeze(resolveSimOptions(options));
     this.#prng = new Prng(this.options.seed);
     this.#root = new SimDir();
   }
@@ -149,14 +150,10 @@ export class SimStorage implements Storage {
 
   /** Makes matching operations fail; see {@link FaultSpec}. */
   injectFault(spec: FaultSpec): void {
-    if (!(spec.code in FAULT_CODE)) throw new TypeError(`fault code must be EIO or ENOSPC, got ${String(spec.code)}`);
-    const times = spec.times ?? 1;
-    if (!(times >= 1)) throw new RangeError(`times must be at least 1, got ${String(times)}`);
+    const fault = resolveFaultSpec(spec);
     this.#faults.push({
-      op: spec.op,
-      code: spec.code,
-      times,
-      path: spec.path === undefined ? undefined : normalizePath(spec.path, { allowRoot: true }),
+      ...fault,
+      path: fault.path === undefined ? undefined : normalizePath(fault.path, { allowRoot: true }),
     });
   }
 
