@@ -49,6 +49,11 @@ export function checkKnownKeys(options: unknown, what: string, known: readonly s
   }
 }
 
+/** The keys of an options type, as {@link checkKnownKeys} takes them: forgetting one is a compile error. */
+export function optionKeys<T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(keys);
+}
+
 /** An options argument: a plain object (not null, not an array, not a function or a string). */
 export function checkOptionsObject(options: unknown, what: string): asserts options is Record<string, unknown> {
   if (typeof options !== "object" || options === null || Array.isArray(options))

@@ -3,7 +3,7 @@
  * `batch-layout.ts`), without touching the records.
  */
 import { corruptError as corrupt } from "../errors.js";
-import { checkKnownKeys } from "../options.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
@@ -170,7 +170,7 @@ export interface ValidateBatchOptions {
   crc32c?: Crc32c;
 }
 
-const VALIDATE_OPTIONS: readonly (keyof ValidateBatchOptions)[] = ["maxBatchBytes", "crc32c"];
+const VALIDATE_OPTIONS = optionKeys<ValidateBatchOptions>({ maxBatchBytes: true, crc32c: true });
 
 function invalid(reason: InvalidBatchReason, detail: string): BatchValidation {
   return { ok: false, reason, detail };

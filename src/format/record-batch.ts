@@ -9,7 +9,7 @@
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
 import { corruptError as corrupt, ErrorCode, PagelogError } from "../errors.js";
-import { checkKnownKeys } from "../options.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
 import {
@@ -110,21 +110,21 @@ export interface DecodedBatch extends BatchHeader {
 }
 
 /** Every key each options object may hold (the codec reads its few fields in place: hot paths). */
-const ENCODE_OPTIONS: readonly (keyof EncodeBatchOptions)[] = [
-  "baseOffset",
-  "partitionLeaderEpoch",
-  "producerId",
-  "producerEpoch",
-  "baseSequence",
-  "isTransactional",
-  "isControl",
-  "logAppendTime",
-  "timestamp",
-  "maxBatchBytes",
-  "crc32c",
-];
-const ENCODE_ASYNC_OPTIONS: readonly (keyof EncodeBatchAsyncOptions)[] = [...ENCODE_OPTIONS, "compression"];
-const DECODE_OPTIONS: readonly (keyof DecodeBatchOptions)[] = ["verifyCrc", "crc32c", "maxDecompressedBytes"];
+const ENCODE_OPTIONS = optionKeys<EncodeBatchOptions>({
+  baseOffset: true,
+  partitionLeaderEpoch: true,
+  producerId: true,
+  producerEpoch: true,
+  baseSequence: true,
+  isTransactional: true,
+  isControl: true,
+  logAppendTime: true,
+  timestamp: true,
+  maxBatchBytes: true,
+  crc32c: true,
+});
+const ENCODE_ASYNC_OPTIONS: readonly string[] = [...ENCODE_OPTIONS, "compression"];
+const DECODE_OPTIONS = optionKeys<DecodeBatchOptions>({ verifyCrc: true, crc32c: true, maxDecompressedBytes: true });
 
 function checkInteger(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {

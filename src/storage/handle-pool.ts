@@ -40,6 +40,7 @@
  * This file holds the pool and its slots; the virtual file is `PooledFile` in pooled-file.ts.
  * No `node:` imports: the pool runs in a browser too.
  */
+import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
 import { normalizePath } from "./paths.js";
@@ -156,8 +157,7 @@ export class HandlePool implements Storage {
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
     this.#checkOpen("open");
-    if (options.readOnly === true && options.create === true)
-      throw new TypeError("open: readOnly and create cannot be combined");
+    checkOpenOptions(options);
     const file = new PooledFile(this.#side, p, options.readOnly === true);
     await this.#takeSlot();
     let real: StorageFile;

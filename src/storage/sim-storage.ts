@@ -14,6 +14,7 @@
  *
  * No `node:` imports: the simulator runs in a browser too.
  */
+import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
@@ -191,8 +192,7 @@ export class SimStorage implements Storage {
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
-    if (options.readOnly === true && options.create === true)
-      throw new TypeError("open: readOnly and create cannot be combined");
+    checkOpenOptions(options);
     this.#begin("open", p, options.create ? "create" : options.readOnly ? "readOnly" : undefined);
     const dir = this.#lookupDir(parentOf(p));
     let node = dir.entries.get(baseName(p));
