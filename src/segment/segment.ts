@@ -266,6 +266,7 @@ export class Segment {
    * roll or a clean close makes them durable (so a durable append costs one fsync).
    */
   flush(options: { force?: boolean; indexes?: boolean } = {}): Promise<void> {
+    checkKnownKeys(options, "flush options", ["force", "indexes"]);
     return flushSegment(this.#s, options);
   }
 

@@ -14,6 +14,7 @@
  *
  * No `node:` imports: the simulator runs in a browser too.
  */
+import { checkKnownKeys } from "../options.js";
 import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
@@ -88,7 +89,9 @@ export class SimStorage implements Storage {
    * Lets `afterOps` more operations run; the next one and every later one fail with
    * `PAGELOG_POWER_CUT` and change nothing. Then call `crash()` to reboot.
    */
-  scheduleCrash({ afterOps }: { afterOps: number }): void {
+  scheduleCrash(options: { afterOps: number }): void {
+    checkKnownKeys(options, "scheduleCrash options", ["afterOps"]);
+    const { afterOps } = options;
     checkNonNegativeInteger(afterOps, "afterOps");
     this.#cutAfter = this.#opCount + afterOps;
   }
@@ -132,7 +135,9 @@ export class SimStorage implements Storage {
    * random, optionally only of one file. Sizes and directory entries are not written. Not an
    * operation of the program, so it is not counted and cannot be cut. Returns the pages written.
    */
-  writeback({ pages = Infinity, path }: { pages?: number; path?: string } = {}): number {
+  writeback(options: { pages?: number; path?: string } = {}): number {
+    checkKnownKeys(options, "writeback options", ["pages", "path"]);
+    const { pages = Infinity, path } = options;
     this.#checkPower();
     const only = path === undefined ? undefined : this.#lookupFile(normalizePath(path));
     let written = 0;

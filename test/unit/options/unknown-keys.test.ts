@@ -129,6 +129,10 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
       ["create", "readOnly"],
       "readOnly",
     );
+    expect(() => sim.writeback({ page: 1 } as never)).toThrow(
+      /unknown option "page" \(did you mean "pages"\?\); known: pages, path/,
+    );
+    expect(() => sim.scheduleCrash({ afterOp: 1 } as never)).toThrow(/unknown option "afterOp".*known: afterOps/);
     expect(await sim.list("")).toEqual([]);
   });
 
@@ -208,6 +212,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
       ["minNextOffset", "endOffset"],
       "minNextOffset",
     );
+    await expectUnknown(() => segment.flush({ forced: true } as never), "forced", ["force", "indexes"], "force");
     await segment.close();
   });
 });
