@@ -3,6 +3,7 @@
  * `batch-layout.ts`), without touching the records.
  */
 import { corruptError as corrupt } from "../errors.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
@@ -169,6 +170,8 @@ export interface ValidateBatchOptions {
   crc32c?: Crc32c;
 }
 
+const VALIDATE_OPTIONS = optionKeys<ValidateBatchOptions>({ maxBatchBytes: true, crc32c: true });
+
 function invalid(reason: InvalidBatchReason, detail: string): BatchValidation {
   return { ok: false, reason, detail };
 }
@@ -196,6 +199,7 @@ export function validateBatch(
   options: ValidateBatchOptions,
 ): BatchValidation {
   checkPosition(position);
+  checkKnownKeys(options, "validateBatch options", VALIDATE_OPTIONS);
   const { maxBatchBytes } = options;
   if (typeof maxBatchBytes !== "number" || !(maxBatchBytes >= 0)) {
     throw new TypeError(`options.maxBatchBytes must be a non-negative number, got ${String(maxBatchBytes)}`);

@@ -9,6 +9,7 @@
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
 import { corruptError as corrupt, ErrorCode, PagelogError } from "../errors.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
 import {
@@ -108,6 +109,23 @@ export interface DecodedBatch extends BatchHeader {
   records: DecodedRecord[];
 }
 
+/** Every key each options object may hold (the codec reads its few fields in place: hot paths). */
+const ENCODE_OPTIONS = optionKeys<EncodeBatchOptions>({
+  baseOffset: true,
+  partitionLeaderEpoch: true,
+  producerId: true,
+  producerEpoch: true,
+  baseSequence: true,
+  isTransactional: true,
+  isControl: true,
+  logAppendTime: true,
+  timestamp: true,
+  maxBatchBytes: true,
+  crc32c: true,
+});
+const ENCODE_ASYNC_OPTIONS: readonly string[] = [...ENCODE_OPTIONS, "compression"];
+const DECODE_OPTIONS = optionKeys<DecodeBatchOptions>({ verifyCrc: true, crc32c: true, maxDecompressedBytes: true });
+
 function checkInteger(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new TypeError(`options.${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
@@ -144,7 +162,7 @@ export function encodeSnapshots(
   options: EncodeBatchOptions,
   codec: number = CompressionCodec.NONE,
 ): Uint8Array {
-  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
+  checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
   const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
   const partitionLeaderEpoch = optionalInteger(
     options.partitionLeaderEpoch,
@@ -241,16 +259,13 @@ export async function encodeBatchAsync(
   records: readonly RecordInput[],
   options: EncodeBatchAsyncOptions,
 ): Promise<Uint8Array> {
-  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object with baseOffset");
-  const compression = options.compression ?? "none";
-  if (compression === "none") return encodeBatch(records, options);
+  checkKnownKeys(options, "encodeBatchAsync options (an object with baseOffset)", ENCODE_ASYNC_OPTIONS);
+  // encodeBatch takes every option but this one.
+  const { compression = "none", ...rest } = options;
+  if (compression === "none") return encodeBatch(records, rest);
   if (compression !== "gzip")
     throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
-  const plain = encodeSnapshots(
-    snapshotRecords(records),
-    { ...options, maxBatchBytes: undefined },
-    CompressionCodec.GZIP,
-  );
+  const plain = encodeSnapshots(snapshotRecords(records), { ...rest, maxBatchBytes: undefined }, CompressionCodec.GZIP);
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
   const maxBatchBytes = optionalInteger(
@@ -272,6 +287,7 @@ export async function encodeBatchAsync(
 /** Header, whole-batch presence and CRC checks shared by both decoders. */
 function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined): BatchHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
+  if (options !== undefined) checkKnownKeys(options, "decodeBatch options", DECODE_OPTIONS);
   const header = readBatchHeader(bytes, 0);
   if (bytes.length < header.sizeInBytes) {
     throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);

@@ -19,12 +19,6 @@ export function checkOffset(offset: unknown, name: string): asserts offset is nu
   }
 }
 
-/** An options argument: a plain object (not null, not an array, not a string). */
-export function checkOptionsObject(options: unknown, what: string): asserts options is Record<string, unknown> {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new TypeError(`${what} must be an object, got ${describeValue(options)}`);
-}
-
 /** An optional positive safe integer option, or `fallback` when undefined. */
 export function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;

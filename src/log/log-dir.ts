@@ -9,6 +9,7 @@
  * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
+import { type OptionResolvers, resolveOptions } from "../options.js";
 import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES, HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
@@ -71,6 +72,25 @@ export interface LogDirRecovery {
   readonly indexesRebuilt: number;
   readonly durationMs: number;
 }
+
+/** One resolver per LogDir.open option: the keys here are every option it takes. */
+const DIR_RESOLVERS: OptionResolvers<LogDirOptions> = {
+  log: (value) => {
+    if (value === undefined) return {};
+    resolveLogOptions(value as LogOptions, "option log"); // fail on bad defaults now, not on first use
+    return value as LogOptions;
+  },
+  checkpointIntervalMs: (value) => {
+    const ms = value === undefined ? 60_000 : value;
+    if (typeof ms !== "number" || !Number.isSafeInteger(ms) || ms > MAX_TIMER_MS || (ms < 0 && ms !== -1)) {
+      throw new TypeError(
+        `option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(ms)}`,
+      );
+    }
+    return ms;
+  },
+  maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
+};
 
 export class LogDir {
   /**
@@ -168,23 +188,7 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    if (typeof options !== "object" || options === null || Array.isArray(options))
-      throw new TypeError("LogDir.open options must be an object");
-    if (options.log !== undefined) resolveLogOptions(options.log, "option log"); // fail on bad defaults now, not on first use
-    const checkpointIntervalMs = options.checkpointIntervalMs === undefined ? 60_000 : options.checkpointIntervalMs;
-    if (
-      typeof checkpointIntervalMs !== "number" ||
-      !Number.isSafeInteger(checkpointIntervalMs) ||
-      checkpointIntervalMs > MAX_TIMER_MS ||
-      (checkpointIntervalMs < 0 && checkpointIntervalMs !== -1)
-    ) {
-      throw new TypeError(
-        `option checkpointIntervalMs must be an integer in [0, ${MAX_TIMER_MS}] or -1 (off), got ${String(checkpointIntervalMs)}`,
-      );
-    }
-    const maxOpenFiles = checkMaxOpenFiles(
-      options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles,
-    );
+    const { log, checkpointIntervalMs, maxOpenFiles } = resolveOptions(options, "LogDir.open options", DIR_RESOLVERS);
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
@@ -233,7 +237,7 @@ export class LogDir {
         ownsStorage,
         lock,
         clean,
-        defaults: options.log ?? {},
+        defaults: log,
         initialPartitions,
         namesAtOpen,
         recoveryPoints,

@@ -8,6 +8,7 @@ import type { Clock } from "./clock.js";
 import { checkedClock, systemClock } from "./log-clock.js";
 import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import { type OptionResolvers, resolveOptions } from "../options.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.
 export type { Clock } from "./clock.js";
@@ -140,64 +141,50 @@ export const LOG_DEFAULTS = {
   retentionMs: -1,
 } as const;
 
-/** Every option a LogOptions may hold: anything else is a typo, and a TypeError. */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...Object.keys(LOG_DEFAULTS), "crc32c", "clock", "policies"]);
-
-function integer(
-  options: LogOptions,
-  name: keyof typeof LOG_DEFAULTS,
-  min: number,
-  max: number,
-  offAllowed = false,
-): number {
-  const given = options[name];
-  // undefined is "use the default"; null, NaN, a string or a fraction is a mistake.
-  const value: unknown = given === undefined ? LOG_DEFAULTS[name] : given;
-  if (
-    typeof value !== "number" ||
-    !Number.isSafeInteger(value) ||
-    ((value < min || value > max) && !(offAllowed && value === -1))
-  ) {
-    throw new TypeError(
-      `option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-/** Validates and fills in defaults. Bad values are TypeErrors naming the option. */
-export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new TypeError(
-      `${what} must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
-    );
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key))
-      throw new TypeError(`${what}: unknown option ${JSON.stringify(key)} (known: ${[...KNOWN_OPTIONS].join(", ")})`);
-  }
-  const maxBatchBytes = integer(options, "maxBatchBytes", MIN_BATCH_BYTES, MAX_INT32);
-  const resolved: ResolvedLogOptions = {
-    // A segment must hold at least one header-sized batch; positions are int32s.
-    segmentBytes: integer(options, "segmentBytes", 61, MAX_INT32),
-    segmentMs: integer(options, "segmentMs", 1, Number.MAX_SAFE_INTEGER),
-    indexIntervalBytes: integer(options, "indexIntervalBytes", 0, MAX_INT32),
-    // Room for at least one entry of each index (12 bytes is the larger).
-    maxIndexBytes: integer(options, "maxIndexBytes", 12, MAX_INT32),
-    maxBatchBytes,
-    indexCacheBytes: integer(options, "indexCacheBytes", 0, Number.MAX_SAFE_INTEGER),
-    flushMessages: integer(options, "flushMessages", 1, Number.MAX_SAFE_INTEGER, true),
-    flushMs: integer(options, "flushMs", 0, Number.MAX_SAFE_INTEGER, true),
-    retentionBytes: integer(options, "retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
-    retentionMs: integer(options, "retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
-    crc32c: checkCrc32c(options.crc32c),
-    clock: checkClock(options.clock),
-    policies: resolvePolicies(options.policies),
+function integer(name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false) {
+  return (given: unknown): number => {
+    // undefined is "use the default"; null, NaN, a string or a fraction is a mistake.
+    const value: unknown = given === undefined ? LOG_DEFAULTS[name] : given;
+    if (
+      typeof value !== "number" ||
+      !Number.isSafeInteger(value) ||
+      ((value < min || value > max) && !(offAllowed && value === -1))
+    ) {
+      throw new TypeError(
+        `option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`,
+      );
+    }
+    return value;
   };
-  return resolved;
 }
 
-/** The smallest batch an append can write: the header and one record with nothing in it. */
-const MIN_BATCH_BYTES = BATCH_HEADER_SIZE + MIN_RECORD_SIZE;
+/** One resolver per option: the keys here are every option a LogOptions may hold. */
+const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
+  // A segment must hold at least one header-sized batch; positions are int32s.
+  segmentBytes: integer("segmentBytes", 61, MAX_INT32),
+  segmentMs: integer("segmentMs", 1, Number.MAX_SAFE_INTEGER),
+  indexIntervalBytes: integer("indexIntervalBytes", 0, MAX_INT32),
+  // Room for at least one entry of each index (12 bytes is the larger).
+  maxIndexBytes: integer("maxIndexBytes", 12, MAX_INT32),
+  // The smallest batch an append can write: the header and one record with nothing in it.
+  maxBatchBytes: integer("maxBatchBytes", BATCH_HEADER_SIZE + MIN_RECORD_SIZE, MAX_INT32),
+  indexCacheBytes: integer("indexCacheBytes", 0, Number.MAX_SAFE_INTEGER),
+  flushMessages: integer("flushMessages", 1, Number.MAX_SAFE_INTEGER, true),
+  flushMs: integer("flushMs", 0, Number.MAX_SAFE_INTEGER, true),
+  retentionBytes: integer("retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
+  retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
+  crc32c: checkCrc32c,
+  clock: checkClock,
+  policies: (policies) => resolvePolicies(policies as LogOptions["policies"]),
+};
+
+/**
+ * Validates and fills in defaults. Bad values are TypeErrors naming the option; an unknown key
+ * is one naming it and the known ones.
+ */
+export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
+  return resolveOptions(options, what, RESOLVERS);
+}
 
 function checkClock(clock: unknown): Clock {
   if (clock === undefined) return systemClock;

@@ -8,7 +8,8 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { decodeBatch, type DecodedRecord } from "../format/index.js";
 import { describeValue } from "../format/record-codec.js";
 import type { Segment } from "../segment/segment.js";
-import { batchSize, checkOffset, checkOptionsObject, outOfRange } from "./log-arguments.js";
+import { type Present, resolveOptions } from "../options.js";
+import { batchSize, checkOffset, outOfRange } from "./log-arguments.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
 import { openCursor, type ReadCursor } from "./read-cursors.js";
 
@@ -36,6 +37,13 @@ export interface RecordsOptions {
 }
 
 export const DEFAULT_READ_BYTES = 1 << 20;
+
+function optionalOffset(name: string) {
+  return (value: unknown): number | undefined => {
+    if (value !== undefined) checkOffset(value, name);
+    return value;
+  };
+}
 
 /** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
 export async function readRecords(
@@ -99,13 +107,15 @@ export async function* iterateRecords(
   options: RecordsOptions,
   run: <T>(task: () => Promise<T>) => Promise<T>,
 ): AsyncGenerator<LogRecord, void, undefined> {
-  checkOptionsObject(options, "records options");
-  const { from, to, signal } = options as RecordsOptions;
-  if (from !== undefined) checkOffset(from, "from");
-  if (to !== undefined) checkOffset(to, "to");
-  if (signal !== undefined && typeof (signal as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function") {
-    throw new TypeError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
+  const { from, to, signal } = resolveOptions<RecordsOptions, Present<RecordsOptions>>(options, "records options", {
+    from: optionalOffset("from"),
+    to: optionalOffset("to"),
+    signal: (value) => {
+      if (value !== undefined && typeof (value as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function")
+        throw new TypeError(`signal must be an AbortSignal, got ${describeValue(value)}`);
+      return value as AbortSignal | undefined;
+    },
+  });
   /** Opened by the first read, in the queue: what was called before the iteration is its history. */
   let cursor: ReadCursor | undefined;
   let next = from ?? 0;

@@ -15,7 +15,8 @@
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
 import type { SegmentOptions } from "../segment/segment.js";
-import { checkOffset, checkOptionsObject, outOfRange, positiveInteger } from "./log-arguments.js";
+import { resolveOptions } from "../options.js";
+import { checkOffset, outOfRange, positiveInteger } from "./log-arguments.js";
 import { asyncDispose } from "./async-dispose.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
@@ -306,9 +307,10 @@ export class Log {
     let maxBytes: number;
     try {
       checkOffset(offset, "offset");
-      checkOptionsObject(options, "read options");
-      maxRecords = positiveInteger(options.maxRecords, "maxRecords", Number.POSITIVE_INFINITY);
-      maxBytes = positiveInteger(options.maxBytes, "maxBytes", DEFAULT_READ_BYTES);
+      ({ maxRecords, maxBytes } = resolveOptions<ReadOptions>(options, "read options", {
+        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+        maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
+      }));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -327,8 +329,9 @@ export class Log {
     let maxBytes: number;
     try {
       checkOffset(offset, "offset");
-      checkOptionsObject(options, "readBatches options");
-      maxBytes = positiveInteger(options.maxBytes, "maxBytes", DEFAULT_READ_BYTES);
+      ({ maxBytes } = resolveOptions<{ maxBytes?: number }>(options, "readBatches options", {
+        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+      }));
     } catch (err) {
       return Promise.reject(err);
     }

@@ -14,6 +14,7 @@
 // This file is the class shell: opening the three files and the public surface. The work is in
 // plain functions over `SegmentState` (segment-state.ts): segment-load.ts (plan, then commit),
 // segment-write.ts and segment-read.ts.
+import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
@@ -29,6 +30,15 @@ import { appendBatch, appendBatches, canHold, seal, truncateSegment } from "./se
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
+
+const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
+  indexIntervalBytes: true,
+  maxIndexBytes: true,
+  maxBatchBytes: true,
+  crc32c: true,
+  policies: true,
+});
+const RECOVER_OPTIONS = optionKeys<RecoverOptions>({ minNextOffset: true, endOffset: true });
 
 export class Segment {
   #closed = false;
@@ -100,6 +110,7 @@ export class Segment {
     options: SegmentOptions,
     create: boolean,
   ): Promise<Segment> {
+    checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
@@ -188,6 +199,7 @@ export class Segment {
    * before the first batch that reaches it (finishing an interrupted cut at that offset).
    */
   planRecovery(options: RecoverOptions = {}): Promise<SegmentRecovery> {
+    checkKnownKeys(options, "recover options", RECOVER_OPTIONS);
     return planRecovery(this.#s, options);
   }
 
@@ -255,6 +267,7 @@ export class Segment {
    * roll or a clean close makes them durable (so a durable append costs one fsync).
    */
   flush(options: { force?: boolean; indexes?: boolean } = {}): Promise<void> {
+    checkKnownKeys(options, "flush options", ["force", "indexes"]);
     return flushSegment(this.#s, options);
   }
 

@@ -8,6 +8,7 @@
  * Durability is exactly the contract's: a resolved call has reached the page cache; only
  * `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything durable.
  */
+import { checkOpenOptions } from "./open-options.js";
 import * as fs from "node:fs/promises";
 import { constants as fsConstants } from "node:fs";
 import * as nodePath from "node:path";
@@ -84,8 +85,7 @@ export class FsStorage implements Storage {
     await this.#checkRoot("open");
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
-    if (options.readOnly === true && options.create === true)
-      throw new TypeError("open: readOnly and create cannot be combined");
+    checkOpenOptions(options);
     // O_NONBLOCK: opening a FIFO someone put where a file belongs must not wait for a writer for
     // ever (it changes nothing for regular files); the fstat below then refuses it.
     const flags =

@@ -40,7 +40,9 @@
  * This file holds the pool and its slots; the virtual file is `PooledFile` in pooled-file.ts.
  * No `node:` imports: the pool runs in a browser too.
  */
+import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
+import { resolveOptions } from "../options.js";
 import { normalizePath } from "./paths.js";
 import { type PoolSide, PooledFile } from "./pooled-file.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
@@ -131,11 +133,10 @@ export class HandlePool implements Storage {
 
   constructor(inner: Storage, options: HandlePoolOptions = {}) {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
-    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.inner = inner;
-    this.maxOpenFiles = checkMaxOpenFiles(
-      options.maxOpenFiles === undefined ? DEFAULT_MAX_OPEN_FILES : options.maxOpenFiles,
-    );
+    ({ maxOpenFiles: this.maxOpenFiles } = resolveOptions(options, "HandlePool options", {
+      maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
+    }));
   }
 
   get stats(): HandlePoolStats {
@@ -156,8 +157,7 @@ export class HandlePool implements Storage {
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
     this.#checkOpen("open");
-    if (options.readOnly === true && options.create === true)
-      throw new TypeError("open: readOnly and create cannot be combined");
+    checkOpenOptions(options);
     const file = new PooledFile(this.#side, p, options.readOnly === true);
     await this.#takeSlot();
     let real: StorageFile;

@@ -14,6 +14,8 @@
  *
  * No `node:` imports: the simulator runs in a browser too.
  */
+import { checkKnownKeys } from "../options.js";
+import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
@@ -29,7 +31,8 @@ import {
   type FileMap,
   type PendingState,
   type ResolvedOptions,
-  resolveOptions,
+  resolveFaultSpec,
+  resolveSimOptions,
   type SimOp,
   type SimStorageOptions,
   type TraceEvent,
@@ -55,12 +58,12 @@ export class SimStorage implements Storage {
   /** "on": running; "off": the power was cut (scheduled); "crashed": crash() built a successor. */
   #power: "on" | "off" | "crashed" = "on";
   #closed = false;
-  #faults: Array<Required<Omit<FaultSpec, "path">> & { path: string | undefined }> = [];
+  #faults: Array<ReturnType<typeof resolveFaultSpec>> = [];
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
 
   constructor(options: SimStorageOptions = {}) {
-    this.options = Object.freeze(resolveOptions(options));
+    this.options = Object.freeze(resolveSimOptions(options));
     this.#prng = new Prng(this.options.seed);
     this.#root = new SimDir();
   }
@@ -86,7 +89,9 @@ export class SimStorage implements Storage {
    * Lets `afterOps` more operations run; the next one and every later one fail with
    * `PAGELOG_POWER_CUT` and change nothing. Then call `crash()` to reboot.
    */
-  scheduleCrash({ afterOps }: { afterOps: number }): void {
+  scheduleCrash(options: { afterOps: number }): void {
+    checkKnownKeys(options, "scheduleCrash options", ["afterOps"]);
+    const { afterOps } = options;
     checkNonNegativeInteger(afterOps, "afterOps");
     this.#cutAfter = this.#opCount + afterOps;
   }
@@ -130,7 +135,9 @@ export class SimStorage implements Storage {
    * random, optionally only of one file. Sizes and directory entries are not written. Not an
    * operation of the program, so it is not counted and cannot be cut. Returns the pages written.
    */
-  writeback({ pages = Infinity, path }: { pages?: number; path?: string } = {}): number {
+  writeback(options: { pages?: number; path?: string } = {}): number {
+    checkKnownKeys(options, "writeback options", ["pages", "path"]);
+    const { pages = Infinity, path } = options;
     this.#checkPower();
     const only = path === undefined ? undefined : this.#lookupFile(normalizePath(path));
     let written = 0;
@@ -149,14 +156,10 @@ export class SimStorage implements Storage {
 
   /** Makes matching operations fail; see {@link FaultSpec}. */
   injectFault(spec: FaultSpec): void {
-    if (!(spec.code in FAULT_CODE)) throw new TypeError(`fault code must be EIO or ENOSPC, got ${String(spec.code)}`);
-    const times = spec.times ?? 1;
-    if (!(times >= 1)) throw new RangeError(`times must be at least 1, got ${String(times)}`);
+    const fault = resolveFaultSpec(spec);
     this.#faults.push({
-      op: spec.op,
-      code: spec.code,
-      times,
-      path: spec.path === undefined ? undefined : normalizePath(spec.path, { allowRoot: true }),
+      ...fault,
+      path: fault.path === undefined ? undefined : normalizePath(fault.path, { allowRoot: true }),
     });
   }
 
@@ -194,8 +197,7 @@ export class SimStorage implements Storage {
 
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
-    if (options.readOnly === true && options.create === true)
-      throw new TypeError("open: readOnly and create cannot be combined");
+    checkOpenOptions(options);
     this.#begin("open", p, options.create ? "create" : options.readOnly ? "readOnly" : undefined);
     const dir = this.#lookupDir(parentOf(p));
     let node = dir.entries.get(baseName(p));

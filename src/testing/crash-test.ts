@@ -26,6 +26,7 @@
  * No `node:` imports and no test framework: it runs under any runner, or none.
  */
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import { type OptionResolvers, resolveOptions } from "../options.js";
 import type { CrashTestAdapter } from "./engine/adapter.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";
 import { withPolicies } from "./with-policies.js";
@@ -101,25 +102,42 @@ type Resolved = {
     : NonNullable<CrashTestOptions[K]>;
 };
 
-function resolve(options: CrashTestOptions): Resolved {
-  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-  const r: Resolved = {
-    schedules: options.schedules ?? 100,
-    seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
-    maxOps: options.maxOps ?? 30,
-    throwOnViolation: options.throwOnViolation ?? true,
-    failFast: options.failFast ?? true,
-    onProgress: options.onProgress,
-    policies: options.policies,
+function integer(name: string, min: number, kind: string, fallback: () => number) {
+  return (given: unknown): number => {
+    // null counts as undefined, as `??` always made it: the default.
+    const value = given ?? fallback();
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min)
+      throw new TypeError(`options.${name} must be ${kind}, got ${String(value)}`);
+    return value;
   };
-  if (!Number.isSafeInteger(r.schedules) || r.schedules < 0)
-    throw new TypeError(`options.schedules must be a non-negative integer, got ${String(r.schedules)}`);
-  if (!Number.isSafeInteger(r.seed)) throw new TypeError(`options.seed must be a safe integer, got ${String(r.seed)}`);
-  if (!Number.isSafeInteger(r.maxOps) || r.maxOps < 1)
-    throw new TypeError(`options.maxOps must be a positive integer, got ${String(r.maxOps)}`);
-  if (r.onProgress !== undefined && typeof r.onProgress !== "function")
-    throw new TypeError("options.onProgress must be a function");
-  return r;
+}
+
+function flag(name: string) {
+  return (given: unknown): boolean => {
+    if (given === undefined || given === null) return true;
+    if (typeof given !== "boolean") throw new TypeError(`options.${name} must be a boolean, got ${String(given)}`);
+    return given;
+  };
+}
+
+/** One resolver per option: the keys here are every option crashTest takes. */
+const RESOLVERS: OptionResolvers<CrashTestOptions, Resolved> = {
+  schedules: integer("schedules", 0, "a non-negative integer", () => 100),
+  seed: integer("seed", Number.MIN_SAFE_INTEGER, "a safe integer", () => Math.floor(Math.random() * 2 ** 31)),
+  maxOps: integer("maxOps", 1, "a positive integer", () => 30),
+  throwOnViolation: flag("throwOnViolation"),
+  failFast: flag("failFast"),
+  onProgress: (value) => {
+    if (value !== undefined && typeof value !== "function")
+      throw new TypeError("options.onProgress must be a function");
+    return value as CrashTestOptions["onProgress"];
+  },
+  // Checked where they are used (withPolicies), with the names of the four functions.
+  policies: (value) => value as CrashTestOptions["policies"],
+};
+
+function resolve(options: CrashTestOptions): Resolved {
+  return resolveOptions(options, "crashTest options", RESOLVERS);
 }
 
 /**

@@ -7,7 +7,9 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
-import type { LogOptions } from "../log/log-options.js";
+import { type LogOptions, resolveLogOptions } from "../log/log-options.js";
+import { type Present, resolveOptions } from "../options.js";
+import { checkMaxOpenFiles } from "../storage/handle-pool.js";
 import type { Storage } from "../storage/storage.js";
 import type {
   AdapterLog,
@@ -55,8 +57,9 @@ export function pagelogAdapter(
   options: LogOptions = {},
   dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {},
 ): CrashTestAdapter {
+  resolveLogOptions(options, "pagelogAdapter options"); // a typo fails here, not in the first schedule
   const logOptions: LogOptions = { segmentBytes: 1024, indexIntervalBytes: 128, ...options };
-  const bound = dirOptions.maxOpenFiles;
+  const bound = adapterDirOptions(dirOptions);
   return adapterFor({
     name: `pagelog(${JSON.stringify(options)}${bound === undefined ? "" : `, maxOpenFiles ${bound}`})`,
     dirOptions: (context) => ({
@@ -71,11 +74,20 @@ export function pagelogAdapter(
  * policy, segment age, checkpoint interval): what `pagelog fuzz` and the crash properties run.
  */
 export function tunedPagelogAdapter(dirOptions: Pick<LogDirOptions, "maxOpenFiles"> = {}): CrashTestAdapter {
-  const bound = dirOptions.maxOpenFiles;
+  const bound = adapterDirOptions(dirOptions);
   return adapterFor({
     name: `pagelog (the schedule's settings${bound === undefined ? "" : `, maxOpenFiles ${bound}`})`,
     dirOptions: tunedDirOptions(bound),
   });
+}
+
+/** The adapters' directory options: only `maxOpenFiles` (undefined: LogDir.open's default). */
+function adapterDirOptions(dirOptions: Pick<LogDirOptions, "maxOpenFiles">): number | undefined {
+  return resolveOptions<Pick<LogDirOptions, "maxOpenFiles">, Present<Pick<LogDirOptions, "maxOpenFiles">>>(
+    dirOptions,
+    "pagelogAdapter directory options",
+    { maxOpenFiles: (value) => (value === undefined ? undefined : checkMaxOpenFiles(value)) },
+  ).maxOpenFiles;
 }
 
 /** The directory options a schedule's tuning stands for. */

@@ -4,6 +4,7 @@
  * re-exports the public ones.
  */
 import { ErrorCode } from "../../errors.js";
+import { type OptionResolvers, resolveOptions } from "../../options.js";
 import type { ByteRange } from "./crash-chooser.js";
 
 /** Every operation the simulator counts, traces and can fail. */
@@ -105,33 +106,71 @@ export interface PendingState {
 
 export const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
 
-export interface ResolvedOptions {
-  seed: number;
-  pageSize: number;
-  sectorSize: number;
-  writeback: number;
-  traceLimit: number;
-}
+/** Every option resolved (null, as undefined, is the default): the keys of the resolvers below are every option there is. */
+export type ResolvedOptions = Required<SimStorageOptions>;
 
-export function resolveOptions(options: SimStorageOptions): ResolvedOptions {
-  const r: ResolvedOptions = {
-    seed: options.seed ?? 0,
-    pageSize: options.pageSize ?? 4096,
-    sectorSize: options.sectorSize ?? 512,
-    writeback: options.writeback ?? 0,
-    traceLimit: options.traceLimit ?? 1000,
-  };
-  if (!Number.isSafeInteger(r.seed)) throw new TypeError(`seed must be a safe integer, got ${String(r.seed)}`);
-  if (!Number.isInteger(r.sectorSize) || r.sectorSize < 1) throw new TypeError(`sectorSize must be a positive integer`);
-  if (!Number.isInteger(r.pageSize) || r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
+const RESOLVERS: OptionResolvers<SimStorageOptions> = {
+  seed: (given) => {
+    const value = given ?? 0;
+    if (typeof value !== "number" || !Number.isSafeInteger(value))
+      throw new TypeError(`seed must be a safe integer, got ${String(value)}`);
+    return value;
+  },
+  sectorSize: (given) => {
+    const value = given ?? 512;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+      throw new TypeError(`sectorSize must be a positive integer`);
+    return value;
+  },
+  // Checked against sectorSize once both are resolved (resolveSimOptions).
+  pageSize: (given) => {
+    const value = given ?? 4096;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+      throw new TypeError(`pageSize must be a positive multiple of sectorSize, got ${String(value)}`);
+    return value;
+  },
+  writeback: (given) => {
+    const value = given ?? 0;
+    if (typeof value !== "number" || !(value >= 0 && value <= 1))
+      throw new TypeError(`writeback must be a probability in [0, 1], got ${String(value)}`);
+    return value;
+  },
+  traceLimit: (given) => {
+    const value = given ?? 1000;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+      throw new TypeError(`traceLimit must be a non-negative integer`);
+    return value;
+  },
+};
+
+export function resolveSimOptions(options: SimStorageOptions | undefined): ResolvedOptions {
+  const r = resolveOptions(options, "SimStorage options", RESOLVERS);
+  if (r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
     throw new TypeError(
       `pageSize must be a positive multiple of sectorSize (${r.sectorSize}), got ${String(r.pageSize)}`,
     );
   }
-  if (typeof r.writeback !== "number" || !(r.writeback >= 0 && r.writeback <= 1)) {
-    throw new TypeError(`writeback must be a probability in [0, 1], got ${String(r.writeback)}`);
-  }
-  if (!Number.isInteger(r.traceLimit) || r.traceLimit < 0)
-    throw new TypeError(`traceLimit must be a non-negative integer`);
   return r;
+}
+
+/** Checks a fault spec (an options object too: a misspelled `time` must not mean once). */
+export function resolveFaultSpec(spec: FaultSpec): Required<Omit<FaultSpec, "path">> & { path: string | undefined } {
+  return resolveOptions<FaultSpec, Required<Omit<FaultSpec, "path">> & { path: string | undefined }>(
+    spec,
+    "fault spec",
+    {
+      op: (value) => value as SimOp,
+      path: (value) => value as string | undefined,
+      code: (value) => {
+        if (typeof value !== "string" || !Object.hasOwn(FAULT_CODE, value))
+          throw new TypeError(`fault code must be EIO or ENOSPC, got ${String(value)}`);
+        return value as FaultSpec["code"];
+      },
+      times: (given) => {
+        const value = given ?? 1;
+        if (!((value as number) >= 1)) throw new RangeError(`times must be at least 1, got ${String(value)}`);
+        return value as number;
+      },
+    },
+  );
 }

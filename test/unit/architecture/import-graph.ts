@@ -193,7 +193,7 @@ function closedPath(component: string[], next: ReadonlyMap<string, ReadonlySet<s
 
 /** The rules the tree is held to. */
 export interface LayerRules {
-  /** What each layer under src/ may import, besides itself and `errors`. */
+  /** What each layer under src/ may import, besides itself and `shared` (errors.ts, options.ts). */
   mayImport: Readonly<Record<string, readonly string[]>>;
   /** Files under src/ that may import `node:` built-ins. */
   mayUseNode: (srcPath: string) => boolean;
@@ -201,9 +201,12 @@ export interface LayerRules {
   webAllowed: ReadonlySet<string>;
 }
 
-/** The layer of a file under src/: its top folder, `entry` for the package entries, `errors` for errors.ts. */
+/** The modules every layer may import, themselves importing only each other. */
+const SHARED = new Set(["errors.ts", "options.ts"]);
+
+/** The layer of a file under src/: its top folder, `entry` for the package entries, `shared` for SHARED. */
 export function layerOf(srcPath: string): string {
-  if (srcPath === "errors.ts") return "errors";
+  if (SHARED.has(srcPath)) return "shared";
   return srcPath.includes("/") ? srcPath.slice(0, srcPath.indexOf("/")) : "entry";
 }
 
@@ -259,7 +262,7 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
     }
     const from = layerOf(srcPath(e.from));
     const to = layerOf(srcPath(e.target));
-    if (to !== from && to !== "errors" && !(rules.mayImport[from] ?? []).includes(to))
+    if (to !== from && to !== "shared" && !(rules.mayImport[from] ?? []).includes(to))
       report.upward.push(`${where(e)}: ${from} may not import ${to} (${e.target})`);
   }
   checkWeb(edges, rules, report);

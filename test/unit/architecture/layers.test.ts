@@ -14,7 +14,7 @@ import { checkTree, type LayerRules } from "./import-graph.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-/** What each layer may import, besides itself and `errors.ts` (the one module every layer shares). */
+/** What each layer may import, besides itself and the two modules every layer shares (`errors.ts`, `options.ts`). */
 const MAY_IMPORT: LayerRules["mayImport"] = {
   storage: [],
   format: [],
