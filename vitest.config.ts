@@ -1,12 +1,55 @@
 import { defineConfig } from "vitest/config";
+import { drawBaseSeed } from "./test/support/seed.js";
 
+// One base seed for the whole run (test/support/seed.ts): PAGELOG_SEED, or a fresh one that every
+// worker shares, so `PAGELOG_SEED=<n> npm test` replays every randomized test of a run.
+const seed = process.env.PAGELOG_SEED ?? String(drawBaseSeed());
+
+/**
+ * Four tiers, each its own vitest project with its own time limits (docs/testing.md):
+ * unit (fast, in memory, mirrors src/), property (thousands of random or exhaustive cases),
+ * integration (real processes, real and huge files, the built and packed package), browser (the
+ * web page in Chromium). `vitest run` runs them all; `--project <name>` runs one.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // LogDir.open(path) works in Node through the Node entry: every test file loads it first.
     setupFiles: ["test/setup/node-entry.ts"],
-    // Crash properties run thousands of schedules; the default 5 s is for unit tests only.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
+    env: { PAGELOG_SEED: seed },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          // The slowest unit test takes a few seconds on a loaded 2-core machine; 20 s is the margin.
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
+          // Unit files share their workers' module graph (not one fresh graph per file): that halves
+          // the tier's CPU time. So a unit test leaves no global state behind (timers, locks, env).
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        // The 2,000-schedule crash property has taken over 120 s on a loaded 2-core machine.
+        test: { name: "property", include: ["test/property/**/*.test.ts"], testTimeout: 300_000, hookTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        // Builds, packs and installs the package, kills processes, writes sparse 10 GiB files.
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        extends: true,
+        // Bundles the page and drives it in Chromium.
+        test: { name: "browser", include: ["test/browser/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 });

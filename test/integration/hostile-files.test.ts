@@ -27,7 +27,7 @@
  * Every PAGELOG_HOSTILE_FS_EVERY-th open (default 25) runs again on real files (FsStorage) and
  * must end the same way.
  *
- * Seeded: PAGELOG_HOSTILE_SEED=<n> replays the random part; PAGELOG_HOSTILE_RANDOM=<n> sets how
+ * Seeded from PAGELOG_SEED (test/support/seed.ts), which replays the random part; PAGELOG_HOSTILE_RANDOM=<n> sets how
  * many random cases (default 1500). A failure prints the seed and the command that replays it.
  */
 import { spawnSync } from "node:child_process";
@@ -36,13 +36,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileSeed, testReplayCommand } from "../support/seed.js";
 import { ErrorCode, SimStorage } from "../../src/node.js";
 import { type Case, describePristine, generateCases, type Variant } from "./hostile/cases.js";
 import { runCase } from "./hostile/run-case.js";
 import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, writePristine } from "./hostile/tree.js";
 
-const SEED =
-  process.env.PAGELOG_HOSTILE_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_HOSTILE_SEED);
+// The random cases are drawn at import time, from the file's seed (test/support/seed.ts).
+const { seed: SEED } = fileSeed(import.meta.url);
 const RANDOM_CASES = Number(process.env.PAGELOG_HOSTILE_RANDOM ?? 1500);
 
 /** This process's peak memory before the sweep (a worker may have run other files before). */
@@ -100,9 +101,7 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
         }
       }
       if (bad.length > 0) {
-        const replay = group.startsWith("random")
-          ? `\nReplay: PAGELOG_HOSTILE_SEED=${SEED} npx vitest run test/integration/hostile-files.test.ts -t "${group}"`
-          : "";
+        const replay = group.startsWith("random") ? `\nReplay: ${testReplayCommand()}` : "";
         expect.fail(
           `${bad.length} of ${members.length} cases × variants broke a rule (seed ${SEED}):\n${bad.slice(0, 25).join("\n")}${bad.length > 25 ? `\n… and ${bad.length - 25} more` : ""}${replay}`,
         );

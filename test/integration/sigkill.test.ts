@@ -11,7 +11,7 @@
  * and appends on top, so recovery followed by appends is exercised too.
  *
  * Replay the same policies, delays and values (the kill moments still depend on timing):
- *   PAGELOG_SEED=<seed> npx vitest run test/integration/sigkill.test.ts
+ *   PAGELOG_SEED=<base seed> npx vitest run test/integration/sigkill.test.ts (a failure prints it)
  * More kills: PAGELOG_KILLS=500.
  */
 import { spawn } from "node:child_process";
@@ -19,16 +19,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testReplayCommand, testSeed } from "../support/seed.js";
 import { privateBuild } from "../support/private-build.js";
 import { LogDir } from "../../src/index.js";
 import type { LogOptions } from "../../src/index.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const child = join(repo, "test/integration/fixtures/sigkill-child.mjs");
-const SEED =
-  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
 const KILLS = Number(process.env.PAGELOG_KILLS ?? 60);
-const REPLAY = `PAGELOG_SEED=${SEED} npx vitest run test/integration/sigkill.test.ts`;
 const PARTITION = "kill-0";
 
 /** Small segments and a dense index, so that rounds roll segments and write index entries. */
@@ -148,6 +146,8 @@ describe("SIGKILL on the real file system", () => {
   it(
     `every acknowledged append survives ${KILLS} kills, and the log stays a valid prefix`,
     async () => {
+      const SEED = testSeed();
+      const REPLAY = testReplayCommand();
       const rand = mulberry32(SEED);
       /** Rounds that opened the log, with the offset they started appending at. */
       const writers: Array<{ round: number; start: number }> = [];

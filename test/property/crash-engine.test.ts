@@ -4,13 +4,13 @@
  * pagelog's own adapter that lies in one member must be caught, with a seed that replays it.
  */
 import { describe, expect, it } from "vitest";
+import { fileSeed } from "../support/seed.js";
 import type { AdapterLog, CrashTestAdapter, ExtraStep } from "../../src/testing/engine/adapter.js";
 import { generateSchedule } from "../../src/testing/engine/schedule.js";
 import { crashTest, pagelogAdapter } from "../../src/testing.js";
 
-const SEED =
-  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
-const replay = `PAGELOG_SEED=${SEED} npx vitest run test/property/crash-engine.test.ts`;
+// One seed for the file, from PAGELOG_SEED (test/support/seed.ts); a failure prints its replay.
+const { seed: SEED, replay } = fileSeed(import.meta.url);
 
 const ALL: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefore", "checkpoint", "faults"];
 const EXTRA_KINDS = new Set(["appendGroup", "truncate", "deleteBefore", "checkpoint", "fault"]);

@@ -3,18 +3,18 @@
  * from scratch passes it, and each classic mistake in that small log is caught with a seed
  * that replays it.
  *
- * Replay a failure: PAGELOG_SEED=<seed> npx vitest run test/property/crash-test-api.test.ts
+ * Replay a failure with the command it prints: PAGELOG_SEED=<base seed> npx vitest run test/property/crash-test-api.test.ts
  */
 import { describe, expect, it } from "vitest";
+import { fileSeed } from "../support/seed.js";
 import { crc32c } from "../../src/format/index.js";
 import type { Storage, StorageFile } from "../../src/storage/storage.js";
 import { crashTest, CrashTestError, pagelogAdapter } from "../../src/testing.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestSummary } from "../../src/testing.js";
 
-const SEED =
-  process.env.PAGELOG_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PAGELOG_SEED);
+// One seed for the file, from PAGELOG_SEED (test/support/seed.ts); a failure prints its replay.
+const { seed: SEED, replay } = fileSeed(import.meta.url);
 const RUNS = Number(process.env.PAGELOG_CRASH_TEST_RUNS ?? 300);
-const replay = `PAGELOG_SEED=${SEED} npx vitest run test/property/crash-test-api.test.ts`;
 
 /** Runs crashTest and, on an unexpected violation, fails with the seed and the replay command. */
 async function mustPass(adapter: CrashTestAdapter, schedules: number): Promise<CrashTestSummary> {

@@ -11,6 +11,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fastCheckParams, testReplayCommand } from "../support/seed.js";
 import { replay } from "../../src/testing/fuzz.js";
 
 const RUNS = Number(process.env.PAGELOG_FD_CRASH_RUNS ?? 400);
@@ -18,8 +19,7 @@ const BOUNDS = [1, 2, 3, 4] as const;
 
 describe("property: a power cut at any operation keeps every flushed record with a tiny descriptor bound", () => {
   it(`holds for ${RUNS} random crash schedules with maxOpenFiles 1–4`, async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_SEED);
-    const path = process.env.PAGELOG_PATH;
+    const params = fastCheckParams();
     let inWorkload = 0;
     const result = await fc.check(
       fc.asyncProperty(
@@ -30,14 +30,14 @@ describe("property: a power cut at any operation keeps every flushed record with
           if (outcome.cutInWorkload) inWorkload++;
         },
       ),
-      { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
+      { ...params, numRuns: RUNS },
     );
     if (result.failed) {
       const message = String((result.errorInstance as Error)?.message ?? result.errorInstance);
       throw new Error(
         `crash property with a small descriptor bound failed (fast-check seed ${result.seed}, path ${result.counterexamplePath}, ` +
           `schedule seed and bound ${JSON.stringify(result.counterexample)})\n${message}\n\n` +
-          `Replay: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/log-crash-fdpool.test.ts`,
+          `Replay: ${testReplayCommand(`PAGELOG_PATH=${result.counterexamplePath}`)}`,
       );
     }
     expect(inWorkload).toBeGreaterThan(RUNS * 0.8);

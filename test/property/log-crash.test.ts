@@ -8,6 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fastCheckParams, testReplayCommand } from "../support/seed.js";
 import { replay, replayCommand } from "../../src/testing/fuzz.js";
 
 const RUNS = Number(process.env.PAGELOG_CRASH_RUNS ?? 2000);
@@ -42,8 +43,7 @@ describe("property: a power cut at any operation leaves a valid prefix that keep
   }
 
   it(`holds for ${RUNS} random crash schedules`, async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_SEED);
-    const path = process.env.PAGELOG_PATH;
+    const params = fastCheckParams();
     let cuts = 0;
     let inWorkload = 0;
     let recovered = 0;
@@ -56,14 +56,14 @@ describe("property: a power cut at any operation leaves a valid prefix that keep
         recovered += outcome.recordsRecovered;
         if (outcome.cutInWorkload) inWorkload++;
       }),
-      { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
+      { ...params, numRuns: RUNS },
     );
     if (result.failed) {
       const message = String((result.errorInstance as Error)?.message ?? result.errorInstance);
       throw new Error(
         `crash property failed (fast-check seed ${result.seed}, path ${result.counterexamplePath})\n${message}\n\n` +
           `Replay this schedule: ${replayCommand(result.counterexample?.[0] ?? failedSeed ?? 0)}\n` +
-          `Replay the fast-check run: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/log-crash.test.ts`,
+          `Replay the fast-check run: ${testReplayCommand(`PAGELOG_PATH=${result.counterexamplePath}`)}`,
       );
     }
     console.log(

@@ -22,6 +22,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fastCheckParams, testReplayCommand } from "../support/seed.js";
 import { ErrorCode, LogDir, PagelogError, SimStorage } from "../../src/index.js";
 import type { Log, LogOptions, LogRecord } from "../../src/index.js";
 
@@ -410,8 +411,7 @@ describe("property: options may change between opens (guarantee 11)", () => {
   });
 
   it(`holds for ${RUNS} random sequences of opens, appends, flushes, clean closes and power cuts`, async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_SEED);
-    const path = process.env.PAGELOG_PATH;
+    const params = fastCheckParams();
     let reopens = 0;
     let crashes = 0;
     let records = 0;
@@ -427,14 +427,14 @@ describe("property: options may change between opens (guarantee 11)", () => {
           records += outcome.records;
         },
       ),
-      { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
+      { ...params, numRuns: RUNS },
     );
     if (result.failed) {
       const message = String((result.errorInstance as Error)?.stack ?? result.errorInstance);
       throw new Error(
         `options-change property failed (fast-check seed ${result.seed}, path ${result.counterexamplePath})\n${message}\n\n` +
           `Counterexample: ${fc.stringify(result.counterexample).slice(0, 3000)}\n` +
-          `Replay: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/options-change.test.ts`,
+          `Replay: ${testReplayCommand(`PAGELOG_PATH=${result.counterexamplePath}`)}`,
       );
     }
     console.log(

@@ -22,6 +22,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fastCheckParams, testReplayCommand } from "../support/seed.js";
 import { ErrorCode, LogDir, PagelogError, SimStorage } from "../../src/index.js";
 import type { Log, LogRecord } from "../../src/index.js";
 
@@ -297,8 +298,7 @@ describe("records() under truncation, retention and close (property)", () => {
   });
 
   it(`holds for ${RUNS} random interleavings`, async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.PAGELOG_SEED);
-    const path = process.env.PAGELOG_PATH;
+    const params = fastCheckParams();
     let yielded = 0;
     let errors = 0;
     const result = await fc.check(
@@ -312,14 +312,14 @@ describe("records() under truncation, retention and close (property)", () => {
           errors += out.errors;
         },
       ),
-      { numRuns: RUNS, seed, ...(path === undefined ? {} : { path, endOnFailure: true }) },
+      { ...params, numRuns: RUNS },
     );
     if (result.failed) {
       const message = String((result.errorInstance as Error)?.stack ?? result.errorInstance);
       throw new Error(
         `records-history property failed (fast-check seed ${result.seed}, path ${result.counterexamplePath})\n${message}\n\n` +
           `Counterexample: ${fc.stringify(result.counterexample).slice(0, 3000)}\n` +
-          `Replay: PAGELOG_SEED=${result.seed} PAGELOG_PATH=${result.counterexamplePath} npx vitest run test/property/records-history.test.ts`,
+          `Replay: ${testReplayCommand(`PAGELOG_PATH=${result.counterexamplePath}`)}`,
       );
     }
     console.log(`records history: ${RUNS} sequences, ${yielded} records yielded, ${errors} errors predicted and seen`);

@@ -2,13 +2,14 @@
  * Property: with the power on, SimStorage behaves exactly like the real file system. For random
  * sequences of operations, both return identical reads, sizes, listings, stats and error codes.
  * (If the simulator drifted from the real thing, crash proofs on it would prove nothing.)
- * Replay a failure with PAGELOG_SEED=<seed>.
+ * Seeded from PAGELOG_SEED (test/support/seed.ts): a failure prints the command that replays it.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, it } from "vitest";
+import { fastCheckParams } from "../support/seed.js";
 import { PagelogError } from "../../src/errors.js";
 import { FsStorage } from "../../src/storage/fs-storage.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
@@ -113,7 +114,7 @@ async function apply(storage: Storage, handles: Map<string, StorageFile>, o: Op)
 
 describe("property: SimStorage agrees with FsStorage while the power is on", () => {
   it("identical reads, sizes, listings, stats and error codes for random operation sequences", async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? undefined : Number(process.env.PAGELOG_SEED);
+    const params = fastCheckParams();
     const base = await mkdtemp(join(tmpdir(), "pagelog-agree-"));
     let run = 0;
     try {
@@ -147,7 +148,7 @@ describe("property: SimStorage agrees with FsStorage while the power is on", () 
             }
           },
         ),
-        { numRuns: 150, ...(seed === undefined ? {} : { seed }) },
+        { ...params, numRuns: 150 },
       );
     } finally {
       await rm(base, { recursive: true, force: true });

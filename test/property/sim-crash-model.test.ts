@@ -8,10 +8,11 @@
  * - each file's size is its last synced size or its latest cached size;
  * - every sector of every file equals that sector in ONE version: sectors are atomic, and no byte
  *   can come from nowhere.
- * Seeds come from fast-check; set PAGELOG_SEED to replay one.
+ * Seeded from PAGELOG_SEED (test/support/seed.ts): a failure prints the command that replays it.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fastCheckParams } from "../support/seed.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 
 const PAGE = 64;
@@ -199,14 +200,13 @@ async function runAndCheck(seed: number, ops: Op[]): Promise<void> {
 
 describe("property: SimStorage crash states are ones a real disk allows", () => {
   it("every file is, sector by sector, a version since its last sync; every listing a state since the last syncDir", async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? undefined : Number(process.env.PAGELOG_SEED);
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         fc.array(op, { minLength: 5, maxLength: 60, size: "max" }),
         runAndCheck,
       ),
-      { numRuns: 1500, ...(seed === undefined ? {} : { seed }) },
+      { ...fastCheckParams(), numRuns: 1500 },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { fastCheckParams } from "../../support/seed.js";
 import { crc32c } from "../../../src/format/index.js";
 import { bitwiseCrc32c, utf8 } from "./helpers.js";
 
@@ -19,6 +20,7 @@ describe("crc32c", () => {
         const crc = crc32c(bytes);
         expect(Number.isInteger(crc) && crc >= 0 && crc <= 0xffffffff).toBe(true);
       }),
+      fastCheckParams(),
     );
   });
 
@@ -28,6 +30,7 @@ describe("crc32c", () => {
         const view = bytes.subarray(Math.min(skip, bytes.length));
         expect(crc32c(view)).toBe(bitwiseCrc32c(view));
       }),
+      fastCheckParams(),
     );
   });
 });

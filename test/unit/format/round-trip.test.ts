@@ -1,6 +1,7 @@
 /** Property: whatever records go into a batch come back out, uncompressed and gzip. */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { fastCheckParams } from "../../support/seed.js";
 import {
   decodeBatch,
   decodeBatchSync,
@@ -104,7 +105,7 @@ describe("round trip", () => {
         checkHeaderFields(bytes, records, opts);
         expect(decodeBatchSync(bytes).records).toEqual(expected(records, opts.baseOffset, NOW));
       }),
-      { numRuns: 300 },
+      { ...fastCheckParams(), numRuns: 300 },
     );
   });
 
@@ -114,7 +115,7 @@ describe("round trip", () => {
         const bytes = encodeBatch(records, { baseOffset: 7, timestamp: NOW });
         expect(decodeBatchSync(bytes).records).toEqual(expected(records, 7, NOW));
       }),
-      { numRuns: 10 },
+      { ...fastCheckParams(), numRuns: 10 },
     );
   });
 
@@ -126,7 +127,7 @@ describe("round trip", () => {
         // Buffer.equals: a deep toEqual over a MiB of elements takes seconds
         expect(Buffer.from(decodeBatchSync(bytes).records[0]!.value!).equals(toBytes(value)!)).toBe(true);
       }),
-      { numRuns: 10 },
+      { ...fastCheckParams(), numRuns: 10 },
     );
   });
 
@@ -143,7 +144,7 @@ describe("round trip", () => {
         checkHeaderFields(bytes, records, opts);
         expect((await decodeBatch(bytes)).records).toEqual(expected(records, opts.baseOffset, NOW));
       }),
-      { numRuns: 100 },
+      { ...fastCheckParams(), numRuns: 100 },
     );
   });
 
@@ -153,7 +154,7 @@ describe("round trip", () => {
         const bytes = await encodeBatchAsync(records, { baseOffset: 0, timestamp: NOW, compression: "gzip" });
         expect((await decodeBatch(bytes)).records).toEqual(expected(records, 0, NOW));
       }),
-      { numRuns: 5 },
+      { ...fastCheckParams(), numRuns: 5 },
     );
   });
 
@@ -174,7 +175,7 @@ describe("round trip", () => {
           expect(decoded.records.map((r) => r.timestamp)).toEqual(records.map(() => appendTime));
         },
       ),
-      { numRuns: 30 },
+      { ...fastCheckParams(), numRuns: 30 },
     );
   });
 

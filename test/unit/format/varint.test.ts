@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { fastCheckParams } from "../../support/seed.js";
 import { ErrorCode } from "../../../src/errors.js";
 import {
   decodeVarint,
@@ -74,7 +75,7 @@ describe("varint (int32)", () => {
         expect(bytes.length).toBe(varintSize(value));
         expect(decodeVarint(bytes, 0)).toEqual({ value, position: bytes.length });
       }),
-      { numRuns: 2000 },
+      { ...fastCheckParams(), numRuns: 2000 },
     );
   });
 
@@ -147,7 +148,7 @@ describe("varlong (int64)", () => {
           expect(decodeVarlong(bytes, 0)).toEqual({ value, position: bytes.length });
         },
       ),
-      { numRuns: 2000 },
+      { ...fastCheckParams(), numRuns: 2000 },
     );
   });
 
@@ -159,7 +160,7 @@ describe("varlong (int64)", () => {
         expect(end).toBe(varlongSizeBigInt(value));
         expect(decodeVarlongBigInt(out, 0)).toEqual({ value, position: end });
       }),
-      { numRuns: 2000 },
+      { ...fastCheckParams(), numRuns: 2000 },
     );
   });
 

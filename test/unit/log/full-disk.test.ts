@@ -5,6 +5,7 @@
  * (test/integration/full-disk.test.ts runs the same on a real, full tmpfs.)
  */
 import { describe, expect, it } from "vitest";
+import { testSeed } from "../../support/seed.js";
 import { ErrorCode } from "../../../src/errors.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
@@ -88,7 +89,7 @@ describe("full disk: free space first, then record it", () => {
   });
 
   it("a power cut at every operation of the full-disk path recovers a contiguous log, never CORRUPT", async () => {
-    const seed = Number(process.env.PAGELOG_SEED ?? 11);
+    const seed = testSeed();
     let completed = false;
     for (let k = 0; !completed; k++) {
       for (const variant of [0, 1, 2]) {
@@ -104,7 +105,7 @@ describe("full disk: free space first, then record it", () => {
         }
         if (resolved && variant === 0) completed = true;
         const rebooted = sim.crash();
-        const context = `PAGELOG_SEED=${seed} cut after ${k} ops, variant ${variant}`;
+        const context = `seed ${seed}: cut after ${k} ops, variant ${variant}`;
         const dir = await openSim(rebooted).catch((err: unknown) => {
           throw new Error(`${context}: reopen failed: ${String(err)}`);
         });

@@ -4,8 +4,8 @@
  * and the demo shows BROKEN with where reading breaks; pagelog's own policies pass both.
  */
 import { describe, expect, it } from "vitest";
-import { framesOfTheirCode } from "../../../src/testing/engine/error-report.js";
-import { cli } from "./helpers.js";
+import { framesOfTheirCode } from "../../src/testing/engine/error-report.js";
+import { cli } from "../unit/cli/helpers.js";
 
 const fixture = (name: string) => `test/fixtures/policies/${name}`;
 

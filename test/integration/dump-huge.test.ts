@@ -7,10 +7,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeBatch } from "../../../src/format/record-batch.js";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { privateBuild } from "../../support/private-build.js";
-import { tempDir } from "./helpers.js";
+import { encodeBatch } from "../../src/format/record-batch.js";
+import { LogDir } from "../../src/log/log-dir.js";
+import { privateBuild } from "../support/private-build.js";
+import { tempDir } from "../unit/cli/helpers.js";
 
 const GiB = 2 ** 30;
 let buildDir: string;

@@ -4,8 +4,8 @@
  * Structural, not timed: the storage's own count of the files and page bytes it holds.
  */
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { LogDir } from "../../src/log/log-dir.js";
+import { SimStorage } from "../../src/storage/sim-storage.js";
 
 const MiB = 1024 * 1024;
 

@@ -5,12 +5,14 @@
  * the first offset whose record timestamp is >= ts, as a scan of the model finds: after appends,
  * after `truncateTo`, after a reopen with `loadClean()`, after `recover()`, and after `recover()` of a
  * log cut short or garbled from a random byte on.
- * Seeds come from fast-check (printed on failure); replay one with PAGELOG_SEED=<seed>.
+ * Seeded from PAGELOG_SEED (test/support/seed.ts): a failure prints the command that replays it.
+ * More runs: PAGELOG_SEGMENT_RUNS=<n> (default 250).
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { Segment } from "../../../src/segment/segment.js";
-import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { fastCheckParams } from "../support/seed.js";
+import type { Segment } from "../../src/segment/segment.js";
+import { SimStorage } from "../../src/storage/sim-storage.js";
 import {
   type BatchSpec,
   type ModelBatch,
@@ -25,7 +27,7 @@ import {
   replaceFile,
   segmentWith,
   writeFile,
-} from "./helpers.js";
+} from "../unit/segment/helpers.js";
 
 const timestamp = fc.oneof(
   { arbitrary: fc.integer({ min: -50, max: 50 }), weight: 3 },
@@ -146,10 +148,9 @@ async function checkScenario({
 
 describe("Segment: index lookups agree with a linear scan", () => {
   test("property: read and offsetForTimestamp equal a scan after append, truncateTo, loadClean, recover and recovery from a damaged tail", async () => {
-    const seed = process.env.PAGELOG_SEED === undefined ? undefined : Number(process.env.PAGELOG_SEED);
     await fc.assert(fc.asyncProperty(scenario, checkScenario), {
-      numRuns: Number(process.env.PAGELOG_RUNS ?? 250),
-      ...(seed === undefined ? {} : { seed }),
+      ...fastCheckParams(),
+      numRuns: Number(process.env.PAGELOG_SEGMENT_RUNS ?? 250),
     });
   });
 });
