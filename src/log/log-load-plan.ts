@@ -207,7 +207,10 @@ export async function planLoad(
         { path: segments[0]!.log.path },
       );
     }
-    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined, keepRetired: gapIsDeletion };
+    // The proof is kept only while the gap it explains is there: once a checkpoint names a start
+    // at or past the first segment, a `.deleted` is garbage like any other.
+    const keepRetired = gapIsDeletion && checkpointedStart < firstBase;
+    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined, keepRetired };
     if (input.clean) {
       throw new PagelogError(
         `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,

@@ -3,11 +3,9 @@
  * `retentionMs`, applied on demand and after every roll). Which segments retention picks is
  * `retention.ts`; this file makes the move durable in the right order.
  */
-import { ErrorCode, isPagelogError } from "../errors.js";
 import type { Segment } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
-import type { Storage } from "../storage/storage.js";
-import { deleteSegmentFiles, RETIRED_SUFFIX } from "./segment-files.js";
+import { deleteSegmentFiles, removeIfThere, RETIRED_SUFFIX } from "./segment-files.js";
 import { keepsLogOpen, type LogState } from "./log-state.js";
 import { isNoRoom } from "./checkpoint-files.js";
 import { segmentsToDelete } from "./retention.js";
@@ -109,12 +107,4 @@ async function deleteOnFullDisk(s: LogState, segments: readonly Segment[]): Prom
 async function removeRetired(s: LogState, retired: string): Promise<void> {
   await removeIfThere(s.host.storage, retired);
   await s.host.storage.syncDir(s.name);
-}
-
-async function removeIfThere(storage: Storage, path: string): Promise<void> {
-  try {
-    await storage.remove(path);
-  } catch (err) {
-    if (!isPagelogError(err, ErrorCode.NOT_FOUND)) throw err;
-  }
 }

@@ -38,11 +38,15 @@ export async function deleteSegments(storage: Storage, doomed: readonly Segment[
 export async function deleteSegmentFiles(storage: Storage, segment: Segment): Promise<void> {
   await segment.close();
   const dir = parentOf(segment.log.path);
-  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
-    try {
-      await storage.remove(segmentFilePath(dir, segment.baseOffset, suffix));
-    } catch (err) {
-      if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
-    }
+  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX])
+    await removeIfThere(storage, segmentFilePath(dir, segment.baseOffset, suffix));
+}
+
+/** Removes a file; one that is already gone (a crash between two deletions) is fine. */
+export async function removeIfThere(storage: Storage, path: string): Promise<void> {
+  try {
+    await storage.remove(path);
+  } catch (err) {
+    if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
   }
 }
