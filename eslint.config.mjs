@@ -33,7 +33,7 @@ const typeAwareRules = {
 
 export default defineConfig(
   {
-    ignores: ["dist/**", "node_modules/**", "coverage/**", "web/dist/**", "test/fixtures/**", "**/*.d.mts"],
+    ignores: ["dist/**", "node_modules/**", "coverage/**", ".tmp/**", "web/dist/**", "test/fixtures/**", "**/*.d.mts"],
   },
   {
     files: ["src/**/*.ts", "test/**/*.ts", "web/src/**/*.ts", "bench/**/*.ts", "*.ts"],
