@@ -28,6 +28,9 @@ export default defineConfig({
           // Unit files share their workers' module graph (not one fresh graph per file): that halves
           // the tier's CPU time. So a unit test leaves no global state behind (timers, locks, env).
           isolate: false,
+          // Vitest's default is one worker less than the cores: one on this 2-core machine. The unit
+          // files are independent, so two workers use both cores (the tier's wall time about halves).
+          maxWorkers: 2,
         },
       },
       {

@@ -61,8 +61,7 @@ export function parsing<R>(parse: () => R): R {
   try {
     return parse();
   } catch (err) {
-    const code =
-      typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+    const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : "";
     if (code.startsWith("ERR_PARSE_ARGS")) {
       // Node's messages carry hints after the first sentence ("To specify a positional…").
       throw new UsageError(`${(err as Error).message.split(/\n|\. /)[0]!.replace(/\. *$/, "")} (try --help)`);

@@ -9,7 +9,7 @@ import type { BytesInput, RecordSnapshot } from "../format/record-codec.js";
 import { readBatchHeader } from "../format/index.js";
 import { ErrorCode, isPagelogError, type PagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
-import { checkVarints } from "./policies/varint-policy.js";
+import { checkVarints, type VarintPolicy } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
 import { applyRetention, retentionCount } from "./log-retention.js";
 import {
@@ -30,6 +30,38 @@ import {
  */
 export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
   if (s.openGroup === group) s.openGroup = undefined; // later appends form the next group
+  const g = startGroup(s, group);
+  if (g === undefined) return;
+  try {
+    const writable = writableAppends(g, group);
+    for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await addUnit(g, unit);
+    await guard(s, () => writeAndFlushIfDue(g));
+  } catch (err) {
+    // The group's write (or its flush) failed: none of it is acknowledged.
+    for (const item of group) item.reject(err);
+    return;
+  }
+  for (const settle of g.settled) settle();
+}
+
+/** One group's write in progress: what is encoded but not yet written, and how each append ends. */
+interface GroupWrite {
+  readonly s: LogState;
+  /** Wall time stamped on the group's batches, and the stopwatch's reading taken with it. */
+  readonly now: number;
+  readonly elapsed: number;
+  readonly varintPolicy: VarintPolicy | undefined;
+  /** Encoded batches not yet written, and their bytes in all. */
+  pending: Array<{ bytes: Uint8Array; header: BatchHeader }>;
+  pendingBytes: number;
+  /** The offset the next batch starts at. */
+  next: number;
+  /** Each append's resolve or reject, run only once the whole group is written (and flushed if due). */
+  readonly settled: Array<() => void>;
+}
+
+/** Reads the clock for the group; an injected clock that throws fails the group's appends, not the log. */
+function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | undefined {
   let now: number;
   let elapsed: number;
   try {
@@ -38,96 +70,108 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
   } catch (err) {
     // An injected clock that throws (a TypeError naming it): these appends fail, the log does not.
     for (const item of group) item.reject(err);
-    return;
+    return undefined;
   }
-  let pending: Array<{ bytes: Uint8Array; header: BatchHeader }> = [];
-  let pendingBytes = 0;
-  let next = endOffsetOf(s);
-  const writePending = async () => {
-    if (pending.length === 0) return;
-    const out = pending;
-    pending = [];
-    pendingBytes = 0;
-    s.dirtySegments.add(activeSegment(s));
-    await activeSegment(s).appendBatches(out);
-    for (const p of out) s.unflushedRecords += p.header.recordsCount;
-  };
   const varintPolicy = s.options.policies?.writeVarint;
-  const encode = (records: readonly RecordSnapshot[]): Uint8Array => {
-    const bytes = encodeSnapshots(records, {
-      baseOffset: next,
-      timestamp: now,
-      maxBatchBytes: s.options.maxBatchBytes,
-      ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
-    });
-    if (varintPolicy !== undefined) checkVarints(varintPolicy, bytes); // a reader's writeVarint (chapter 1)
-    return bytes;
-  };
-  const settled: Array<() => void> = [];
-  /** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
-  const add = async (unit: readonly PendingAppend[]): Promise<void> => {
-    let bytes: Uint8Array;
+  return { s, now, elapsed, varintPolicy, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
+}
+
+/** The appends the log can take now; each of the others fails with the reason, after the group. */
+function writableAppends(g: GroupWrite, group: readonly PendingAppend[]): PendingAppend[] {
+  return group.filter((item) => {
     try {
-      bytes = encode(unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
+      checkWritable(g.s, "append");
+      return true;
     } catch (err) {
-      if (unit.length > 1) {
-        for (const item of unit) await add([item]);
-        return;
-      }
-      settled.push(() => unit[0]!.reject(err)); // a bad append fails alone, before any I/O
-      return;
+      g.settled.push(() => item.reject(err));
+      return false;
     }
-    const header = readBatchHeader(bytes);
-    let refused: PagelogError | undefined;
-    await guard(s, async () => {
-      if (needsRoll(s, pendingBytes, bytes.length, header, elapsed)) {
-        await writePending();
-        refused = await roll(s, now, elapsed);
-      }
-    });
-    if (refused !== undefined) {
-      // A reader's retention rule was refused after the roll, before anything was deleted: the
-      // log is whole and open, and this unit's batch was not written. It fails alone.
-      for (const item of unit) settled.push(() => item.reject(refused));
-      return;
-    }
-    pending.push({ bytes, header });
-    pendingBytes += bytes.length;
-    next = header.lastOffset + 1;
-    let base = header.baseOffset;
-    for (const item of unit) {
-      const offsets = { baseOffset: base, lastOffset: base + item.records.length - 1 };
-      settled.push(() => item.resolve(offsets));
-      base += item.records.length;
-    }
-  };
+  });
+}
+
+/** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
+async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<void> {
+  let bytes: Uint8Array;
   try {
-    const writable = group.filter((item) => {
-      try {
-        checkWritable(s, "append");
-        return true;
-      } catch (err) {
-        settled.push(() => item.reject(err));
-        return false;
-      }
-    });
-    for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await add(unit);
-    await guard(s, async () => {
-      await writePending();
-      const { flushMessages, flushMs } = s.options;
-      if (
-        (flushMessages !== -1 && s.unflushedRecords >= flushMessages) ||
-        (flushMs !== -1 && elapsed - s.lastFlushAt >= flushMs)
-      ) {
-        await flushLog(s, { at: elapsed });
-      }
-    });
+    bytes = encodeBatch(g, unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
   } catch (err) {
-    // The group's write (or its flush) failed: none of it is acknowledged.
-    for (const item of group) item.reject(err);
+    if (unit.length > 1) {
+      for (const item of unit) await addUnit(g, [item]);
+      return;
+    }
+    g.settled.push(() => unit[0]!.reject(err)); // a bad append fails alone, before any I/O
     return;
   }
-  for (const settle of settled) settle();
+  const header = readBatchHeader(bytes);
+  const refused = await rollIfDue(g, bytes.length, header);
+  if (refused !== undefined) {
+    // A reader's retention rule was refused after the roll, before anything was deleted: the
+    // log is whole and open, and this unit's batch was not written. It fails alone.
+    for (const item of unit) g.settled.push(() => item.reject(refused));
+    return;
+  }
+  g.pending.push({ bytes, header });
+  g.pendingBytes += bytes.length;
+  g.next = header.lastOffset + 1;
+  let base = header.baseOffset;
+  for (const item of unit) {
+    const offsets = { baseOffset: base, lastOffset: base + item.records.length - 1 };
+    g.settled.push(() => item.resolve(offsets));
+    base += item.records.length;
+  }
+}
+
+/** One batch at the group's next offset and time, checked by a reader's writeVarint (chapter 1). */
+function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Uint8Array {
+  const { options } = g.s;
+  const bytes = encodeSnapshots(records, {
+    baseOffset: g.next,
+    timestamp: g.now,
+    maxBatchBytes: options.maxBatchBytes,
+    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+  });
+  if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, bytes);
+  return bytes;
+}
+
+/**
+ * Writes what is pending and rolls to a new segment if a batch of `batchBytes` must go into one.
+ * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any.
+ */
+async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<PagelogError | undefined> {
+  let refused: PagelogError | undefined;
+  await guard(g.s, async () => {
+    if (needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+      await writePending(g);
+      refused = await roll(g.s, g.now, g.elapsed);
+    }
+  });
+  return refused;
+}
+
+/** Every pending batch in one write to the active segment. */
+async function writePending(g: GroupWrite): Promise<void> {
+  if (g.pending.length === 0) return;
+  const { s } = g;
+  const out = g.pending;
+  g.pending = [];
+  g.pendingBytes = 0;
+  s.dirtySegments.add(activeSegment(s));
+  await activeSegment(s).appendBatches(out);
+  for (const p of out) s.unflushedRecords += p.header.recordsCount;
+}
+
+/** The group's last write, then the flush policy: `flushMessages` records or `flushMs` since the last flush. */
+async function writeAndFlushIfDue(g: GroupWrite): Promise<void> {
+  const { s } = g;
+  await writePending(g);
+  const { flushMessages, flushMs } = s.options;
+  if (
+    (flushMessages !== -1 && s.unflushedRecords >= flushMessages) ||
+    (flushMs !== -1 && g.elapsed - s.lastFlushAt >= flushMs)
+  ) {
+    await flushLog(s, { at: g.elapsed });
+  }
 }
 
 /** Consecutive appends whose records are estimated at most `limit` bytes together (one each if larger). */

@@ -448,6 +448,7 @@ export class LogDir {
       if (this.#ownsStorage) await this.storage.close().catch(() => undefined);
       this.#status = "closed";
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
     if (failure !== undefined) throw failure;
   }
 

@@ -175,7 +175,7 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
   crc32c: checkCrc32c,
   clock: checkClock,
-  policies: (policies) => resolvePolicies(policies as LogOptions["policies"]),
+  policies: (policies) => resolvePolicies(policies),
 };
 
 /**

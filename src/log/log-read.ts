@@ -111,6 +111,7 @@ export async function* iterateRecords(
     from: optionalOffset("from"),
     to: optionalOffset("to"),
     signal: (value) => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: `value` is unknown
       if (value !== undefined && typeof (value as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function")
         throw new TypeError(`signal must be an AbortSignal, got ${describeValue(value)}`);
       return value as AbortSignal | undefined;

@@ -146,6 +146,7 @@ export class Log {
     const delay = Math.min(MAX_TIMER_MS, Math.max(1, wait));
     const flushes = s.flushes;
     const timer = setTimeout(() => {
+      // #timedFlush never rejects: a failed flush is kept in the status for the next call.
       void this.#timedFlush(flushes, wait - delay).then((next) => {
         if (s.flushTimer === timer && s.status === "open") this.#armFlushTimer(next);
       });
@@ -238,6 +239,7 @@ export class Log {
       if (group === undefined) {
         const fresh: PendingAppend[] = [];
         group = s.openGroup = fresh;
+        // writeGroup never rejects: it settles every append of its group itself.
         void this.#queue.run(() => writeGroup(s, fresh));
       }
       group.push({ records: snapshot, resolve, reject });

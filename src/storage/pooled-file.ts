@@ -238,6 +238,7 @@ export class PooledFile implements StorageFile {
         this.#pool.busy(this);
         return this.#real;
       }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
       if (this.#lost !== undefined) throw this.#lost;
       if (this.#opening === undefined) {
         const opening = this.#reopen();
@@ -259,6 +260,7 @@ export class PooledFile implements StorageFile {
     let real: StorageFile;
     try {
       this.#checkOpen("open");
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
       if (this.#lost !== undefined) throw this.#lost;
       // Never `create`: a file that vanished must not come back empty under its old name.
       real = await this.#pool.inner().open(this.#where!, this.#readOnly ? { readOnly: true } : {});

@@ -215,7 +215,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     );
     await click(page, "use-code");
     await page.waitForFunction(
-      () => /did not finish the course's cases within/.test(document.getElementById("code-error")!.textContent!),
+      () => /did not finish the course's cases within/.test(document.getElementById("code-error")!.textContent),
       null,
       { timeout: WAIT_MS },
     );
@@ -230,7 +230,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     await page.waitForFunction(
       () =>
         /your code loops: lookup: .*does the search range shrink/.test(
-          document.getElementById("code-error")!.textContent!,
+          document.getElementById("code-error")!.textContent,
         ),
       null,
       { timeout: WAIT_MS },
@@ -243,7 +243,7 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     const started = Date.now();
     await click(page, "use-code");
     await page.waitForFunction(
-      () => /^your code loops: recover: /.test(document.getElementById("code-error")!.textContent!),
+      () => /^your code loops: recover: /.test(document.getElementById("code-error")!.textContent),
       null,
       { timeout: WAIT_MS },
     );

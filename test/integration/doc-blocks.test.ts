@@ -121,7 +121,7 @@ afterAll(() => {
 function whereIs(diagnostic: string): string {
   const m = /^(\w+)\/([^(]+)\((\d+),(\d+)\)/.exec(diagnostic);
   const program = m && programs.find((p) => p.doc.replace(/\W/g, "_") === m[1] && p.file === m[2]);
-  return program ? `${program.doc}:${program.line + Number(m![3])}: ${diagnostic}` : diagnostic;
+  return program ? `${program.doc}:${program.line + Number(m[3])}: ${diagnostic}` : diagnostic;
 }
 
 // No `lib`: target es2022's default, which has the DOM's TextDecoder (whose decode() refuses

@@ -38,7 +38,7 @@ export function compilePolicies(source: string): Compiled {
   }
   const names = POLICY_NAMES.filter((n) => n in policies);
   if (names.length === 0) throw new Error(`no policy found: define a function named ${POLICY_NAMES.join(", ")}`);
-  return { policies: policies as Partial<CoursePolicies>, names };
+  return { policies, names };
 }
 
 function isObject(value: unknown): boolean {

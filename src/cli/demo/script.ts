@@ -78,7 +78,7 @@ export function parseScript(text: string): Step[] {
       }
     } else {
       if (arg !== undefined) throw new UsageError(`bad script step '${part}': ${kind} takes no argument`);
-      steps.push({ kind } as Step);
+      steps.push({ kind });
     }
   }
   if (steps.length === 0) throw new UsageError("the script has no steps");

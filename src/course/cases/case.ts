@@ -19,7 +19,7 @@ export function show(value: unknown): string {
     return `[${shown}${items.length > 12 ? `, … (${items.length} items)` : ""}]`;
   }
   if (typeof value === "object") {
-    const fields = Object.entries(value as object).map(([k, v]) => `${k}: ${show(v)}`);
+    const fields = Object.entries(value).map(([k, v]) => `${k}: ${show(v)}`);
     return `{${fields.join(", ")}}`;
   }
   return String(value);

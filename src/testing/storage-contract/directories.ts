@@ -3,7 +3,14 @@ import { ErrorCode } from "../../errors.js";
 import { assertEqual, assertRejects } from "./assert.js";
 import { bytes, contentOf, createFile, readAll, type Section } from "./suite.js";
 
-export function directoriesSection({ describe, test }: Section): void {
+export function directoriesSection(section: Section): void {
+  listSection(section);
+  mkdirSection(section);
+  removeSection(section);
+  statSection(section);
+}
+
+function listSection({ describe, test }: Section): void {
   describe("list", () => {
     test("list: names sorted by UTF-16 code unit, directories included", async (s) => {
       // No two names differ only in case: case-insensitive file systems (macOS) would merge them.
@@ -30,7 +37,9 @@ export function directoriesSection({ describe, test }: Section): void {
       await assertRejects(() => s.list("missing"), ErrorCode.NOT_FOUND, 'list("missing")');
     });
   });
+}
 
+function mkdirSection({ describe, test }: Section): void {
   describe("mkdir", () => {
     test("mkdir: creates a directory, and again is a no-op", async (s) => {
       await s.mkdir("d");
@@ -57,7 +66,9 @@ export function directoriesSection({ describe, test }: Section): void {
       assertEqual(await contentOf(s, "f"), "keep", 'contentOf(s, "f")');
     });
   });
+}
 
+function removeSection({ describe, test }: Section): void {
   describe("remove", () => {
     test("remove: a file", async (s) => {
       await createFile(s, "f", "x");
@@ -105,7 +116,9 @@ export function directoriesSection({ describe, test }: Section): void {
       assertEqual(await contentOf(s, "f"), "new", 'contentOf(s, "f")');
     });
   });
+}
 
+function statSection({ describe, test }: Section): void {
   describe("stat", () => {
     test("stat: a file's cached size, a directory, the root, nothing", async (s) => {
       await createFile(s, "f", "12345");

@@ -3,7 +3,13 @@ import { ErrorCode } from "../../errors.js";
 import { assertEqual, assertRejects } from "./assert.js";
 import { bytes, contentOf, createFile, readAll, text, type Section } from "./suite.js";
 
-export function filesSection({ describe, test }: Section): void {
+export function filesSection(section: Section): void {
+  openSection(section);
+  readOnlySection(section);
+  truncateSection(section);
+}
+
+function openSection({ describe, test }: Section): void {
   describe("open", () => {
     test("open: a missing file without create is NOT_FOUND", async (s) => {
       await assertRejects(() => s.open("missing"), ErrorCode.NOT_FOUND, 'open("missing")');
@@ -50,7 +56,9 @@ export function filesSection({ describe, test }: Section): void {
       assertEqual(await contentOf(s, "f"), "kept", 'contentOf(s, "f")');
     });
   });
+}
 
+function readOnlySection({ describe, test }: Section): void {
   describe("read-only open", () => {
     test("open readOnly: reads work; write and truncate are IO and change nothing", async (s) => {
       await createFile(s, "ro", "kept");
@@ -69,7 +77,9 @@ export function filesSection({ describe, test }: Section): void {
       await assertRejects(() => s.open("x", { readOnly: true, create: true }), TypeError, both);
     });
   });
+}
 
+function truncateSection({ describe, test }: Section): void {
   describe("truncate", () => {
     test("truncate: shrinking cuts the file", async (s) => {
       const f = await s.open("f", { create: true });

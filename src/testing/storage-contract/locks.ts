@@ -1,6 +1,5 @@
 /** The Storage contract, lock: one holder per path, release, and a race between two callers. */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import type { StorageLock } from "../../storage/storage.js";
 import { assertEqual, assertRejects } from "./assert.js";
 import { type Section } from "./suite.js";
 
@@ -37,7 +36,7 @@ export function locksSection({ describe, test }: Section): void {
         (r) => r.status === "rejected" && r.reason instanceof PagelogError && r.reason.code === ErrorCode.LOCKED,
       );
       assertEqual([won.length, lost.length], [1, 1], "[lock calls won, lock calls LOCKED]");
-      for (const r of won) await (r as PromiseFulfilledResult<StorageLock>).value.release();
+      for (const r of won) await r.value.release();
     });
 
     test("lock: in a missing directory is NOT_FOUND", async (s) => {

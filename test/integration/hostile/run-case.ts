@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, FsStorage, LogDir, PagelogError } from "../../../src/node.js";
-import type { Log, LogRecord, Storage } from "../../../src/node.js";
+import type { Log, Storage } from "../../../src/node.js";
 import { verifyDir } from "../../../src/cli/verify/check.js";
 import type { Case, Expect, Pristine, Variant } from "./cases.js";
 import {
@@ -367,7 +367,7 @@ async function checkLookups(
   try {
     for (const r of records) {
       const [got] = await log.read(r.offset, { maxRecords: 1 });
-      if (got === undefined || JSON.stringify(plain(got as LogRecord)) !== JSON.stringify(r)) {
+      if (got === undefined || JSON.stringify(plain(got)) !== JSON.stringify(r)) {
         violations.push(
           `read(${r.offset}) gave ${got === undefined ? "nothing" : JSON.stringify(plain(got))}, records() gave ${JSON.stringify(r)}`,
         );

@@ -23,7 +23,7 @@ const testSources = files("test").filter((f) => /\.(ts|mjs|cjs)$/.test(f));
 const testFiles = testSources.filter((f) => f.endsWith(".test.ts"));
 
 interface Project {
-  test: { name: string; include: string[]; testTimeout: number; hookTimeout: number };
+  test: { name: string; include: string[]; testTimeout: number; hookTimeout: number; maxWorkers?: number };
 }
 const projects = ((config as { test: { projects?: Project[] } }).test.projects ?? []).map((p) => p.test);
 
@@ -42,6 +42,10 @@ describe("test tiers", () => {
     expect(unit.testTimeout).toBeLessThanOrEqual(30_000);
     // The crash property has taken over 120 s on a loaded 2-core machine.
     expect(projects[1]!.testTimeout).toBeGreaterThanOrEqual(300_000);
+  });
+
+  it("the unit tier runs on two workers: vitest's default on this 2-core machine is one", () => {
+    expect(projects[0]!.maxWorkers).toBeGreaterThanOrEqual(2);
   });
 
   it("every test file is in exactly one tier, and the tier's folder", () => {

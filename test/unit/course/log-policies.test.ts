@@ -360,7 +360,7 @@ describe("LogOptions.policies.segmentsToDelete", () => {
       [() => -1, /a whole number from 0/],
       [() => Number.NaN, /a whole number from 0/],
     ] as const) {
-      const { dir, log } = await logWithSegments(policy as never);
+      const { dir, log } = await logWithSegments(policy);
       await log.append(records(3)); // first segment; retention runs after each roll
       const err = await refused(log.append(records(3, 3)), "segmentsToDelete");
       expect(err.message).toMatch(pattern);

@@ -147,7 +147,7 @@ describe("concurrency", () => {
     const reads: Array<Promise<number[]>> = [];
     for (let i = 0; i < 30; i++) {
       pending.push(log.append([0, 1, 2].map((j) => recordAt(3 * i + j))));
-      reads.push(log.readBatches(0, { maxBytes: 1 << 20 }).then(async () => await readAllOffsets(log)));
+      reads.push(log.readBatches(0, { maxBytes: 1 << 20 }).then(async () => readAllOffsets(log)));
       reads.push(log.read(0, { maxBytes: 1 << 20 }).then((rs) => rs.map((r) => r.offset)));
     }
     await Promise.all(pending);

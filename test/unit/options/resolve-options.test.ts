@@ -67,6 +67,7 @@ describe("resolveOptions", () => {
     expect(errorOf(() => resolve({ maxOpenFilesss: 1 })).message).toContain('did you mean "maxOpenFiles"');
     expect(errorOf(() => resolve({ maxOpenFilessss: 1 })).message).not.toContain("did you mean");
     expect(errorOf(() => resolve({ somethingElse: 1 })).message).not.toContain("did you mean");
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as object` skips tsc's excess-key check
     const tied = errorOf(() => resolveOptions({ ab: 1 } as object, "t options", { aa: () => 1, bb: () => 2 }));
     expect(tied.message).not.toContain("did you mean");
   });

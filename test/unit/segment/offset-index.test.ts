@@ -181,6 +181,7 @@ describe("OffsetIndex: sanity check", () => {
         thrown = err;
       }
       expectCode(() => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
         if (thrown !== undefined) throw thrown;
       }, ErrorCode.CORRUPT);
       expect((thrown as { path: string }).path).toBe(indexPath(10));
