@@ -102,9 +102,11 @@ export class LogDir {
   readonly #lock: StorageLock;
   readonly #clean: boolean;
   readonly #defaults: LogOptions;
-  /** Partition directories present at open: each must be opened (recovered) before a clean marker. */
-  readonly #initialPartitions: ReadonlySet<string>;
-  /** Every partition-like name in the root at open, whatever it is (a directory, a file, …). */
+  /**
+   * Every partition-like name in the root at open, whatever it is (a directory, a file, …): not
+   * stat-ed at open, so opening a directory of many partitions costs its listing. After a crash
+   * each that is a directory must be opened (recovered) before a clean marker (see #close).
+   */
   readonly #namesAtOpen: ReadonlySet<string>;
   /** Checkpointed values as read at open, kept for logs not opened this session. */
   readonly #recoveryPoints: Map<string, number>;
@@ -130,7 +132,6 @@ export class LogDir {
     lock: StorageLock;
     clean: boolean;
     defaults: LogOptions;
-    initialPartitions: Set<string>;
     namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
@@ -141,7 +142,6 @@ export class LogDir {
     this.#lock = fields.lock;
     this.#clean = fields.clean;
     this.#defaults = fields.defaults;
-    this.#initialPartitions = fields.initialPartitions;
     this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
@@ -209,18 +209,12 @@ export class LogDir {
       }
       const clean = marker !== null;
       const names = await storage.list("");
-      const initialPartitions = new Set<string>();
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
       for (const name of names) {
-        const kind =
-          parsePartitionName(name) !== undefined || OWN_TMP_FILES.has(name)
-            ? (await storage.stat(name))?.kind
-            : undefined;
-        if (kind === "dir" && parsePartitionName(name) !== undefined) initialPartitions.add(name);
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
-        if (kind === "file" && OWN_TMP_FILES.has(name)) ownTmpFiles.push(name);
+        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
@@ -238,7 +232,6 @@ export class LogDir {
         lock,
         clean,
         defaults: log,
-        initialPartitions,
         namesAtOpen,
         recoveryPoints,
         startOffsets,
@@ -431,7 +424,7 @@ export class LogDir {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
       await this.checkpoint();
-      const everyLogRecovered = this.#clean || [...this.#initialPartitions].every((name) => this.#opened.has(name));
+      const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
       const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
       if (failure === undefined && !anyFailed && everyLogRecovered) {
         await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
@@ -449,6 +442,14 @@ export class LogDir {
       this.#status = "closed";
     }
     if (failure !== undefined) throw failure;
+  }
+
+  /** After a crash: whether every partition directory there at open was opened (so recovered). */
+  async #everyPartitionOpened(): Promise<boolean> {
+    for (const name of this.#namesAtOpen) {
+      if (!this.#opened.has(name) && (await this.storage.stat(name))?.kind === "dir") return false;
+    }
+    return true;
   }
 
   /** `await using dir = await LogDir.open(…)` (`Symbol.asyncDispose`): the same promise as `close()`. */

@@ -5,6 +5,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Segment, SegmentRecovery } from "../segment/segment.js";
+import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { OPENING_AT_ONCE } from "./in-order.js";
 import type { LoadInput } from "./log-load-input.js";
 import { checkOverlapAgrees } from "./overlap.js";
@@ -40,6 +41,8 @@ export interface Plan {
   readonly startOverAt: number | undefined;
   /** A `<base>.log.deleted` is the proof that the gap below the first segment is a deletion: keep it. */
   readonly keepRetired?: boolean;
+  /** A clean open's every segment base, from the listing (only the last segment is opened). */
+  readonly keptBases?: readonly number[];
 }
 
 /**
@@ -175,52 +178,102 @@ export async function planLoad(
         break;
       }
     }
-    const end = segments[segments.length - 1]!.nextOffset;
-    // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
-    // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
-    const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
-    if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
-
-    // The checkpointed start offset is past everything that survived. After a crash that is
-    // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
-    // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
-    // does, and offsets below it are never handed out again. After a clean shutdown every record
-    // was durable and the start was at most the end: the files or the checkpoint are damaged, and
-    // starting over would delete acknowledged records.
-    const checkpointedStart = input.logStartOffset ?? 0;
-    // The start offset is checkpointed durably before any segment below it is deleted, so the
-    // first segment never starts past it: if it does, the segments holding [start, base) are gone.
-    const firstBase = segments[0]!.baseOffset;
-    // Except after retention on a full disk: it renames the oldest doomed `.log` to `.deleted`
-    // (durably) before it deletes anything, so such a file at or below the start proves the gap.
-    const gapIsDeletion = retiredBases.some((base) => base <= checkpointedStart && base < firstBase);
-    if (
-      input.logStartOffset !== undefined &&
-      input.logStartOffset < firstBase &&
-      firstBase <= end &&
-      checkpointedStart <= end &&
-      !gapIsDeletion
-    ) {
-      throw new PagelogError(
-        `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
-        ErrorCode.CORRUPT,
-        { path: segments[0]!.log.path },
-      );
-    }
-    // The proof is kept only while the gap it explains is there: once a checkpoint names a start
-    // at or past the first segment, a `.deleted` is garbage like any other.
-    const keepRetired = gapIsDeletion && checkpointedStart < firstBase;
-    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined, keepRetired };
-    if (input.clean) {
-      throw new PagelogError(
-        `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
-        ErrorCode.CORRUPT,
-        { path: dir },
-      );
-    }
-    deleteFromIndex(0);
-    return { steps, tally, startOverAt: checkpointedStart };
+    const ends = checkEnds(input, {
+      firstBase: segments[0]!.baseOffset,
+      firstPath: segments[0]!.log.path,
+      end: segments[segments.length - 1]!.nextOffset,
+      durableUpTo: input.clean ? input.recoveryPoint : recoveryPoint,
+      retiredBases,
+    });
+    if (ends.startOverAt !== undefined) deleteFromIndex(0);
+    return { steps, tally, ...ends };
   }
+}
+
+/**
+ * The plan of a clean open, which reads only the active (last) segment: the old ones are checked
+ * on first use (segment-slot.ts). `bases` are every segment's, from the listing. After a clean
+ * shutdown every record was durable and no cut can be pending, so nothing but the active
+ * segment can change what the open must do: the checks that need only the listing (the first
+ * base against the checkpointed start, the end against the checkpointed recovery point) run here.
+ */
+export async function planCleanLoad(
+  input: LoadInput,
+  bases: readonly number[],
+  active: Segment,
+  retiredBases: readonly number[],
+): Promise<Plan> {
+  const tally = new Tally();
+  if ((await active.planLoadClean()).indexesRebuilt) tally.indexesRebuilt++;
+  const ends = checkEnds(input, {
+    firstBase: bases[0]!,
+    firstPath: bases.length === 1 ? active.log.path : segmentFilePath(input.dir, bases[0]!, LOG_SUFFIX),
+    end: active.nextOffset,
+    durableUpTo: input.recoveryPoint,
+    retiredBases,
+  });
+  return { steps: [{ kind: "commit", segment: active }], tally, ...ends };
+}
+
+/**
+ * The checks of a plan against the checkpoints, on the log's first base and its end: rejects
+ * (`PAGELOG_CORRUPT`) a log that lost acknowledged records at either end, and says whether the
+ * log must start over, empty, at its checkpointed start (only after a crash) and whether the
+ * `.log.deleted` proof of a full-disk deletion must stay.
+ */
+function checkEnds(
+  input: LoadInput,
+  at: {
+    readonly firstBase: number;
+    readonly firstPath: string;
+    readonly end: number;
+    readonly durableUpTo: number | undefined;
+    readonly retiredBases: readonly number[];
+  },
+): Pick<Plan, "startOverAt" | "keepRetired"> {
+  const { dir } = input;
+  const { firstBase, end, durableUpTo } = at;
+  // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
+  // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
+  if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+
+  // The checkpointed start offset is past everything that survived. After a crash that is
+  // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
+  // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
+  // does, and offsets below it are never handed out again. After a clean shutdown every record
+  // was durable and the start was at most the end: the files or the checkpoint are damaged, and
+  // starting over would delete acknowledged records.
+  const checkpointedStart = input.logStartOffset ?? 0;
+  // The start offset is checkpointed durably before any segment below it is deleted, so the
+  // first segment never starts past it: if it does, the segments holding [start, base) are gone.
+  // Except after retention on a full disk: it renames the oldest doomed `.log` to `.deleted`
+  // (durably) before it deletes anything, so such a file at or below the start proves the gap.
+  const gapIsDeletion = at.retiredBases.some((base) => base <= checkpointedStart && base < firstBase);
+  if (
+    input.logStartOffset !== undefined &&
+    input.logStartOffset < firstBase &&
+    firstBase <= end &&
+    checkpointedStart <= end &&
+    !gapIsDeletion
+  ) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
+      ErrorCode.CORRUPT,
+      { path: at.firstPath },
+    );
+  }
+  // The proof is kept only while the gap it explains is there: once a checkpoint names a start
+  // at or past the first segment, a `.deleted` is garbage like any other.
+  const keepRetired = gapIsDeletion && checkpointedStart < firstBase;
+  if (checkpointedStart <= end) return { startOverAt: undefined, keepRetired };
+  if (input.clean) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
+      ErrorCode.CORRUPT,
+      { path: dir },
+    );
+  }
+  return { startOverAt: checkpointedStart, keepRetired };
 }
 
 export function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {

@@ -77,8 +77,7 @@ export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
   readonly options: Readonly<ResolvedLogOptions>;
-  /** What opening this log had to do. */
-  readonly recovery: LogRecovery;
+  readonly #recovery: LogRecovery;
   /** Everything that changes as the log runs (see log-state.ts). */
   readonly #s: LogState;
   readonly #queue = new SerialQueue();
@@ -102,13 +101,14 @@ export class Log {
   ) {
     this.name = name;
     this.options = options;
-    this.recovery = loaded.recovery;
+    this.#recovery = loaded.recovery;
     const now = opened.at;
     this.#s = {
       name,
       host,
       options,
       segmentOptions,
+      slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
       // Loading left everything durable: the whole log is below the recovery point.
@@ -172,6 +172,15 @@ export class Log {
 
   // ---- state ----------------------------------------------------------------------------
 
+  /**
+   * What opening this log had to do, with the index rebuilds that the first uses of its old
+   * segments have done since (a clean open checks old segments on first use).
+   */
+  get recovery(): LogRecovery {
+    const later = this.#s.slotContext.firstUses.indexesRebuilt;
+    return later === 0 ? this.#recovery : { ...this.#recovery, indexesRebuilt: this.#recovery.indexesRebuilt + later };
+  }
+
   /** The first offset that can be read (moves forward with deleteRecordsBefore and retention). */
   get startOffset(): number {
     return this.#s.startOffset;
@@ -187,9 +196,13 @@ export class Log {
     return this.#s.recoveryPoint;
   }
 
-  /** Bytes in all `.log` files. */
+  /**
+   * Bytes in the `.log` files of the segments sized so far: every segment after a recovery, and
+   * after a clean open the active one and every old one used since (a clean open reads nothing
+   * of the old segments: see docs/recovery.md, "Lazy segments"). Retention by bytes sizes them all.
+   */
   get size(): number {
-    return this.#s.segments.reduce((sum, s) => sum + s.size, 0);
+    return this.#s.segments.reduce((sum, s) => sum + (s.knownSize ?? 0), 0);
   }
 
   get segmentCount(): number {
@@ -290,7 +303,7 @@ export class Log {
     return this.#run(async () => {
       checkWritable(this.#s, "applyRetention");
       // Outside the guard: a reader's rule refused (PAGELOG_POLICY) has changed nothing.
-      const count = retentionCount(this.#s, this.options.clock.now());
+      const count = await retentionCount(this.#s, this.options.clock.now());
       await guard(this.#s, () => applyRetention(this.#s, count));
     });
   }
@@ -378,7 +391,7 @@ export class Log {
       const s = this.#s;
       stopTimer(s);
       if (s.status === "failed") {
-        await Promise.allSettled(s.segments.map((segment) => segment.close()));
+        await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
         throw failedError(s, "close");
       }
@@ -388,7 +401,7 @@ export class Log {
         await activeSegment(s).seal();
         // No clock read: a clock that throws must not keep a log from closing.
         await flushLog(s, { indexes: true, at: s.lastFlushAt });
-        for (const segment of s.segments) await segment.close();
+        for (const slot of s.segments) await slot.close();
         s.status = "closed";
       } catch (err) {
         fail(s, err);
