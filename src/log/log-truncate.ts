@@ -9,7 +9,7 @@ import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { batchSize } from "./log-arguments.js";
 import { deleteFrom } from "./segment-files.js";
-import { flushLog, type LogState } from "./log-state.js";
+import { flushLog, keepsLogOpen, type LogState } from "./log-state.js";
 import { cutCursors } from "./read-cursors.js";
 import { SegmentSlot } from "./segment-slot.js";
 
@@ -20,12 +20,15 @@ import { SegmentSlot } from "./segment-slot.js";
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
   // The clock first: one that throws fails the call before anything is cut.
   const startedAt = s.stopwatch.now();
-  // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
-  cutCursors(s.cursors, offset);
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
-  // A first use like any other: an idle segment is checked before anything is cut.
-  const segment = await s.segments[index]!.load();
+  // A first use like any other: an idle segment is checked before anything is cut, and one that
+  // fails its check changes nothing (the log stays open: its files and its state still agree).
+  const segment = await s.segments[index]!.load().catch((err: unknown) => {
+    throw keepsLogOpen(err);
+  });
+  // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
+  cutCursors(s.cursors, offset);
   // Segments cut whole batches. If `offset` falls inside one, its records below `offset`
   // must live on in a batch of their own, and they were durable: no crash may lose them.
   const holding = await segment.read(offset, 1);
