@@ -21,6 +21,9 @@ import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
 import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
+import { checkProgressListener, type ProgressListener, type RecoveryProgress } from "./recovery-progress.js";
+
+export type { RecoveryProgress } from "./recovery-progress.js";
 
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
@@ -58,6 +61,14 @@ export interface LogDirOptions {
    * @defaultValue 128
    */
   maxOpenFiles?: number;
+  /**
+   * Told how far the recovery of a log after a crash got: before its walk starts and after each
+   * segment walked (bytes walked of the bytes to walk, segments left), as Kafka's KIP-831
+   * metrics report it. Called from `dir.log(name)`, which opens (and recovers) a log; a clean
+   * open walks nothing and reports nothing. A listener that throws does not fail the recovery.
+   * `dir.recovery` keeps the totals.
+   */
+  onProgress?: (progress: RecoveryProgress) => void;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -74,7 +85,8 @@ export interface LogDirRecovery {
 }
 
 /** One resolver per LogDir.open option: the keys here are every option it takes. */
-const DIR_RESOLVERS: OptionResolvers<LogDirOptions> = {
+type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & { onProgress: ProgressListener | undefined };
+const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> = {
   log: (value) => {
     if (value === undefined) return {};
     resolveLogOptions(value as LogOptions, "option log"); // fail on bad defaults now, not on first use
@@ -90,6 +102,7 @@ const DIR_RESOLVERS: OptionResolvers<LogDirOptions> = {
     return ms;
   },
   maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
+  onProgress: checkProgressListener,
 };
 
 export class LogDir {
@@ -115,6 +128,7 @@ export class LogDir {
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
+  readonly #onProgress: ProgressListener | undefined;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -136,6 +150,7 @@ export class LogDir {
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
+    onProgress: ProgressListener | undefined;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -146,6 +161,7 @@ export class LogDir {
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
+    this.#onProgress = fields.onProgress;
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -188,7 +204,11 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    const { log, checkpointIntervalMs, maxOpenFiles } = resolveOptions(options, "LogDir.open options", DIR_RESOLVERS);
+    const { log, checkpointIntervalMs, maxOpenFiles, onProgress } = resolveOptions(
+      options,
+      "LogDir.open options",
+      DIR_RESOLVERS,
+    );
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
@@ -236,6 +256,7 @@ export class LogDir {
         recoveryPoints,
         startOffsets,
         checkpointIntervalMs,
+        onProgress,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -321,6 +342,7 @@ export class LogDir {
         clean: this.#clean,
         recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
         logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+        onProgress: this.#onProgress,
       },
     );
     this.#opened.set(name, log);

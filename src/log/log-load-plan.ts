@@ -9,6 +9,7 @@ import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { OPENING_AT_ONCE } from "./in-order.js";
 import type { LoadInput } from "./log-load-input.js";
 import { checkOverlapAgrees } from "./overlap.js";
+import { report } from "./recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
 export type Step =
@@ -25,12 +26,16 @@ export class Tally {
   segmentsDeleted = 0;
   indexesRebuilt = 0;
 
+  /** Set once the plan knows what it walks: told after every walk. */
+  onWalked: (() => void) | undefined;
+
   /** A segment's batches were walked and its indexes rebuilt. */
   walked(result: SegmentRecovery): void {
     this.segmentsScanned++;
     this.indexesRebuilt++;
     this.bytesScanned += result.validBytes + result.truncatedBytes;
     this.bytesTruncated += result.truncatedBytes;
+    this.onWalked?.();
   }
 }
 
@@ -85,6 +90,7 @@ export async function planLoad(
   while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset < recoveryPoint)
     firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
+  watchProgress(input, tally, segments.slice(firstToRecover));
 
   // The clean loads below the first segment to walk read only their own files: a window of them
   // runs ahead of the loop, which still takes each result in order. (A result never taken, of a
@@ -188,6 +194,26 @@ export async function planLoad(
     if (ends.startOverAt !== undefined) deleteFromIndex(0);
     return { steps, tally, ...ends };
   }
+}
+
+/**
+ * Reports the walk of `walked` (the segments from the first to recover on) to the open's
+ * listener: once before it starts, then after each segment (recovery-progress.ts).
+ */
+function watchProgress(input: LoadInput, tally: Tally, walked: readonly Segment[]): void {
+  const listener = input.onProgress;
+  if (listener === undefined || walked.length === 0) return;
+  const bytesToWalk = walked.reduce((sum, segment) => sum + segment.size, 0);
+  const send = (): void =>
+    report(listener, {
+      log: input.dir,
+      bytesWalked: tally.bytesScanned,
+      bytesToWalk: Math.max(bytesToWalk, tally.bytesScanned),
+      segmentsWalked: tally.segmentsScanned,
+      segmentsLeft: Math.max(0, walked.length - tally.segmentsScanned),
+    });
+  tally.onWalked = send;
+  send();
 }
 
 /**

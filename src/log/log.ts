@@ -50,6 +50,7 @@ import {
 } from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
+import type { ProgressListener } from "./recovery-progress.js";
 
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
@@ -425,7 +426,12 @@ export async function openLog(
   name: string,
   host: LogHost,
   options: ResolvedLogOptions,
-  state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
+  state: {
+    clean: boolean;
+    recoveryPoint: number | undefined;
+    logStartOffset: number | undefined;
+    onProgress?: ProgressListener | undefined;
+  },
 ): Promise<Log> {
   const segmentOptions: SegmentOptions = {
     indexIntervalBytes: options.indexIntervalBytes,

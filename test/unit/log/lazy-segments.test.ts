@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
-import { LogDir } from "../../../src/log/log-dir.js";
+import { LogDir, type RecoveryProgress } from "../../../src/log/log-dir.js";
 import { SegmentSlot, type SlotContext } from "../../../src/log/segment-slot.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../src/storage/storage.js";
@@ -343,5 +343,59 @@ describe("lazy segments", () => {
     expect(err).toBeInstanceOf(PagelogError);
     expect(await snapshot(sim)).toEqual(before);
     await dir.close().catch(() => undefined);
+  });
+});
+
+describe("recovery progress", () => {
+  it("an unclean open reports its walk: before it starts, after each segment, totals in dir.recovery", async () => {
+    const sim = new SimStorage({ seed: 5 });
+    const first = await openSim(sim, SMALL);
+    const model = await appendBatches(await first.log(NAME), 12);
+    await (await first.log(NAME)).flush(); // no checkpoint: the recovery walks every segment
+    const rebooted = sim.crash();
+    const seen: RecoveryProgress[] = [];
+    const dir = await LogDir.open(rebooted, { log: SMALL, onProgress: (p) => seen.push(p) });
+    const log = await dir.log(NAME);
+    expect(log.recovery.clean).toBe(false);
+    expect(await readAll(log)).toEqual(model);
+    const walked = log.recovery.segmentsScanned;
+    expect(walked).toBe(log.segmentCount);
+    expect(seen.length).toBe(walked + 1);
+    expect(seen[0]).toMatchObject({ log: NAME, bytesWalked: 0, segmentsWalked: 0, segmentsLeft: walked });
+    expect(seen.at(-1)).toMatchObject({
+      segmentsWalked: walked,
+      segmentsLeft: 0,
+      bytesWalked: log.recovery.bytesScanned,
+    });
+    expect(seen.at(-1)!.bytesToWalk).toBe(log.recovery.bytesScanned);
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]!.bytesWalked).toBeGreaterThan(seen[i - 1]!.bytesWalked);
+      expect(seen[i]!.segmentsLeft).toBe(seen[i - 1]!.segmentsLeft - 1);
+    }
+    expect(dir.recovery).toMatchObject({ segmentsScanned: walked, bytesScanned: log.recovery.bytesScanned });
+    await dir.close();
+    // A clean open walks nothing and reports nothing.
+    seen.length = 0;
+    const again = await LogDir.open(rebooted, { onProgress: (p) => seen.push(p) });
+    await again.log(NAME);
+    expect(seen).toEqual([]);
+    await again.close();
+  });
+
+  it("a listener that throws does not fail the recovery; onProgress that is not a function is a TypeError", async () => {
+    const sim = new SimStorage({ seed: 6 });
+    const first = await openSim(sim, SMALL);
+    const model = await appendBatches(await first.log(NAME), 6);
+    await (await first.log(NAME)).flush();
+    const rebooted = sim.crash();
+    const dir = await LogDir.open(rebooted, {
+      onProgress: () => {
+        throw new Error("listener bug");
+      },
+    });
+    expect(await readAll(await dir.log(NAME, SMALL))).toEqual(model);
+    await dir.close();
+    await expect(LogDir.open(rebooted, { onProgress: 5 as never })).rejects.toThrow(/onProgress/);
+    await expect(LogDir.open(rebooted, { onProgres: () => undefined } as never)).rejects.toThrow(TypeError);
   });
 });
