@@ -53,7 +53,11 @@ function buildDir(ctx: BenchContext, name: string, partitions: number, segments:
 }
 
 /** A clean open of one partition of `segments` segments, its first read of offset 0, and readdir of it. */
-async function openPartition(ctx: BenchContext, segments: number): Promise<{ open: Measured; firstRead: Measured }> {
+async function openPartition(
+  ctx: BenchContext,
+  segments: number,
+  label: string,
+): Promise<{ open: Measured; firstRead: Measured }> {
   const root = buildDir(ctx, `open-${segments}`, 1, segments);
   const open = { pagelog: [] as number[], reference: [] as number[] };
   const firstRead: number[] = [];
@@ -74,10 +78,10 @@ async function openPartition(ctx: BenchContext, segments: number): Promise<{ ope
     firstRead.push(read.ms);
     open.reference.push((await timed(() => readdirSync(join(root, "t-0")).length)).ms);
   }
-  const label = segments >= 1000 ? `${segments / 1000}k` : String(segments);
+  const row = `open-${label}-segments`;
   return {
     open: {
-      row: `open-${label}-segments`,
+      row,
       unit: "ms",
       ...open,
       goal: { on: "ratio", op: "≤", value: 3 },
@@ -86,7 +90,7 @@ async function openPartition(ctx: BenchContext, segments: number): Promise<{ ope
       ],
     },
     firstRead: {
-      row: `first-read-${label}`,
+      row: `${row}/first-read`,
       unit: "ms",
       pagelog: firstRead,
       reference: null,
@@ -97,12 +101,12 @@ async function openPartition(ctx: BenchContext, segments: number): Promise<{ ope
 }
 
 export async function open10kSegments(ctx: BenchContext): Promise<Measured[]> {
-  const { open, firstRead } = await openPartition(ctx, scaled(ctx, 10_000, 10));
+  const { open, firstRead } = await openPartition(ctx, scaled(ctx, 10_000, 10), "10k");
   return [open, firstRead];
 }
 
 export async function open100kSegments(ctx: BenchContext): Promise<Measured[]> {
-  const { open, firstRead } = await openPartition(ctx, scaled(ctx, 100_000, 10));
+  const { open, firstRead } = await openPartition(ctx, scaled(ctx, 100_000, 10), "100k");
   return [open, firstRead];
 }
 

@@ -182,6 +182,14 @@ async function runOn(
   } catch (err) {
     readError = judge(err, "records()");
     if (readError === undefined) readError = new PagelogError("(not a PagelogError)", ErrorCode.CORRUPT);
+    // After a clean open the old segments are checked on first use (lazy segments): damage in
+    // one is found by this read, and a first use that rejects changes no byte either.
+    if (variant === "clean") {
+      const now = hashTree(withoutMarker(await readTree(backing)));
+      const was = hashTree(withoutMarker(tree));
+      if (now !== was)
+        violations.push(`records() rejected (a first use) but changed files first:\n${treeDiff(was, now)}`);
+    }
   }
   outcome =
     readError !== undefined
