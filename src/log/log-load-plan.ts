@@ -59,7 +59,6 @@ export async function planLoad(
   segments: Segment[],
   retiredBases: readonly number[] = [],
 ): Promise<Plan> {
-  const { dir } = input;
   const tally = new Tally();
   const steps: Step[] = [];
   const commits = new Map<Segment, Step & { kind: "commit" }>();
@@ -105,95 +104,131 @@ export async function planLoad(
       cleanPlans.set(segment, planned);
     }
   };
+  const cleanPlanOf = (i: number): Promise<{ indexesRebuilt: boolean }> => {
+    startCleanPlans(i);
+    const segment = segments[i]!;
+    return cleanPlans.get(segment) ?? segment.planLoadClean();
+  };
   try {
-    return await planEach();
+    return await planEach({
+      input,
+      segments,
+      retiredBases,
+      tally,
+      steps,
+      recoveryPoint,
+      firstToRecover,
+      commit,
+      deleteFromIndex,
+      cleanPlanOf,
+    });
   } finally {
     await Promise.allSettled(cleanPlans.values());
   }
+}
 
-  async function planEach(): Promise<Plan> {
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i]!;
-      const previous = segments[i - 1];
-      if (
-        previous !== undefined &&
-        segment.baseOffset < previous.nextOffset &&
-        segment.baseOffset > previous.baseOffset
-      ) {
-        // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
-        // segment (the kept records of that batch) and while it cut `previous`, whose tail may
-        // be half cut (a zeroed page tail behind an index that still points past it). Walk all
-        // of `previous`, which must be whole up to this segment's base, and finish the cut there.
-        // A clean shutdown leaves no interrupted cut: there an overlap is damage.
-        if (input.clean) {
-          throw new PagelogError(
-            `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
-            ErrorCode.CORRUPT,
-            { path: segment.log.path },
-          );
-        }
-        await checkOverlapAgrees(previous, segment);
-        tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
-        commit(previous);
+/** What one plan's loop works with (see planLoad). */
+interface Planning {
+  readonly input: LoadInput;
+  readonly segments: Segment[];
+  readonly retiredBases: readonly number[];
+  readonly tally: Tally;
+  readonly steps: Step[];
+  readonly recoveryPoint: number;
+  readonly firstToRecover: number;
+  /** Plans writing this segment's plan (and, once committed, rewriting `[from, to)`). */
+  commit(segment: Segment, rewrite?: { from: number; to: number }): void;
+  /** Plans deleting `segments[from..]` (newest first), which leave `segments`. */
+  deleteFromIndex(from: number): void;
+  /** The clean load of `segments[i]`, started ahead in a window (see planLoad). */
+  cleanPlanOf(i: number): Promise<{ indexesRebuilt: boolean }>;
+}
+
+/** planLoad's loop over the segments, oldest first, then the checks of both ends. */
+async function planEach(p: Planning): Promise<Plan> {
+  const { input, segments, retiredBases, tally, steps, recoveryPoint, firstToRecover, commit, deleteFromIndex } = p;
+  const { dir } = input;
+  const cleanPlanOf = (i: number) => p.cleanPlanOf(i);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const previous = segments[i - 1];
+    if (
+      previous !== undefined &&
+      segment.baseOffset < previous.nextOffset &&
+      segment.baseOffset > previous.baseOffset
+    ) {
+      // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
+      // segment (the kept records of that batch) and while it cut `previous`, whose tail may
+      // be half cut (a zeroed page tail behind an index that still points past it). Walk all
+      // of `previous`, which must be whole up to this segment's base, and finish the cut there.
+      // A clean shutdown leaves no interrupted cut: there an overlap is damage.
+      if (input.clean) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
       }
-      if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
-        // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
-        // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
-        if (previous.nextOffset < recoveryPoint) {
-          throw new PagelogError(
-            `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
-            ErrorCode.CORRUPT,
-            { path: segment.log.path },
-          );
-        }
-        deleteFromIndex(i);
-        break;
-      }
-      if (i < firstToRecover) {
-        startCleanPlans(i);
-        try {
-          if ((await (cleanPlans.get(segment) ?? segment.planLoadClean())).indexesRebuilt) tally.indexesRebuilt++;
-        } catch (err) {
-          // Below the recovery point the records must all be there, but after a crash they may be
-          // there in the next segment: a truncateTo inside a batch writes the kept records into a
-          // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
-          // damaged past the new segment's base. Recover this one up to that base (damage before
-          // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
-          const next = segments[i + 1];
-          if (
-            input.clean ||
-            !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
-            next === undefined ||
-            next.baseOffset <= segment.baseOffset
-          )
-            throw err;
-          tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
-        }
-        commit(segment);
-        continue;
-      }
-      const result = await segment.planRecovery({
-        minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
-      });
-      tally.walked(result);
-      // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
-      const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
-      commit(segment, { from, to: result.validBytes });
-      if (result.truncatedBytes > 0 && i + 1 < segments.length) {
-        deleteFromIndex(i + 1);
-        break;
-      }
+      await checkOverlapAgrees(previous, segment);
+      tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+      commit(previous);
     }
-    const ends = checkEnds(input, {
-      firstBase: segments[0]!.baseOffset,
-      firstPath: segments[0]!.log.path,
-      end: segments[segments.length - 1]!.nextOffset,
-      durableUpTo: input.clean ? input.recoveryPoint : recoveryPoint,
-      retiredBases,
+    if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+      // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
+      // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
+      if (previous.nextOffset < recoveryPoint) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
+      }
+      deleteFromIndex(i);
+      break;
+    }
+    if (i < firstToRecover) {
+      try {
+        if ((await cleanPlanOf(i)).indexesRebuilt) tally.indexesRebuilt++;
+      } catch (err) {
+        // Below the recovery point the records must all be there, but after a crash they may be
+        // there in the next segment: a truncateTo inside a batch writes the kept records into a
+        // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+        // damaged past the new segment's base. Recover this one up to that base (damage before
+        // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
+        const next = segments[i + 1];
+        if (
+          input.clean ||
+          !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
+          next === undefined ||
+          next.baseOffset <= segment.baseOffset
+        )
+          throw err;
+        tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+      }
+      commit(segment);
+      continue;
+    }
+    const result = await segment.planRecovery({
+      minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
     });
-    if (ends.startOverAt !== undefined) deleteFromIndex(0);
-    return { steps, tally, ...ends };
+    tally.walked(result);
+    // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
+    const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
+    commit(segment, { from, to: result.validBytes });
+    if (result.truncatedBytes > 0 && i + 1 < segments.length) {
+      deleteFromIndex(i + 1);
+      break;
+    }
   }
+  const ends = checkEnds(input, {
+    firstBase: segments[0]!.baseOffset,
+    firstPath: segments[0]!.log.path,
+    end: segments[segments.length - 1]!.nextOffset,
+    durableUpTo: input.clean ? input.recoveryPoint : recoveryPoint,
+    retiredBases,
+  });
+  if (ends.startOverAt !== undefined) deleteFromIndex(0);
+  return { steps, tally, ...ends };
 }
 
 /**

@@ -2,8 +2,10 @@
  * Opening a partition's segments, as Kafka's LogLoader does, with pagelog's stricter rules.
  *
  * An open decides before it changes anything. First a plan, which only reads:
- * 1. Clean shutdown: trust every segment's log, but sanity-check its indexes and plan a rebuild
- *    of any that fail. Unclean: segments wholly below the recovery point get the same check;
+ * 1. Clean shutdown: only the active segment is opened and checked (its log trusted, its indexes
+ *    sanity-checked, a rebuild planned for any that fail); every older segment stays idle and gets
+ *    the same check on its first use (segment-slot.ts). Unclean: segments wholly below the
+ *    recovery point get that check here;
  *    from the segment holding the recovery point to the last, `Segment.planRecovery()` walks
  *    every batch, rebuilds the indexes in memory and plans a cut at the first bad byte; every
  *    segment after a cut or a gap in offsets is planned for deletion.
@@ -70,7 +72,7 @@ function now(): number {
 /**
  * Opens a partition's segments in three named phases: `survey` (which files are there),
  * `decide` (open the segments and plan, reading only: a rejection leaves every file as it was),
- * and `carryOut` (log-load-apply.ts). Then only the active segment keeps its indexes in memory.
+ * and `carryOut` (log-load-apply.ts). Then only the active segment stays loaded.
  */
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
@@ -168,8 +170,8 @@ async function survey(
 }
 
 /**
- * Phase 2, reading only: opens the segments at `bases` and plans (log-load-plan.ts). A rejected
- * plan closes every handle and throws with nothing written.
+ * Phase 2, reading only: opens the segments at `bases` (after a clean shutdown, the last only)
+ * and plans (log-load-plan.ts). A rejected plan closes every handle and throws with nothing written.
  */
 async function decide(
   input: LoadInput,
