@@ -81,7 +81,8 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
   let index = s.segments.length - 1;
   while (index > 0 && s.segments[index]!.baseOffset > offset) index--;
   for (; index < s.segments.length; index++) {
-    const segment = await s.segments[index]!.load(); // an idle segment's first use checks it
+    const slot = s.segments[index]!;
+    const segment = slot.segment ?? (await slot.load()); // an idle segment's first use checks it
     const read = await segment.read(offset, maxBytes);
     touch(s, segment);
     if (read !== null) return read.bytes;
@@ -201,7 +202,7 @@ export async function findOffsetForTimestamp(s: LogState, timestamp: number): Pr
     if (slot.nextOffset <= s.startOffset) continue;
     // Which segment holds the answer is told by each one's largest timestamp, which an idle
     // segment learns on its first use: a lookup loads the segments it passes, oldest first.
-    const segment = await slot.load();
+    const segment = slot.segment ?? (await slot.load()); // no await for a loaded one: a lookup passes thousands
     if (segment.maxTimestamp < timestamp) continue;
     const found = await segment.offsetForTimestamp(timestamp);
     touch(s, segment);
