@@ -11,6 +11,7 @@ import { ErrorCode, isPagelogError, type PagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { checkVarints, type VarintPolicy } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
+import { SegmentSlot } from "./segment-slot.js";
 import { applyRetention, retentionCount } from "./log-retention.js";
 import {
   activeSegment,
@@ -238,14 +239,16 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   // Nothing can legitimately be there (loading and truncation delete every segment past the
   // end, durably), but a stale file must never be read as part of this log.
   if (segment.size > 0) await segment.log.truncate(0);
-  s.segments.push(segment);
+  s.segments.push(SegmentSlot.of(s.slotContext, segment));
   s.dirDirty = true;
   s.activeCreatedAt = elapsed;
   let count: number;
   try {
-    count = retentionCount(s, now);
+    count = await retentionCount(s, now);
   } catch (err) {
-    if (isPagelogError(err, ErrorCode.POLICY)) return err;
+    // Refused, or an old segment that retention had to load first failed its check (its first
+    // use): nothing was deleted and the log is whole.
+    if (isPagelogError(err, ErrorCode.POLICY) || isPagelogError(err, ErrorCode.CORRUPT)) return err;
     throw err;
   }
   await applyRetention(s, count);

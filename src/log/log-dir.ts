@@ -21,6 +21,9 @@ import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
 import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
+import { checkProgressListener, type ProgressListener, type RecoveryProgress } from "./recovery-progress.js";
+
+export type { RecoveryProgress } from "./recovery-progress.js";
 
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
@@ -58,6 +61,14 @@ export interface LogDirOptions {
    * @defaultValue 128
    */
   maxOpenFiles?: number;
+  /**
+   * Told how far the recovery of a log after a crash got: before its walk starts and after each
+   * segment walked (bytes walked of the bytes to walk, segments left), as Kafka's KIP-831
+   * metrics report it. Called from `dir.log(name)`, which opens (and recovers) a log; a clean
+   * open walks nothing and reports nothing. A listener that throws does not fail the recovery.
+   * `dir.recovery` keeps the totals.
+   */
+  onProgress?: (progress: RecoveryProgress) => void;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -74,7 +85,8 @@ export interface LogDirRecovery {
 }
 
 /** One resolver per LogDir.open option: the keys here are every option it takes. */
-const DIR_RESOLVERS: OptionResolvers<LogDirOptions> = {
+type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & { onProgress: ProgressListener | undefined };
+const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> = {
   log: (value) => {
     if (value === undefined) return {};
     resolveLogOptions(value as LogOptions, "option log"); // fail on bad defaults now, not on first use
@@ -90,6 +102,7 @@ const DIR_RESOLVERS: OptionResolvers<LogDirOptions> = {
     return ms;
   },
   maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
+  onProgress: checkProgressListener,
 };
 
 export class LogDir {
@@ -102,9 +115,11 @@ export class LogDir {
   readonly #lock: StorageLock;
   readonly #clean: boolean;
   readonly #defaults: LogOptions;
-  /** Partition directories present at open: each must be opened (recovered) before a clean marker. */
-  readonly #initialPartitions: ReadonlySet<string>;
-  /** Every partition-like name in the root at open, whatever it is (a directory, a file, …). */
+  /**
+   * Every partition-like name in the root at open, whatever it is (a directory, a file, …): not
+   * stat-ed at open, so opening a directory of many partitions costs its listing. After a crash
+   * each that is a directory must be opened (recovered) before a clean marker (see #close).
+   */
   readonly #namesAtOpen: ReadonlySet<string>;
   /** Checkpointed values as read at open, kept for logs not opened this session. */
   readonly #recoveryPoints: Map<string, number>;
@@ -113,6 +128,7 @@ export class LogDir {
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
+  readonly #onProgress: ProgressListener | undefined;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -130,22 +146,22 @@ export class LogDir {
     lock: StorageLock;
     clean: boolean;
     defaults: LogOptions;
-    initialPartitions: Set<string>;
     namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
+    onProgress: ProgressListener | undefined;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
     this.#lock = fields.lock;
     this.#clean = fields.clean;
     this.#defaults = fields.defaults;
-    this.#initialPartitions = fields.initialPartitions;
     this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
+    this.#onProgress = fields.onProgress;
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -188,7 +204,11 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    const { log, checkpointIntervalMs, maxOpenFiles } = resolveOptions(options, "LogDir.open options", DIR_RESOLVERS);
+    const { log, checkpointIntervalMs, maxOpenFiles, onProgress } = resolveOptions(
+      options,
+      "LogDir.open options",
+      DIR_RESOLVERS,
+    );
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
@@ -209,18 +229,12 @@ export class LogDir {
       }
       const clean = marker !== null;
       const names = await storage.list("");
-      const initialPartitions = new Set<string>();
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
       for (const name of names) {
-        const kind =
-          parsePartitionName(name) !== undefined || OWN_TMP_FILES.has(name)
-            ? (await storage.stat(name))?.kind
-            : undefined;
-        if (kind === "dir" && parsePartitionName(name) !== undefined) initialPartitions.add(name);
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
-        if (kind === "file" && OWN_TMP_FILES.has(name)) ownTmpFiles.push(name);
+        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
@@ -238,11 +252,11 @@ export class LogDir {
         lock,
         clean,
         defaults: log,
-        initialPartitions,
         namesAtOpen,
         recoveryPoints,
         startOffsets,
         checkpointIntervalMs,
+        onProgress,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -328,6 +342,7 @@ export class LogDir {
         clean: this.#clean,
         recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
         logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+        onProgress: this.#onProgress,
       },
     );
     this.#opened.set(name, log);
@@ -431,7 +446,7 @@ export class LogDir {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
       await this.checkpoint();
-      const everyLogRecovered = this.#clean || [...this.#initialPartitions].every((name) => this.#opened.has(name));
+      const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
       const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
       if (failure === undefined && !anyFailed && everyLogRecovered) {
         await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
@@ -450,6 +465,14 @@ export class LogDir {
     }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
     if (failure !== undefined) throw failure;
+  }
+
+  /** After a crash: whether every partition directory there at open was opened (so recovered). */
+  async #everyPartitionOpened(): Promise<boolean> {
+    for (const name of this.#namesAtOpen) {
+      if (!this.#opened.has(name) && (await this.storage.stat(name))?.kind === "dir") return false;
+    }
+    return true;
   }
 
   /** `await using dir = await LogDir.open(…)` (`Symbol.asyncDispose`): the same promise as `close()`. */

@@ -30,7 +30,7 @@ export async function carryOut(
   if (leftovers.length > 0) await storage.syncDir(dir);
   for (const step of plan.steps) {
     if (step.kind === "delete") {
-      await deleteSegments(storage, step.segments);
+      await deleteSegments(storage, dir, step.segments);
       continue;
     }
     await step.segment.commit();

@@ -4,6 +4,7 @@
  */
 import type { SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
+import type { ProgressListener } from "./recovery-progress.js";
 
 export interface LoadInput {
   readonly storage: Storage;
@@ -15,4 +16,6 @@ export interface LoadInput {
   readonly recoveryPoint: number | undefined;
   /** From `log-start-offset-checkpoint`. */
   readonly logStartOffset: number | undefined;
+  /** Told how far an unclean open's walk got (recovery-progress.ts). */
+  readonly onProgress?: ProgressListener | undefined;
 }

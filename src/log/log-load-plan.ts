@@ -5,9 +5,11 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Segment, SegmentRecovery } from "../segment/segment.js";
+import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { OPENING_AT_ONCE } from "./in-order.js";
 import type { LoadInput } from "./log-load-input.js";
 import { checkOverlapAgrees } from "./overlap.js";
+import { report } from "./recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
 export type Step =
@@ -24,12 +26,16 @@ export class Tally {
   segmentsDeleted = 0;
   indexesRebuilt = 0;
 
+  /** Set once the plan knows what it walks: told after every walk. */
+  onWalked: (() => void) | undefined;
+
   /** A segment's batches were walked and its indexes rebuilt. */
   walked(result: SegmentRecovery): void {
     this.segmentsScanned++;
     this.indexesRebuilt++;
     this.bytesScanned += result.validBytes + result.truncatedBytes;
     this.bytesTruncated += result.truncatedBytes;
+    this.onWalked?.();
   }
 }
 
@@ -40,6 +46,8 @@ export interface Plan {
   readonly startOverAt: number | undefined;
   /** A `<base>.log.deleted` is the proof that the gap below the first segment is a deletion: keep it. */
   readonly keepRetired?: boolean;
+  /** A clean open's every segment base, from the listing (only the last segment is opened). */
+  readonly keptBases?: readonly number[];
 }
 
 /**
@@ -51,7 +59,6 @@ export async function planLoad(
   segments: Segment[],
   retiredBases: readonly number[] = [],
 ): Promise<Plan> {
-  const { dir } = input;
   const tally = new Tally();
   const steps: Step[] = [];
   const commits = new Map<Segment, Step & { kind: "commit" }>();
@@ -82,6 +89,7 @@ export async function planLoad(
   while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset < recoveryPoint)
     firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
+  watchProgress(input, tally, segments.slice(firstToRecover));
 
   // The clean loads below the first segment to walk read only their own files: a window of them
   // runs ahead of the loop, which still takes each result in order. (A result never taken, of a
@@ -96,131 +104,237 @@ export async function planLoad(
       cleanPlans.set(segment, planned);
     }
   };
+  const cleanPlanOf = (i: number): Promise<{ indexesRebuilt: boolean }> => {
+    startCleanPlans(i);
+    const segment = segments[i]!;
+    return cleanPlans.get(segment) ?? segment.planLoadClean();
+  };
   try {
-    return await planEach();
+    return await planEach({
+      input,
+      segments,
+      retiredBases,
+      tally,
+      steps,
+      recoveryPoint,
+      firstToRecover,
+      commit,
+      deleteFromIndex,
+      cleanPlanOf,
+    });
   } finally {
     await Promise.allSettled(cleanPlans.values());
   }
+}
 
-  async function planEach(): Promise<Plan> {
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i]!;
-      const previous = segments[i - 1];
-      if (
-        previous !== undefined &&
-        segment.baseOffset < previous.nextOffset &&
-        segment.baseOffset > previous.baseOffset
-      ) {
-        // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
-        // segment (the kept records of that batch) and while it cut `previous`, whose tail may
-        // be half cut (a zeroed page tail behind an index that still points past it). Walk all
-        // of `previous`, which must be whole up to this segment's base, and finish the cut there.
-        // A clean shutdown leaves no interrupted cut: there an overlap is damage.
-        if (input.clean) {
-          throw new PagelogError(
-            `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
-            ErrorCode.CORRUPT,
-            { path: segment.log.path },
-          );
-        }
-        await checkOverlapAgrees(previous, segment);
-        tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
-        commit(previous);
-      }
-      if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
-        // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
-        // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
-        if (previous.nextOffset < recoveryPoint) {
-          throw new PagelogError(
-            `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
-            ErrorCode.CORRUPT,
-            { path: segment.log.path },
-          );
-        }
-        deleteFromIndex(i);
-        break;
-      }
-      if (i < firstToRecover) {
-        startCleanPlans(i);
-        try {
-          if ((await (cleanPlans.get(segment) ?? segment.planLoadClean())).indexesRebuilt) tally.indexesRebuilt++;
-        } catch (err) {
-          // Below the recovery point the records must all be there, but after a crash they may be
-          // there in the next segment: a truncateTo inside a batch writes the kept records into a
-          // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
-          // damaged past the new segment's base. Recover this one up to that base (damage before
-          // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
-          const next = segments[i + 1];
-          if (
-            input.clean ||
-            !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
-            next === undefined ||
-            next.baseOffset <= segment.baseOffset
-          )
-            throw err;
-          tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
-        }
-        commit(segment);
-        continue;
-      }
-      const result = await segment.planRecovery({
-        minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
-      });
-      tally.walked(result);
-      // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
-      const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
-      commit(segment, { from, to: result.validBytes });
-      if (result.truncatedBytes > 0 && i + 1 < segments.length) {
-        deleteFromIndex(i + 1);
-        break;
-      }
-    }
-    const end = segments[segments.length - 1]!.nextOffset;
-    // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
-    // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
-    const durableUpTo = input.clean ? input.recoveryPoint : recoveryPoint;
-    if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+/** What one plan's loop works with (see planLoad). */
+interface Planning {
+  readonly input: LoadInput;
+  readonly segments: Segment[];
+  readonly retiredBases: readonly number[];
+  readonly tally: Tally;
+  readonly steps: Step[];
+  readonly recoveryPoint: number;
+  readonly firstToRecover: number;
+  /** Plans writing this segment's plan (and, once committed, rewriting `[from, to)`). */
+  commit(segment: Segment, rewrite?: { from: number; to: number }): void;
+  /** Plans deleting `segments[from..]` (newest first), which leave `segments`. */
+  deleteFromIndex(from: number): void;
+  /** The clean load of `segments[i]`, started ahead in a window (see planLoad). */
+  cleanPlanOf(i: number): Promise<{ indexesRebuilt: boolean }>;
+}
 
-    // The checkpointed start offset is past everything that survived. After a crash that is
-    // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
-    // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
-    // does, and offsets below it are never handed out again. After a clean shutdown every record
-    // was durable and the start was at most the end: the files or the checkpoint are damaged, and
-    // starting over would delete acknowledged records.
-    const checkpointedStart = input.logStartOffset ?? 0;
-    // The start offset is checkpointed durably before any segment below it is deleted, so the
-    // first segment never starts past it: if it does, the segments holding [start, base) are gone.
-    const firstBase = segments[0]!.baseOffset;
-    // Except after retention on a full disk: it renames the oldest doomed `.log` to `.deleted`
-    // (durably) before it deletes anything, so such a file at or below the start proves the gap.
-    const gapIsDeletion = retiredBases.some((base) => base <= checkpointedStart && base < firstBase);
+/** planLoad's loop over the segments, oldest first, then the checks of both ends. */
+async function planEach(p: Planning): Promise<Plan> {
+  const { input, segments, retiredBases, tally, steps, recoveryPoint, firstToRecover, commit, deleteFromIndex } = p;
+  const { dir } = input;
+  const cleanPlanOf = (i: number) => p.cleanPlanOf(i);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const previous = segments[i - 1];
     if (
-      input.logStartOffset !== undefined &&
-      input.logStartOffset < firstBase &&
-      firstBase <= end &&
-      checkpointedStart <= end &&
-      !gapIsDeletion
+      previous !== undefined &&
+      segment.baseOffset < previous.nextOffset &&
+      segment.baseOffset > previous.baseOffset
     ) {
-      throw new PagelogError(
-        `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
-        ErrorCode.CORRUPT,
-        { path: segments[0]!.log.path },
-      );
+      // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
+      // segment (the kept records of that batch) and while it cut `previous`, whose tail may
+      // be half cut (a zeroed page tail behind an index that still points past it). Walk all
+      // of `previous`, which must be whole up to this segment's base, and finish the cut there.
+      // A clean shutdown leaves no interrupted cut: there an overlap is damage.
+      if (input.clean) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
+      }
+      await checkOverlapAgrees(previous, segment);
+      tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+      commit(previous);
     }
-    // The proof is kept only while the gap it explains is there: once a checkpoint names a start
-    // at or past the first segment, a `.deleted` is garbage like any other.
-    const keepRetired = gapIsDeletion && checkpointedStart < firstBase;
-    if (checkpointedStart <= end) return { steps, tally, startOverAt: undefined, keepRetired };
-    if (input.clean) {
-      throw new PagelogError(
-        `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
-        ErrorCode.CORRUPT,
-        { path: dir },
-      );
+    if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+      // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
+      // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
+      if (previous.nextOffset < recoveryPoint) {
+        throw new PagelogError(
+          `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
+          ErrorCode.CORRUPT,
+          { path: segment.log.path },
+        );
+      }
+      deleteFromIndex(i);
+      break;
     }
-    deleteFromIndex(0);
-    return { steps, tally, startOverAt: checkpointedStart };
+    if (i < firstToRecover) {
+      try {
+        if ((await cleanPlanOf(i)).indexesRebuilt) tally.indexesRebuilt++;
+      } catch (err) {
+        // Below the recovery point the records must all be there, but after a crash they may be
+        // there in the next segment: a truncateTo inside a batch writes the kept records into a
+        // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+        // damaged past the new segment's base. Recover this one up to that base (damage before
+        // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
+        const next = segments[i + 1];
+        if (
+          input.clean ||
+          !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
+          next === undefined ||
+          next.baseOffset <= segment.baseOffset
+        )
+          throw err;
+        tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+      }
+      commit(segment);
+      continue;
+    }
+    const result = await segment.planRecovery({
+      minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
+    });
+    tally.walked(result);
+    // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
+    const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
+    commit(segment, { from, to: result.validBytes });
+    if (result.truncatedBytes > 0 && i + 1 < segments.length) {
+      deleteFromIndex(i + 1);
+      break;
+    }
   }
+  const ends = checkEnds(input, {
+    firstBase: segments[0]!.baseOffset,
+    firstPath: segments[0]!.log.path,
+    end: segments[segments.length - 1]!.nextOffset,
+    durableUpTo: input.clean ? input.recoveryPoint : recoveryPoint,
+    retiredBases,
+  });
+  if (ends.startOverAt !== undefined) deleteFromIndex(0);
+  return { steps, tally, ...ends };
+}
+
+/**
+ * Reports the walk of `walked` (the segments from the first to recover on) to the open's
+ * listener: once before it starts, then after each segment (recovery-progress.ts).
+ */
+function watchProgress(input: LoadInput, tally: Tally, walked: readonly Segment[]): void {
+  const listener = input.onProgress;
+  if (listener === undefined || walked.length === 0) return;
+  const bytesToWalk = walked.reduce((sum, segment) => sum + segment.size, 0);
+  const send = (): void =>
+    report(listener, {
+      log: input.dir,
+      bytesWalked: tally.bytesScanned,
+      bytesToWalk: Math.max(bytesToWalk, tally.bytesScanned),
+      segmentsWalked: tally.segmentsScanned,
+      segmentsLeft: Math.max(0, walked.length - tally.segmentsScanned),
+    });
+  tally.onWalked = send;
+  send();
+}
+
+/**
+ * The plan of a clean open, which reads only the active (last) segment: the old ones are checked
+ * on first use (segment-slot.ts). `bases` are every segment's, from the listing. After a clean
+ * shutdown every record was durable and no cut can be pending, so nothing but the active
+ * segment can change what the open must do: the checks that need only the listing (the first
+ * base against the checkpointed start, the end against the checkpointed recovery point) run here.
+ */
+export async function planCleanLoad(
+  input: LoadInput,
+  bases: readonly number[],
+  active: Segment,
+  retiredBases: readonly number[],
+): Promise<Plan> {
+  const tally = new Tally();
+  if ((await active.planLoadClean()).indexesRebuilt) tally.indexesRebuilt++;
+  const ends = checkEnds(input, {
+    firstBase: bases[0]!,
+    firstPath: bases.length === 1 ? active.log.path : segmentFilePath(input.dir, bases[0]!, LOG_SUFFIX),
+    end: active.nextOffset,
+    durableUpTo: input.recoveryPoint,
+    retiredBases,
+  });
+  return { steps: [{ kind: "commit", segment: active }], tally, ...ends };
+}
+
+/**
+ * The checks of a plan against the checkpoints, on the log's first base and its end: rejects
+ * (`PAGELOG_CORRUPT`) a log that lost acknowledged records at either end, and says whether the
+ * log must start over, empty, at its checkpointed start (only after a crash) and whether the
+ * `.log.deleted` proof of a full-disk deletion must stay.
+ */
+function checkEnds(
+  input: LoadInput,
+  at: {
+    readonly firstBase: number;
+    readonly firstPath: string;
+    readonly end: number;
+    readonly durableUpTo: number | undefined;
+    readonly retiredBases: readonly number[];
+  },
+): Pick<Plan, "startOverAt" | "keepRetired"> {
+  const { dir } = input;
+  const { firstBase, end, durableUpTo } = at;
+  // Also after a clean shutdown: close() checkpointed the exact end, so a log that ends below
+  // it lost acknowledged records (a deleted last segment), which must not open as a shorter log.
+  if (durableUpTo !== undefined && durableUpTo > end) throw recoveryPointPastEnd(dir, durableUpTo, end);
+
+  // The checkpointed start offset is past everything that survived. After a crash that is
+  // sound (records deleted by deleteRecordsBefore were never flushed, then lost): the start
+  // never moves back, so the log starts over, empty, at it, as Kafka's truncateFullyAndStartAt
+  // does, and offsets below it are never handed out again. After a clean shutdown every record
+  // was durable and the start was at most the end: the files or the checkpoint are damaged, and
+  // starting over would delete acknowledged records.
+  const checkpointedStart = input.logStartOffset ?? 0;
+  // The start offset is checkpointed durably before any segment below it is deleted, so the
+  // first segment never starts past it: if it does, the segments holding [start, base) are gone.
+  // Except after retention on a full disk: it renames the oldest doomed `.log` to `.deleted`
+  // (durably) before it deletes anything, so such a file at or below the start proves the gap.
+  const gapIsDeletion = at.retiredBases.some((base) => base <= checkpointedStart && base < firstBase);
+  if (
+    input.logStartOffset !== undefined &&
+    input.logStartOffset < firstBase &&
+    firstBase <= end &&
+    checkpointedStart <= end &&
+    !gapIsDeletion
+  ) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset is ${input.logStartOffset} but its first segment starts at ${firstBase}: the records between are missing`,
+      ErrorCode.CORRUPT,
+      { path: at.firstPath },
+    );
+  }
+  // The proof is kept only while the gap it explains is there: once a checkpoint names a start
+  // at or past the first segment, a `.deleted` is garbage like any other.
+  const keepRetired = gapIsDeletion && checkpointedStart < firstBase;
+  if (checkpointedStart <= end) return { startOverAt: undefined, keepRetired };
+  if (input.clean) {
+    throw new PagelogError(
+      `log ${dir} is corrupt: its checkpointed start offset ${checkpointedStart} is past its end ${end} after a clean shutdown (log-start-offset-checkpoint or the segments are damaged)`,
+      ErrorCode.CORRUPT,
+      { path: dir },
+    );
+  }
+  return { startOverAt: checkpointedStart, keepRetired };
 }
 
 export function recoveryPointPastEnd(dir: string, recoveryPoint: number, end: number): PagelogError {

@@ -2,8 +2,10 @@
  * Opening a partition's segments, as Kafka's LogLoader does, with pagelog's stricter rules.
  *
  * An open decides before it changes anything. First a plan, which only reads:
- * 1. Clean shutdown: trust every segment's log, but sanity-check its indexes and plan a rebuild
- *    of any that fail. Unclean: segments wholly below the recovery point get the same check;
+ * 1. Clean shutdown: only the active segment is opened and checked (its log trusted, its indexes
+ *    sanity-checked, a rebuild planned for any that fail); every older segment stays idle and gets
+ *    the same check on its first use (segment-slot.ts). Unclean: segments wholly below the
+ *    recovery point get that check here;
  *    from the segment holding the recovery point to the last, `Segment.planRecovery()` walks
  *    every batch, rebuilds the indexes in memory and plans a cut at the first bad byte; every
  *    segment after a cut or a gap in offsets is planned for deletion.
@@ -18,14 +20,15 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment } from "../segment/segment.js";
-import { LOG_SUFFIX, parseSegmentFileName } from "../segment/segment-names.js";
+import { LOG_SUFFIX, segmentBaseOf } from "../segment/segment-names.js";
 import { joinPath } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
 import type { LoadInput } from "./log-load-input.js";
 import { carryOut } from "./log-load-apply.js";
 import { RETIRED_SUFFIX } from "./segment-files.js";
-import { type Plan, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
+import { type Plan, planCleanLoad, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
+import { SegmentSlot, type SlotContext } from "./segment-slot.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
 export interface LogRecovery {
@@ -39,7 +42,10 @@ export interface LogRecovery {
   readonly bytesTruncated: number;
   /** Segments deleted because they came after a truncation or a gap. */
   readonly segmentsDeleted: number;
-  /** Segments whose `.index` and `.timeindex` were rebuilt from the log. */
+  /**
+   * Segments whose `.index` and `.timeindex` were rebuilt from the log: by the open, and since
+   * then by the first uses of old segments (which a clean open checks on first use).
+   */
   readonly indexesRebuilt: number;
   /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
   readonly filesRemoved: number;
@@ -47,7 +53,10 @@ export interface LogRecovery {
 }
 
 export interface LoadedLog {
-  readonly segments: Segment[];
+  /** Every segment but the last idle (see segment-slot.ts); the last, the active one, loaded. */
+  readonly segments: SegmentSlot[];
+  /** What the slots share, the log's new ones too. */
+  readonly slotContext: SlotContext;
   readonly startOffset: number;
   readonly recovery: LogRecovery;
 }
@@ -63,7 +72,7 @@ function now(): number {
 /**
  * Opens a partition's segments in three named phases: `survey` (which files are there),
  * `decide` (open the segments and plan, reading only: a rejection leaves every file as it was),
- * and `carryOut` (log-load-apply.ts). Then only the active segment keeps its indexes in memory.
+ * and `carryOut` (log-load-apply.ts). Then only the active segment stays loaded.
  */
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
@@ -74,15 +83,32 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const removable = plan.keepRetired === true ? leftovers.filter((n) => !n.endsWith(RETIRED_SUFFIX)) : leftovers;
   await carryOut(input, plan, segments, removable);
 
-  // Only the active segment's indexes stay in memory: the others are read back on demand, so
-  // opening a large log costs memory for what is used.
-  for (const segment of segments.slice(0, -1)) segment.releaseIndexes();
-  const first = segments[0]!;
-  const end = segments[segments.length - 1]!.nextOffset;
+  // Only the active segment stays open: every other one is idle until its first use (read,
+  // timestamp lookup, retention, truncation), so an open log costs memory and descriptors for
+  // what is used. After a clean open the old segments were never opened; after a recovery they
+  // were checked (or walked) here, and their first use checks them again, now all durable.
+  const context: SlotContext = {
+    storage: input.storage,
+    dir: input.dir,
+    segmentOptions: input.segmentOptions,
+    firstUses: { segmentsLoaded: 0, indexesRebuilt: 0 },
+  };
+  const loaded = new Map(segments.map((segment) => [segment.baseOffset, segment]));
+  const keptBases = plan.startOverAt !== undefined ? [] : (plan.keptBases ?? segments.map((seg) => seg.baseOffset));
+  const active = segments[segments.length - 1]!;
+  const slots = keptBases.slice(0, -1).map((base, i) => {
+    const segment = loaded.get(base);
+    return SegmentSlot.idle(context, base, keptBases[i + 1]!, segment?.size);
+  });
+  await Promise.all(segments.filter((segment) => segment !== active).map((segment) => segment.close()));
+  slots.push(SegmentSlot.of(context, active));
+  const first = slots[0]!;
+  const end = active.nextOffset;
   const startOffset = Math.min(Math.max(input.logStartOffset ?? first.baseOffset, first.baseOffset), end);
   const { tally } = plan;
   return {
-    segments,
+    segments: slots,
+    slotContext: context,
     startOffset,
     recovery: {
       clean: input.clean,
@@ -117,35 +143,35 @@ async function survey(
       { path: joinPath(dir, swap) },
     );
   }
-  const logBases = new Set(
-    names
-      .map(parseSegmentFileName)
-      .filter((p) => p?.suffix === LOG_SUFFIX)
-      .map((p) => p!.baseOffset),
-  );
-  const leftovers: string[] = [];
+  // One pass over the names, allocating nothing per segment file: a clean open of a partition
+  // of many segments costs little more than its listing.
+  const logBases = new Set<number>();
   for (const name of names) {
-    const parsed = parseSegmentFileName(name);
-    const leftover =
-      LEFTOVER.test(name) || (parsed !== undefined && parsed.suffix !== LOG_SUFFIX && !logBases.has(parsed.baseOffset));
+    const base = segmentBaseOf(name, LOG_SUFFIX);
+    if (base !== undefined) logBases.add(base);
+  }
+  const leftovers: string[] = [];
+  const retiredBases: number[] = [];
+  for (const name of names) {
+    const base = segmentBaseOf(name);
+    const leftover = base === undefined ? LEFTOVER.test(name) : !name.endsWith(LOG_SUFFIX) && !logBases.has(base);
     // Only files: a directory that happens to have such a name is not something pagelog (or
     // Kafka) left behind, and removing it would fail the open for good.
     if (leftover && (await storage.stat(joinPath(dir, name)))?.kind === "file") leftovers.push(name);
+    // `<base>.log.deleted`: a segment retention deleted on a full disk before it could checkpoint
+    // the new start offset (log-retention.ts); its name says the gap below the first segment is
+    // a deletion, not a loss.
+    const retired = name.endsWith(RETIRED_SUFFIX)
+      ? segmentBaseOf(name.slice(0, -RETIRED_SUFFIX.length), LOG_SUFFIX)
+      : undefined;
+    if (retired !== undefined) retiredBases.push(retired);
   }
-  // `<base>.log.deleted`: a segment retention deleted on a full disk before it could checkpoint
-  // the new start offset (log-retention.ts); its name says the gap below the first segment is
-  // a deletion, not a loss.
-  const retiredBases = names
-    .filter((n) => n.endsWith(RETIRED_SUFFIX))
-    .map((n) => parseSegmentFileName(n.slice(0, -RETIRED_SUFFIX.length)))
-    .filter((p) => p?.suffix === LOG_SUFFIX)
-    .map((p) => p!.baseOffset);
   return { leftovers, bases: [...logBases].sort((a, b) => a - b), retiredBases };
 }
 
 /**
- * Phase 2, reading only: opens the segments at `bases` and plans (log-load-plan.ts). A rejected
- * plan closes every handle and throws with nothing written.
+ * Phase 2, reading only: opens the segments at `bases` (after a clean shutdown, the last only)
+ * and plans (log-load-plan.ts). A rejected plan closes every handle and throws with nothing written.
  */
 async function decide(
   input: LoadInput,
@@ -160,6 +186,17 @@ async function decide(
     if (input.recoveryPoint !== undefined && input.recoveryPoint > start)
       throw recoveryPointPastEnd(input.dir, input.recoveryPoint, start);
     return { segments: [], plan: { steps: [], tally: new Tally(), startOverAt: start } };
+  }
+  if (input.clean) {
+    // After a clean shutdown only the active segment is opened: see planCleanLoad.
+    const active = await Segment.openExisting(input.storage, input.dir, bases[bases.length - 1]!, input.segmentOptions);
+    try {
+      const plan = await planCleanLoad(input, bases, active, retiredBases);
+      return { segments: [active], plan: { ...plan, keptBases: bases } };
+    } catch (err) {
+      await active.close().catch(() => undefined);
+      throw err;
+    }
   }
   const opened: Segment[] = [];
   try {

@@ -81,7 +81,8 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
   let index = s.segments.length - 1;
   while (index > 0 && s.segments[index]!.baseOffset > offset) index--;
   for (; index < s.segments.length; index++) {
-    const segment = s.segments[index]!;
+    const slot = s.segments[index]!;
+    const segment = slot.segment ?? (await slot.load()); // an idle segment's first use checks it
     const read = await segment.read(offset, maxBytes);
     touch(s, segment);
     if (read !== null) return read.bytes;
@@ -198,8 +199,12 @@ export async function* iterateRecords(
 
 /** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
 export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
-  for (const segment of s.segments) {
-    if (segment.nextOffset <= s.startOffset || segment.maxTimestamp < timestamp) continue;
+  for (const slot of s.segments) {
+    if (slot.nextOffset <= s.startOffset) continue;
+    // Which segment holds the answer is told by each one's largest timestamp, which an idle
+    // segment learns on its first use: a lookup loads the segments it passes, oldest first.
+    const segment = slot.segment ?? (await slot.load()); // no await for a loaded one: a lookup passes thousands
+    if (segment.maxTimestamp < timestamp) continue;
     const found = await segment.offsetForTimestamp(timestamp);
     touch(s, segment);
     if (found === null) continue;

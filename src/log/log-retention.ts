@@ -3,24 +3,56 @@
  * `retentionMs`, applied on demand and after every roll). Which segments retention picks is
  * `retention.ts`; this file makes the move durable in the right order.
  */
-import type { Segment } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { deleteSegmentFiles, removeIfThere, RETIRED_SUFFIX } from "./segment-files.js";
 import { keepsLogOpen, type LogState } from "./log-state.js";
 import { isNoRoom } from "./checkpoint-files.js";
-import { segmentsToDelete } from "./retention.js";
+import { type SegmentSummary, segmentsToDelete } from "./retention.js";
+import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
+import type { SegmentSlot } from "./segment-slot.js";
 import { countByPolicy } from "./policies/retention-policy.js";
 
 /**
  * How many leading segments retention deletes as of `now`. A reader's rule (a course policy) is
  * asked and checked here, before anything is done: a refusal (PAGELOG_POLICY) changes nothing.
+ *
+ * Retention is a first use of the segments it must know (segment-slot.ts): `retentionBytes`
+ * needs every segment's size (one stat of each idle one), `retentionMs` the largest timestamp of
+ * each segment it looks at, oldest first, up to the first it keeps (those are loaded and checked),
+ * and a reader's rule sees them all (all loaded). The answer is `segmentsToDelete`'s on them.
  */
-export function retentionCount(s: LogState, now: number): number {
+export async function retentionCount(s: LogState, now: number): Promise<number> {
   const { retentionBytes, retentionMs } = s.options;
   if (retentionBytes === -1 && retentionMs === -1) return 0;
   const limits = { retentionBytes, retentionMs, now };
   const policy = s.options.policies?.segmentsToDelete;
-  return policy === undefined ? segmentsToDelete(s.segments, limits) : countByPolicy(policy, s.segments, limits);
+  const slots = s.segments;
+  if (policy !== undefined) return countByPolicy(policy, await summaries(slots, slots.length), limits);
+  if (retentionBytes !== -1) await inOrder(slots, OPENING_AT_ONCE, (slot) => slot.size());
+  if (retentionMs === -1) return segmentsToDelete(await summaries(slots, 0), limits);
+  // Load a growing prefix until the answer stops inside it: every segment the rule looked at
+  // (those it deletes, and the one it stops at) then has its real largest timestamp.
+  for (let loaded = 1; ; loaded = Math.min(slots.length, loaded * 2)) {
+    const count = segmentsToDelete(await summaries(slots, loaded), limits);
+    if (count < loaded || loaded >= slots.length) return count;
+  }
+}
+
+/**
+ * What the rule needs of each slot: the first `loaded` loaded (their real largest timestamp), the
+ * rest as they are: a size if known (else 0: only read when `retentionBytes` sized them all) and
+ * a largest timestamp that keeps them (never read before a loaded one stops the rule).
+ */
+async function summaries(slots: readonly SegmentSlot[], loaded: number): Promise<SegmentSummary[]> {
+  const segments = await inOrder(slots.slice(0, loaded), OPENING_AT_ONCE, (slot) => slot.load());
+  return slots.map((slot, i) => {
+    const segment = segments[i] ?? slot.segment;
+    return {
+      baseOffset: slot.baseOffset,
+      size: slot.knownSize ?? 0,
+      maxTimestamp: segment?.maxTimestamp ?? Number.MAX_SAFE_INTEGER,
+    };
+  });
 }
 
 /** Deletes the `count` oldest segments (retention's answer, `retentionCount`). */
@@ -43,7 +75,7 @@ export async function applyRetention(s: LogState, count: number): Promise<void> 
 export async function moveStart(
   s: LogState,
   newStart: number,
-  doomed: (segment: Segment, index: number) => boolean,
+  doomed: (segment: SegmentSlot, index: number) => boolean,
 ): Promise<void> {
   const oldStart = s.startOffset;
   let count = 0;
@@ -67,9 +99,9 @@ export async function moveStart(
     return;
   }
   if (count === 0) return;
-  for (const segment of s.segments.splice(0, count)) {
-    s.dirtySegments.delete(segment);
-    await deleteSegmentFiles(s.host.storage, segment);
+  for (const slot of s.segments.splice(0, count)) {
+    if (slot.segment !== undefined) s.dirtySegments.delete(slot.segment);
+    await deleteSegmentFiles(s.host.storage, s.name, slot);
   }
   await s.host.storage.syncDir(s.name);
 }
@@ -81,10 +113,10 @@ export async function moveStart(
  * rename needs no data block). Then its bytes are freed and the younger segments deleted as
  * usual. Returns the retired file's path.
  */
-async function deleteOnFullDisk(s: LogState, segments: readonly Segment[]): Promise<string> {
+async function deleteOnFullDisk(s: LogState, segments: readonly SegmentSlot[]): Promise<string> {
   const storage = s.host.storage;
-  for (const segment of segments) s.dirtySegments.delete(segment);
-  const [oldest, ...rest] = segments as [Segment, ...Segment[]];
+  for (const slot of segments) if (slot.segment !== undefined) s.dirtySegments.delete(slot.segment);
+  const [oldest, ...rest] = segments as [SegmentSlot, ...SegmentSlot[]];
   await oldest.close();
   const logPath = segmentFilePath(s.name, oldest.baseOffset, LOG_SUFFIX);
   const retired = logPath + RETIRED_SUFFIX;
@@ -98,7 +130,7 @@ async function deleteOnFullDisk(s: LogState, segments: readonly Segment[]): Prom
   } finally {
     await file.close();
   }
-  for (const segment of rest) await deleteSegmentFiles(storage, segment);
+  for (const slot of rest) await deleteSegmentFiles(storage, s.name, slot);
   await storage.syncDir(s.name);
   return retired;
 }

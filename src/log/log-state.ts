@@ -10,6 +10,7 @@ import type { RecordSnapshot } from "../format/record-codec.js";
 import type { Segment, SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
 import type { Stopwatch } from "./log-clock.js";
+import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 
@@ -38,7 +39,10 @@ export interface LogState {
   readonly host: LogHost;
   readonly options: Readonly<ResolvedLogOptions>;
   readonly segmentOptions: SegmentOptions;
-  segments: Segment[];
+  /** What a new slot needs (shared by every slot of this log). */
+  readonly slotContext: SlotContext;
+  /** Oldest first; every one but the last may be idle until its first use (segment-slot.ts). */
+  segments: SegmentSlot[];
   startOffset: number;
   recoveryPoint: number;
   status: LogStatus;
@@ -74,7 +78,8 @@ export interface LogState {
 
 /** The segment appends go to: always the last one. */
 export function activeSegment(s: LogState): Segment {
-  return s.segments[s.segments.length - 1]!;
+  // Loaded by the loader, by a roll or by a truncation: the active segment is never idle.
+  return s.segments[s.segments.length - 1]!.segment!;
 }
 
 /** The offset the next appended record gets (Kafka's log end offset). */

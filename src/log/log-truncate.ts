@@ -9,8 +9,9 @@ import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { batchSize } from "./log-arguments.js";
 import { deleteFrom } from "./segment-files.js";
-import { flushLog, type LogState } from "./log-state.js";
+import { flushLog, keepsLogOpen, type LogState } from "./log-state.js";
 import { cutCursors } from "./read-cursors.js";
+import { SegmentSlot } from "./segment-slot.js";
 
 /**
  * Drops every record at or after `offset`, which the caller checked lies in [start, end).
@@ -19,11 +20,15 @@ import { cutCursors } from "./read-cursors.js";
 export async function truncateLog(s: LogState, offset: number): Promise<void> {
   // The clock first: one that throws fails the call before anything is cut.
   const startedAt = s.stopwatch.now();
-  // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
-  cutCursors(s.cursors, offset);
   let index = s.segments.length - 1;
   while (s.segments[index]!.baseOffset > offset) index--;
-  const segment = s.segments[index]!;
+  // A first use like any other: an idle segment is checked before anything is cut, and one that
+  // fails its check changes nothing (the log stays open: its files and its state still agree).
+  const segment = await s.segments[index]!.load().catch((err: unknown) => {
+    throw keepsLogOpen(err);
+  });
+  // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
+  cutCursors(s.cursors, offset);
   // Segments cut whole batches. If `offset` falls inside one, its records below `offset`
   // must live on in a batch of their own, and they were durable: no crash may lose them.
   const holding = await segment.read(offset, 1);
@@ -40,7 +45,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
-    await deleteFrom(s.host.storage, s.segments, index + 1);
+    await deleteFrom(s.host.storage, s.name, s.segments, index + 1);
     s.dirtySegments.add(segment);
     await segment.truncateTo(offset);
   }
@@ -51,7 +56,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
 /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
 function dropSegmentsAfter(s: LogState, index: number): void {
   if (index + 1 >= s.segments.length) return;
-  for (const segment of s.segments.slice(index + 1)) s.dirtySegments.delete(segment);
+  for (const slot of s.segments.slice(index + 1)) if (slot.segment !== undefined) s.dirtySegments.delete(slot.segment);
   s.dirDirty = true;
 }
 
@@ -75,7 +80,7 @@ async function replaceStraddlingBatch(
   startedAt: number,
 ): Promise<void> {
   const storage = s.host.storage;
-  const segment = s.segments[index]!;
+  const segment = s.segments[index]!.segment!; // loaded by truncateLog
   const batch = encodeBatch(
     keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
     { baseOffset: base, ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }) },
@@ -92,7 +97,7 @@ async function replaceStraddlingBatch(
   }
   dropSegmentsAfter(s, index);
   if (base === segment.baseOffset) {
-    await deleteFrom(storage, s.segments, index + 1);
+    await deleteFrom(storage, s.name, s.segments, index + 1);
     s.dirtySegments.delete(segment);
     await segment.close();
   } else {
@@ -106,13 +111,13 @@ async function replaceStraddlingBatch(
   const replacement = await Segment.open(storage, s.name, base, s.segmentOptions);
   await replacement.recover(); // one batch: rebuilds (and fsyncs) its indexes
   if (base === segment.baseOffset) {
-    s.segments[index] = replacement;
+    s.segments[index] = SegmentSlot.of(s.slotContext, replacement);
   } else {
     s.dirtySegments.add(segment);
     await segment.truncateTo(base);
     await segment.flush();
-    await deleteFrom(storage, s.segments, index + 1);
-    s.segments.push(replacement);
+    await deleteFrom(storage, s.name, s.segments, index + 1);
+    s.segments.push(SegmentSlot.of(s.slotContext, replacement));
     s.activeCreatedAt = startedAt;
   }
   s.dirDirty = true;

@@ -50,6 +50,7 @@ import {
 } from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
+import type { ProgressListener } from "./recovery-progress.js";
 
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
@@ -77,8 +78,7 @@ export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
   readonly options: Readonly<ResolvedLogOptions>;
-  /** What opening this log had to do. */
-  readonly recovery: LogRecovery;
+  readonly #recovery: LogRecovery;
   /** Everything that changes as the log runs (see log-state.ts). */
   readonly #s: LogState;
   readonly #queue = new SerialQueue();
@@ -102,13 +102,14 @@ export class Log {
   ) {
     this.name = name;
     this.options = options;
-    this.recovery = loaded.recovery;
+    this.#recovery = loaded.recovery;
     const now = opened.at;
     this.#s = {
       name,
       host,
       options,
       segmentOptions,
+      slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
       // Loading left everything durable: the whole log is below the recovery point.
@@ -173,6 +174,15 @@ export class Log {
 
   // ---- state ----------------------------------------------------------------------------
 
+  /**
+   * What opening this log had to do, with the index rebuilds that the first uses of its old
+   * segments have done since (a clean open checks old segments on first use).
+   */
+  get recovery(): LogRecovery {
+    const later = this.#s.slotContext.firstUses.indexesRebuilt;
+    return later === 0 ? this.#recovery : { ...this.#recovery, indexesRebuilt: this.#recovery.indexesRebuilt + later };
+  }
+
   /** The first offset that can be read (moves forward with deleteRecordsBefore and retention). */
   get startOffset(): number {
     return this.#s.startOffset;
@@ -188,9 +198,13 @@ export class Log {
     return this.#s.recoveryPoint;
   }
 
-  /** Bytes in all `.log` files. */
+  /**
+   * Bytes in the `.log` files of the segments sized so far: every segment after a recovery, and
+   * after a clean open the active one and every old one used since (a clean open reads nothing
+   * of the old segments: see docs/recovery.md, "Lazy segments"). Retention by bytes sizes them all.
+   */
   get size(): number {
-    return this.#s.segments.reduce((sum, s) => sum + s.size, 0);
+    return this.#s.segments.reduce((sum, s) => sum + (s.knownSize ?? 0), 0);
   }
 
   get segmentCount(): number {
@@ -292,7 +306,7 @@ export class Log {
     return this.#run(async () => {
       checkWritable(this.#s, "applyRetention");
       // Outside the guard: a reader's rule refused (PAGELOG_POLICY) has changed nothing.
-      const count = retentionCount(this.#s, this.options.clock.now());
+      const count = await retentionCount(this.#s, this.options.clock.now());
       await guard(this.#s, () => applyRetention(this.#s, count));
     });
   }
@@ -380,7 +394,7 @@ export class Log {
       const s = this.#s;
       stopTimer(s);
       if (s.status === "failed") {
-        await Promise.allSettled(s.segments.map((segment) => segment.close()));
+        await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
         throw failedError(s, "close");
       }
@@ -390,7 +404,7 @@ export class Log {
         await activeSegment(s).seal();
         // No clock read: a clock that throws must not keep a log from closing.
         await flushLog(s, { indexes: true, at: s.lastFlushAt });
-        for (const segment of s.segments) await segment.close();
+        for (const slot of s.segments) await slot.close();
         s.status = "closed";
       } catch (err) {
         fail(s, err);
@@ -414,7 +428,12 @@ export async function openLog(
   name: string,
   host: LogHost,
   options: ResolvedLogOptions,
-  state: { clean: boolean; recoveryPoint: number | undefined; logStartOffset: number | undefined },
+  state: {
+    clean: boolean;
+    recoveryPoint: number | undefined;
+    logStartOffset: number | undefined;
+    onProgress?: ProgressListener | undefined;
+  },
 ): Promise<Log> {
   const segmentOptions: SegmentOptions = {
     indexIntervalBytes: options.indexIntervalBytes,

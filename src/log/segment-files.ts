@@ -4,9 +4,7 @@
  * orphaned index files, which the next load removes). Used by loading, truncation and retention.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import type { Segment } from "../segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
-import { parentOf } from "../storage/paths.js";
 import type { Storage } from "../storage/storage.js";
 
 /**
@@ -15,29 +13,39 @@ import type { Storage } from "../storage/storage.js";
  */
 export const RETIRED_SUFFIX = ".deleted";
 
+/** A segment to delete: a loaded `Segment` or a log's slot of one (idle or not). */
+export interface DoomedSegment {
+  readonly baseOffset: number;
+  close(): Promise<void>;
+}
+
 /**
  * Closes and deletes `segments[from..]`, newest first: directory changes survive a crash as a
  * prefix in the order they were made, so deleting from the end never leaves a hole. The caller
  * syncs the directory. Returns how many were deleted.
  */
-export async function deleteFrom(storage: Storage, segments: Segment[], from: number): Promise<number> {
+export async function deleteFrom(
+  storage: Storage,
+  dir: string,
+  segments: DoomedSegment[],
+  from: number,
+): Promise<number> {
   const doomed = segments.splice(from);
-  await deleteSegments(storage, doomed);
+  await deleteSegments(storage, dir, doomed);
   return doomed.length;
 }
 
 /** Closes and deletes these consecutive segments, newest first (see `deleteFrom`). */
-export async function deleteSegments(storage: Storage, doomed: readonly Segment[]): Promise<void> {
-  for (const segment of [...doomed].reverse()) await deleteSegmentFiles(storage, segment);
+export async function deleteSegments(storage: Storage, dir: string, doomed: readonly DoomedSegment[]): Promise<void> {
+  for (const segment of [...doomed].reverse()) await deleteSegmentFiles(storage, dir, segment);
 }
 
 /**
  * Closes a segment and removes its files, the `.log` first: a crash in between leaves orphaned
  * index files, which the next load removes, never a log without the offsets it claims.
  */
-export async function deleteSegmentFiles(storage: Storage, segment: Segment): Promise<void> {
-  await segment.close();
-  const dir = parentOf(segment.log.path);
+export async function deleteSegmentFiles(storage: Storage, dir: string, segment: DoomedSegment): Promise<void> {
+  await segment.close(); // an idle one has nothing open: its files go by name
   for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX])
     await removeIfThere(storage, segmentFilePath(dir, segment.baseOffset, suffix));
 }

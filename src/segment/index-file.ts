@@ -45,6 +45,8 @@ export abstract class IndexFile {
    * decides everything before it writes anything, so an open that rejects changes no byte.
    */
   #rebuildPending = false;
+  /** A rebuild whose write found the disk full: kept in memory, written by a later sync (commitRebuild). */
+  #writeDeferred = false;
   /** Bumped by every change of the entries in memory: a copy made for a course policy is stale once it moves. */
   #generation = 0;
 
@@ -220,14 +222,36 @@ export abstract class IndexFile {
     return this.#rebuildPending;
   }
 
-  /** Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync). */
+  /**
+   * Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync).
+   *
+   * On a full disk (`PAGELOG_NO_SPACE`, often filled by the log itself) the file is left empty
+   * (a truncation needs no block) and the rebuild stays in memory, pending: an empty index is a
+   * correct one (lookups walk from the segment's start), so the log still opens, reads, and can
+   * free space through retention. Every `sync()` tries the write again.
+   */
   async commitRebuild(): Promise<void> {
     if (!this.#rebuildPending) return;
     this.#unsynced = true;
     await this.file.truncate(0);
     const used = this.#entries * this.entrySize;
-    if (used > 0) await this.file.write(0, this.bytes.subarray(0, used));
+    try {
+      if (used > 0) await this.file.write(0, this.bytes.subarray(0, used));
+    } catch (err) {
+      if (!(err instanceof PagelogError && err.code === ErrorCode.NO_SPACE)) throw err;
+      // A write cut short may have left part of it: never a prefix of the entries, which a
+      // clean open would trust (a short time index hides the segment's largest timestamp).
+      await this.file.truncate(0);
+      this.#writeDeferred = true;
+      return;
+    }
     this.#rebuildPending = false;
+    this.#writeDeferred = false;
+  }
+
+  /** Whether a rebuild found no room and waits in memory for the next `sync()`. */
+  get writeDeferred(): boolean {
+    return this.#writeDeferred;
   }
 
   /**
@@ -254,6 +278,7 @@ export abstract class IndexFile {
    * recovery, which cannot know what an earlier process left in the page cache).
    */
   async sync({ force = false }: { force?: boolean } = {}): Promise<void> {
+    if (this.#writeDeferred) await this.commitRebuild(); // stays deferred while the disk is full
     if (!this.#unsynced && !force) return;
     await this.file.sync();
     this.#unsynced = false;

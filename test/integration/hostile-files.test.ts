@@ -15,7 +15,8 @@
  * `records()` never ends early without an error; index lookups agree with a linear scan; an
  * append afterwards goes to the end; no case runs more than OP_BUDGET storage operations (a
  * hang); no read asks for more than the file holds (FsStorage allocates what a read asks for);
- * an open that rejects changes no byte of any file (every file hashed before and after); and
+ * an open that rejects changes no byte of any file (every file hashed before and after), nor,
+ * after a clean open (which checks old segments only on first use), a read that rejects; and
  * `pagelog verify`'s check, run on the same bytes first, changes nothing and does not call clean
  * what the library then refuses as damaged or unreadable.
  *

@@ -9,6 +9,7 @@ import { append100B, append1KiB, append4GB, appendInFlight } from "./rows-append
 import { durableAppend } from "./rows-durable.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
+import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
   readonly name: string;
@@ -58,6 +59,15 @@ export const ROWS: readonly RowSpec[] = [
     fixture: "segments",
     run: lookups,
   },
+  // Issue 20 (lazy segments): rows-open.ts.
+  { name: "open-10k-segments", summary: "clean open of 10,000 segments vs readdir; first read", run: open10kSegments },
+  {
+    name: "open-100k-segments",
+    summary: "clean open of 100,000 segments vs readdir; first read",
+    run: open100kSegments,
+  },
+  { name: "open-10k-partitions", summary: "clean LogDir.open of 10,000 partitions vs readdir", run: open10kPartitions },
+  { name: "idle-segment-bytes", summary: "heap bytes per idle segment after a clean open", run: idleSegmentBytes },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];
 

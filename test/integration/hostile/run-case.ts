@@ -57,6 +57,9 @@ const without = (tree: Tree, ...paths: string[]) => {
   return t;
 };
 const withoutMarker = (tree: Tree) => without(tree, MARKER);
+/** Every `.log` and every other file's name (index contents blanked: a first use may rebuild one). */
+const onlyLogsAndNames = (tree: Tree): Tree =>
+  new Map([...tree].map(([path, v]) => [path, v !== "dir" && /\.(time)?index$/.test(path) ? new Uint8Array(0) : v]));
 
 /**
  * `fsDir`: run on real files instead (FsStorage rooted at that empty directory), to check that
@@ -177,11 +180,21 @@ async function runOn(
   }
   const startOffset = log.startOffset;
   const endOffset = log.endOffset;
+  const afterOpen = variant === "clean" ? await readTree(backing) : undefined;
   try {
     for await (const r of log.records()) records.push(plain(r));
   } catch (err) {
     readError = judge(err, "records()");
     if (readError === undefined) readError = new PagelogError("(not a PagelogError)", ErrorCode.CORRUPT);
+    // After a clean open the old segments are checked on first use (lazy segments): damage in
+    // one is found by this read. A first use writes nothing but an index it rebuilt from a log
+    // that passed its checks: no `.log` byte changes, no file comes or goes.
+    if (afterOpen !== undefined) {
+      const now = hashTree(onlyLogsAndNames(await readTree(backing)));
+      const was = hashTree(onlyLogsAndNames(afterOpen));
+      if (now !== was)
+        violations.push(`records() rejected (a first use) but changed files first:\n${treeDiff(was, now)}`);
+    }
   }
   outcome =
     readError !== undefined

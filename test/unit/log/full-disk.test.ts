@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { testSeed } from "../../support/seed.js";
 import { ErrorCode } from "../../../src/errors.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "../../../src/log/log-dir.js";
-import { SimStorage } from "../../../src/storage/sim-storage.js";
+import { keepEverything, SimStorage } from "../../../src/storage/sim-storage.js";
+import { offsetName } from "../../../src/segment/segment-names.js";
 import { appendBatches, expectCode, openSim, readAll, readText } from "./helpers.js";
 
 const TMP = `${RECOVERY_POINT_CHECKPOINT}.tmp`;
@@ -127,5 +128,34 @@ describe("full disk: free space first, then record it", () => {
       }
       if (k > 200) throw new Error("the full-disk path never completed");
     }
+  });
+
+  it("a disk the log filled: recovery keeps the active segment's rebuilt index in memory, so the log opens, reads and frees space", async () => {
+    const sim = new SimStorage({ seed: 4 });
+    const dir = await openSim(sim, { segmentBytes: 250, indexIntervalBytes: 0 });
+    const log = await dir.log(NAME);
+    const model = await appendBatches(log, 10);
+    await log.flush();
+    await dir.checkpoint();
+    const active = log.segmentBaseOffsets.at(-1)!;
+    expect(active).toBeGreaterThan(0);
+    // The crash leaves the disk full: no index write finds a block.
+    const rebooted = sim.crash(keepEverything);
+    for (const suffix of [".index", ".timeindex"])
+      rebooted.injectFault({
+        op: "write",
+        path: `${NAME}/${offsetName(active)}${suffix}`,
+        code: "ENOSPC",
+        times: 1000,
+      });
+    const back = await (await openSim(rebooted, { segmentBytes: 250, indexIntervalBytes: 0 })).log(NAME);
+    expect(back.recovery.clean).toBe(false);
+    expect(await readAll(back)).toEqual(model);
+    for (const m of model) expect(await back.offsetForTimestamp(m.timestamp)).toBe(m.offset);
+    // Reads go through the index in memory; the file is empty (a correct index), never a prefix.
+    expect((await rebooted.stat(`${NAME}/${offsetName(active)}.timeindex`))?.size).toBe(0);
+    await back.deleteRecordsBefore(active);
+    expect(back.startOffset).toBe(active);
+    expect(back.segmentCount).toBe(1);
   });
 });

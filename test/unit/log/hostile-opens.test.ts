@@ -379,8 +379,8 @@ describe("indexes that pass the sanity check but lie", () => {
     await writeFile(sim, segPath(0, ".timeindex"), 0, new Uint8Array(12), { truncate: 0, sync: true });
     const again = await openSim(sim);
     const reopened = await again.log(NAME);
-    expect(reopened.recovery.indexesRebuilt).toBe(1);
     for (const m of model) expect(await reopened.offsetForTimestamp(m.timestamp)).toBe(m.offset);
+    expect(reopened.recovery.indexesRebuilt).toBe(1); // on its first use
     await again.close();
   });
 });
