@@ -34,18 +34,6 @@ const ALLOWED: readonly Allowed[] = [
     reason: "temporary: split by the reach work",
   },
   {
-    file: "src/log/log-load-plan.ts",
-    name: "planLoad",
-    maxLines: 176,
-    reason: "temporary: split by the lazy-segments loader rewrite",
-  },
-  {
-    file: "src/log/log-load-plan.ts",
-    name: "planEach",
-    maxLines: 119,
-    reason: "temporary: split by the lazy-segments loader rewrite",
-  },
-  {
     file: "src/cli/verify/check.ts",
     name: "verifyPartition",
     maxLines: 109,
