@@ -265,7 +265,9 @@ export async function encodeBatchAsync(
   if (compression === "none") return encodeBatch(records, rest);
   if (compression !== "gzip")
     throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
-  const plain = encodeSnapshots(snapshotRecords(records), { ...rest, maxBatchBytes: undefined }, CompressionCodec.GZIP);
+  // The limit applies to the compressed batch (below), not to the plain one.
+  const { maxBatchBytes: _limit, ...unlimited } = rest;
+  const plain = encodeSnapshots(snapshotRecords(records), unlimited, CompressionCodec.GZIP);
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
   const maxBatchBytes = optionalInteger(

@@ -421,7 +421,12 @@ export async function openLog(
     ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
     ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
       ? {}
-      : { policies: { lookup: options.policies.lookup, recover: options.policies.recover } }),
+      : {
+          policies: {
+            ...(options.policies.lookup === undefined ? {} : { lookup: options.policies.lookup }),
+            ...(options.policies.recover === undefined ? {} : { recover: options.policies.recover }),
+          },
+        }),
   };
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);

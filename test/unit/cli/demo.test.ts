@@ -168,7 +168,7 @@ describe("pagelog demo, interactive", () => {
     const io: CliIo = {
       stdout: { write: (t: string) => (stdout += t), isTTY: true, columns: 80 },
       stderr: { write: () => true },
-      stdin: stdin as unknown as CliIo["stdin"],
+      stdin: stdin as unknown as NonNullable<CliIo["stdin"]>,
       env: { NO_COLOR: "1" },
     };
     const { main } = await import("../../../src/cli/commands.js");
