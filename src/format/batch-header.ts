@@ -30,6 +30,7 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
+import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 
@@ -198,8 +199,22 @@ export function validateBatch(
   available: number,
   options: ValidateBatchOptions,
 ): BatchValidation {
-  checkPosition(position);
   checkKnownKeys(options, "validateBatch options", VALIDATE_OPTIONS);
+  checkCrc32c(options.crc32c, "options.crc32c");
+  return validateBatchTrusting(bytes, position, available, options);
+}
+
+/**
+ * `validateBatch` trusting `options.crc32c` to be CRC-32C: for the segment's batch scanner, whose
+ * function is either a checked one or its stand-in that skips the CRC (`verifyCrc: false`).
+ */
+export function validateBatchTrusting(
+  bytes: Uint8Array,
+  position: number,
+  available: number,
+  options: ValidateBatchOptions,
+): BatchValidation {
+  checkPosition(position);
   const { maxBatchBytes } = options;
   if (typeof maxBatchBytes !== "number" || !(maxBatchBytes >= 0)) {
     throw new TypeError(`options.maxBatchBytes must be a non-negative number, got ${String(maxBatchBytes)}`);

@@ -43,6 +43,7 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
+import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
@@ -163,6 +164,7 @@ export function encodeSnapshots(
   codec: number = CompressionCodec.NONE,
 ): Uint8Array {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
+  checkCrc32c(options.crc32c, "options.crc32c");
   const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
   const partitionLeaderEpoch = optionalInteger(
     options.partitionLeaderEpoch,
@@ -290,6 +292,7 @@ export async function encodeBatchAsync(
 function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined): BatchHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
   if (options !== undefined) checkKnownKeys(options, "decodeBatch options", DECODE_OPTIONS);
+  checkCrc32c(options?.crc32c, "options.crc32c");
   const header = readBatchHeader(bytes, 0);
   if (bytes.length < header.sizeInBytes) {
     throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);

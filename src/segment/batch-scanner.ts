@@ -7,13 +7,8 @@
  * It never allocates from a length field: a batch is read only after its declared size was
  * checked against the bytes the file holds (and `maxBatchBytes`, when given).
  */
-import {
-  type BatchHeader,
-  type Crc32c,
-  type InvalidBatchReason,
-  readBatchHeader,
-  validateBatch,
-} from "../format/index.js";
+import { type BatchHeader, type Crc32c, type InvalidBatchReason, readBatchHeader } from "../format/index.js";
+import { validateBatchTrusting } from "../format/batch-header.js";
 import {
   BATCH_HEADER_SIZE,
   CRC_OFFSET,
@@ -185,7 +180,7 @@ export class BatchScanner {
       if (length > 0 && size <= this.#maxBatchBytes && size <= available) await this.#ensure(position, size);
     }
     const window = this.#view(position, Math.min(available, this.#buffer.length - (position - this.#bufferStart)));
-    const verdict = validateBatch(window, 0, available, {
+    const verdict = validateBatchTrusting(window, 0, available, {
       maxBatchBytes: this.#maxBatchBytes,
       ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
       ...(this.#options.verifyCrc === false ? { crc32c: () => readStoredCrc(window) } : {}),

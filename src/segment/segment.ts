@@ -17,6 +17,7 @@
 import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
+import { checkCrc32c } from "../format/check-crc32c.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import { createdOnWrite } from "./created-on-write.js";
 import { OffsetIndex } from "./offset-index.js";
@@ -111,6 +112,7 @@ export class Segment {
     create: boolean,
   ): Promise<Segment> {
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
+    checkCrc32c(options.crc32c, "options.crc32c");
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
