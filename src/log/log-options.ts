@@ -7,13 +7,18 @@ import { checkCrc32c } from "../format/check-crc32c.js";
 import type { Crc32c } from "../format/crc32c.js";
 import type { Clock } from "./clock.js";
 import { checkedClock, systemClock } from "./log-clock.js";
-import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
+import { resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../options.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.
 export type { Clock } from "./clock.js";
 
+/**
+ * How one partition's log behaves, each option with Kafka's topic-config name where it has one. Every option is
+ * optional; an unknown key is a `TypeError` naming it and the known ones. `LogDirOptions.log` sets defaults for every
+ * log of a directory; `LogDir.log(name, options)` overrides them.
+ */
 export interface LogOptions {
   /**
    * Roll to a new segment when the active one would grow past this many bytes
@@ -107,21 +112,37 @@ export interface LogOptions {
   policies?: Partial<CoursePolicies>;
 }
 
+/**
+ * `LogOptions` after resolution (`Log.options`): every option with its value, a default filled in where none was
+ * given. See `LogOptions` for what each one means.
+ */
 export interface ResolvedLogOptions {
+  /** `LogOptions.segmentBytes` (Kafka's `segment.bytes`). */
   segmentBytes: number;
+  /** `LogOptions.segmentMs` (Kafka's `segment.ms`). */
   segmentMs: number;
+  /** `LogOptions.indexIntervalBytes` (Kafka's `index.interval.bytes`). */
   indexIntervalBytes: number;
+  /** `LogOptions.maxIndexBytes` (Kafka's `segment.index.bytes`). */
   maxIndexBytes: number;
+  /** `LogOptions.maxBatchBytes` (Kafka's `max.message.bytes`). */
   maxBatchBytes: number;
+  /** `LogOptions.indexCacheBytes`. */
   indexCacheBytes: number;
+  /** `LogOptions.flushMessages` (Kafka's `flush.messages`); -1 is off. */
   flushMessages: number;
+  /** `LogOptions.flushMs` (Kafka's `flush.ms`); -1 is off. */
   flushMs: number;
+  /** `LogOptions.retentionBytes` (Kafka's `retention.bytes`); -1 is off. */
   retentionBytes: number;
+  /** `LogOptions.retentionMs` (Kafka's `retention.ms`); -1 is off. */
   retentionMs: number;
+  /** `LogOptions.crc32c`: the CRC-32C given, or undefined for the bundled one. */
   crc32c: Crc32c | undefined;
+  /** `LogOptions.clock`: the clock given, or the system's. */
   clock: Clock;
   /** Undefined unless at least one policy function was given. */
-  policies: LogPolicies | undefined;
+  policies: Readonly<Partial<CoursePolicies>> | undefined;
 }
 
 const MAX_INT32 = 0x7fffffff;

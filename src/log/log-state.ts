@@ -13,6 +13,10 @@ import type { Stopwatch } from "./log-clock.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 
+/**
+ * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
+ * error: it refuses everything but close()).
+ */
 export type LogStatus = "open" | "closing" | "closed" | "failed";
 
 /** What a Log needs from its LogDir. */

@@ -73,9 +73,14 @@ let construct: (
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
 
+/**
+ * One partition's append-only log: segments of Kafka record batches, appended to, read by offset or timestamp,
+ * truncated, retained and flushed. Get one from `LogDir.log(name)`; an offset is durable once below `recoveryPoint`.
+ */
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
+  /** The options this log runs with, defaults filled in. */
   readonly options: Readonly<ResolvedLogOptions>;
   /** What opening this log had to do. */
   readonly recovery: LogRecovery;
@@ -192,10 +197,12 @@ export class Log {
     return this.#s.segments.reduce((sum, s) => sum + s.size, 0);
   }
 
+  /** How many segments the log has (the active one included). */
   get segmentCount(): number {
     return this.#s.segments.length;
   }
 
+  /** `open`; `closing` once `close()` was called; `closed`; or `failed` after a storage error (see `LogStatus`). */
   get status(): LogStatus {
     return this.#s.status;
   }

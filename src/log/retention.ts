@@ -6,6 +6,7 @@
 
 /** What retention needs to know about one segment. */
 export interface SegmentSummary {
+  /** The segment's first offset (its file name). */
   readonly baseOffset: number;
   /** Bytes in its `.log`. */
   readonly size: number;
@@ -13,6 +14,7 @@ export interface SegmentSummary {
   readonly maxTimestamp: number;
 }
 
+/** The two retention settings `segmentsToDelete` applies. */
 export interface RetentionLimits {
   /** Keep the log at most this large (Kafka's `retention.bytes`); -1 is off. */
   readonly retentionBytes: number;

@@ -24,8 +24,9 @@ export abstract class IndexFile {
   readonly entrySize: number;
   /** Largest number of entries (Kafka's `segment.index.bytes` / entry size). */
   readonly maxEntries: number;
-  /** The entries' bytes, exactly as in the file; capacity grows by doubling. */
+  /** The entries' bytes, exactly as in the file; capacity grows by doubling. @internal */
   protected bytes: Uint8Array;
+  /** @internal */
   protected view: DataView;
   #entries = 0;
   /** Written since the last sync: only then does `sync()` cost an fsync. */
@@ -65,12 +66,12 @@ export abstract class IndexFile {
     this.view = new DataView(EMPTY.buffer);
   }
 
-  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). */
+  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). @internal */
   get generation(): number {
     return this.#generation;
   }
 
-  /** Whether the entries are in memory. */
+  /** Whether the entries are in memory. @internal */
   get loaded(): boolean {
     return this.#loaded;
   }
@@ -81,6 +82,7 @@ export abstract class IndexFile {
    * batch (at least a 61-byte header each), plus one. A file whose size is not a whole number of
    * entries, or more than `maxEntries` or than that bound, is not read at all
    * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `sanityCheck`.
+   * @internal
    */
   async load(logSize?: number): Promise<void> {
     if (this.#loaded) return;
@@ -119,7 +121,7 @@ export abstract class IndexFile {
     return undefined;
   }
 
-  /** Drops the in-memory copy of the entries; `load()` reads them back. */
+  /** Drops the in-memory copy of the entries; `load()` reads them back. @internal */
   release(): void {
     if (this.#rebuildPending) return; // the memory is the only copy until commitRebuild()
     this.#generation++;
@@ -145,6 +147,7 @@ export abstract class IndexFile {
    * Checks the structure every index must have: a whole number of entries, no more than
    * `maxEntries`; then the subclass's ordering and range checks (offsets below `nextOffset`,
    * positions below `logSize`). Throws `PAGELOG_CORRUPT` saying what is wrong.
+   * @internal
    */
   sanityCheck(logSize: number, nextOffset: number): void {
     if (this.#implausible !== undefined) throw this.corrupt(this.#implausible);
@@ -159,14 +162,15 @@ export abstract class IndexFile {
     this.checkEntries(logSize, nextOffset);
   }
 
-  /** Ordering and range checks of the entries against the log's size and next offset. */
+  /** Ordering and range checks of the entries against the log's size and next offset. @internal */
   protected abstract checkEntries(logSize: number, nextOffset: number): void;
 
+  /** @internal */
   protected corrupt(why: string): PagelogError {
     return new PagelogError(`index ${this.file.path} is corrupt: ${why}`, ErrorCode.CORRUPT, { path: this.file.path });
   }
 
-  /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. */
+  /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. @internal */
   protected async appendEntry(entry: Uint8Array): Promise<void> {
     await this.load();
     if (this.#implausible !== undefined) await this.truncateToEntries(0);
@@ -187,7 +191,7 @@ export abstract class IndexFile {
     this.#loadedSize = this.#entries * this.entrySize;
   }
 
-  /** Keeps the first `n` entries, in memory and in the file. */
+  /** Keeps the first `n` entries, in memory and in the file. @internal */
   async truncateToEntries(n: number): Promise<void> {
     const keep = Math.min(n, this.#entries);
     if (!this.#rebuildPending) {
@@ -203,6 +207,7 @@ export abstract class IndexFile {
   /**
    * Starts a rebuild in memory: no entries, and nothing written to the file until
    * `commitRebuild()`. Appends and truncations meanwhile change only the memory copy.
+   * @internal
    */
   beginRebuild(): void {
     this.bytes = new Uint8Array(this.entrySize * 16);
@@ -215,12 +220,12 @@ export abstract class IndexFile {
     this.#rebuildPending = true;
   }
 
-  /** Whether a rebuild waits for `commitRebuild()`. */
+  /** Whether a rebuild waits for `commitRebuild()`. @internal */
   get rebuildPending(): boolean {
     return this.#rebuildPending;
   }
 
-  /** Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync). */
+  /** Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync). @internal */
   async commitRebuild(): Promise<void> {
     if (!this.#rebuildPending) return;
     this.#unsynced = true;
@@ -233,6 +238,7 @@ export abstract class IndexFile {
   /**
    * Index of the last entry whose key is `<= target` (or `< target` when `strict`), or -1.
    * Keys are non-decreasing, so this is a binary search: O(log n) on a sparse index.
+   * @internal
    */
   protected floorSlot(target: number, key: (slot: number) => number, strict = false): number {
     let lo = 0;

@@ -12,7 +12,7 @@
 import type { StorageFile } from "../storage/storage.js";
 import { IndexFile } from "./index-file.js";
 import { type LookupPolicy, lookupByPolicy } from "./policies/lookup-policy.js";
-import type { IndexEntry } from "./policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "./policies/policy-types.js";
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 const RELATIVE_OFFSET_AT = 0;
@@ -35,7 +35,7 @@ export class OffsetIndex extends IndexFile {
     file: StorageFile,
     baseOffset: number,
     maxIndexBytes: number,
-    lookupPolicy?: LookupPolicy,
+    lookupPolicy?: CoursePolicies["lookup"],
   ): Promise<OffsetIndex> {
     const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size(), lookupPolicy);
     return index; // entries are read on first use (`load()`)

@@ -94,6 +94,7 @@ export class Segment {
    * created only when a rebuild is committed, since the open may still reject the log (and an
    * open that rejects changes no file). Call `planRecovery()` or `planLoadClean()`, then
    * `commit()`, before using it.
+   * @internal
    */
   static async openExisting(
     storage: Storage,
@@ -199,6 +200,7 @@ export class Segment {
    * were acknowledged as durable (the recovery point), so finding them damaged is corruption
    * (`PAGELOG_CORRUPT`, nothing planned), not a torn tail to cut. `endOffset`: the walk ends
    * before the first batch that reaches it (finishing an interrupted cut at that offset).
+   * @internal
    */
   planRecovery(options: RecoverOptions = {}): Promise<SegmentRecovery> {
     checkKnownKeys(options, "recover options", RECOVER_OPTIONS);
@@ -218,7 +220,7 @@ export class Segment {
     return result;
   }
 
-  /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. */
+  /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. @internal */
   planLoadClean(): Promise<{ indexesRebuilt: boolean }> {
     return planLoadClean(this.#s);
   }
@@ -228,6 +230,7 @@ export class Segment {
    * recovery syncs all three files: it cannot know what an earlier process left in the page
    * cache). Durable before anything is appended: a truncation only in the page cache could be
    * undone by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
+   * @internal
    */
   commit(): Promise<void> {
     return commit(this.#s);
@@ -286,7 +289,7 @@ export class Segment {
     return this.offsetIndex.sizeInBytes + this.timeIndex.sizeInBytes;
   }
 
-  /** Whether the index entries are in memory (see `releaseIndexes`). */
+  /** Whether the index entries are in memory (see `releaseIndexes`). @internal */
   get indexesLoaded(): boolean {
     return this.offsetIndex.loaded && this.timeIndex.loaded;
   }
@@ -294,6 +297,7 @@ export class Segment {
   /**
    * Drops the in-memory copy of both indexes; the next lookup reads them back. The Log does this
    * for segments it is not using, so a large log costs memory only for what is read.
+   * @internal
    */
   releaseIndexes(): void {
     this.offsetIndex.release();

@@ -30,7 +30,7 @@ import {
   type FaultSpec,
   type FileMap,
   type PendingState,
-  type ResolvedOptions,
+  type ResolvedSimStorageOptions,
   resolveFaultSpec,
   resolveSimOptions,
   type SimOp,
@@ -41,10 +41,18 @@ import {
 export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
 export type { ByteRange } from "./sim/crash-chooser.js";
-export type { FaultSpec, FileMap, PendingState, SimOp, SimStorageOptions, TraceEvent } from "./sim/sim-options.js";
+export type {
+  FaultSpec,
+  FileMap,
+  PendingState,
+  ResolvedSimStorageOptions,
+  SimOp,
+  SimStorageOptions,
+  TraceEvent,
+} from "./sim/sim-options.js";
 
 export class SimStorage implements Storage {
-  readonly options: Readonly<ResolvedOptions>;
+  readonly options: Readonly<ResolvedSimStorageOptions>;
   #prng: Prng;
   #root: SimDir;
   /**

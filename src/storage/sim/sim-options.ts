@@ -107,7 +107,7 @@ export interface PendingState {
 export const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
 
 /** Every option resolved (null, as undefined, is the default): the keys of the resolvers below are every option there is. */
-export type ResolvedOptions = Required<SimStorageOptions>;
+export type ResolvedSimStorageOptions = Required<SimStorageOptions>;
 
 const RESOLVERS: OptionResolvers<SimStorageOptions> = {
   seed: (given) => {
@@ -143,7 +143,7 @@ const RESOLVERS: OptionResolvers<SimStorageOptions> = {
   },
 };
 
-export function resolveSimOptions(options: SimStorageOptions | undefined): ResolvedOptions {
+export function resolveSimOptions(options: SimStorageOptions | undefined): ResolvedSimStorageOptions {
   const r = resolveOptions(options, "SimStorage options", RESOLVERS);
   if (r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
     throw new TypeError(
