@@ -149,6 +149,7 @@ function extract(entry, mode) {
 function main(mode) {
   if (!["build", "check", "update"].includes(mode)) throw new Error(`usage: api.mjs build|check|update`);
   emitDeclarations();
+  if (mode === "update") mkdirSync(join(repo, "etc"), { recursive: true });
   const problems = (mode === "build" ? ROLLED_UP : ENTRIES).flatMap((entry) => extract(entry, mode));
   if (mode === "build") {
     mkdirSync(join(repo, "dist"), { recursive: true });

@@ -52,9 +52,7 @@ function snapshot(found: CrashTestAdapter, path: string): CrashTestAdapter {
   return {
     name: typeof name === "string" && name !== "" ? name : path,
     open: open.bind(found),
-    ...(extraSteps === undefined
-      ? {}
-      : { extraSteps: [...(extraSteps as readonly string[])] as readonly ExtraStep[] }),
+    ...(extraSteps === undefined ? {} : { extraSteps: [...(extraSteps as readonly string[])] as readonly ExtraStep[] }),
   };
 }
 

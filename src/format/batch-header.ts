@@ -47,7 +47,9 @@ export interface BatchHeader {
   length: number;
   /** Whole batch size on disk: `LOG_OVERHEAD + length`. */
   sizeInBytes: number;
+  /** PartitionLeaderEpoch: the leader epoch it was written in (-1 unknown). */
   partitionLeaderEpoch: number;
+  /** Magic: the format version, always 2 here. */
   magic: number;
   /** Stored CRC-32C, unsigned. */
   crc: number;
@@ -63,14 +65,21 @@ export interface BatchHeader {
   isControl: boolean;
   /** Attribute bit 6: `baseTimestamp` holds the delete horizon. */
   hasDeleteHorizon: boolean;
+  /** LastOffsetDelta: the last record's offset minus `baseOffset`. */
   lastOffsetDelta: number;
   /** `baseOffset + lastOffsetDelta`: the offset the next batch starts after. */
   lastOffset: number;
+  /** BaseTimestamp: the first record's timestamp (ms since the epoch). */
   baseTimestamp: number;
+  /** MaxTimestamp: the largest record timestamp (or the LogAppendTime). */
   maxTimestamp: number;
+  /** ProducerId (-1: no idempotent producer). */
   producerId: number;
+  /** ProducerEpoch (-1 when none). */
   producerEpoch: number;
+  /** BaseSequence: the first record's sequence number (-1 when none). */
   baseSequence: number;
+  /** RecordsCount: how many records the batch holds. */
   recordsCount: number;
 }
 
@@ -161,6 +170,7 @@ export type InvalidBatchReason = "short-header" | "too-small" | "too-large" | "s
 /** The result of {@link validateBatch}; `size` is the whole batch size (12 + Length). */
 export type BatchValidation = { ok: true; size: number } | { ok: false; reason: InvalidBatchReason; detail: string };
 
+/** Options of `validateBatch`: the size limit (required) and the CRC-32C. */
 export interface ValidateBatchOptions {
   /**
    * Largest acceptable whole batch, 12-byte log overhead included (Kafka's
@@ -190,7 +200,7 @@ function checkPosition(position: number): void {
  * Never throws for bad bytes and never allocates from the Length field (a huge Length is
  * rejected by arithmetic), so recovery can call it at every step of a walk.
  *
- * @param available bytes from `position` that belong to the log (for example the segment's
+ * @param available - bytes from `position` that belong to the log (for example the segment's
  *   size minus `position`); clamped to what `bytes` holds.
  */
 export function validateBatch(

@@ -57,13 +57,13 @@ const INT16_MAX = 0x7fff;
 export interface EncodeBatchOptions {
   /** Offset of the first record; record `i` gets `baseOffset + i`. */
   baseOffset: number;
-  /** @defaultValue -1 (unknown) */
+  /** The leader epoch the batch was written in (header field PartitionLeaderEpoch). @defaultValue -1 (unknown) */
   partitionLeaderEpoch?: number;
-  /** @defaultValue -1 (no idempotent producer) */
+  /** The idempotent producer's id (ProducerId). @defaultValue -1 (no idempotent producer) */
   producerId?: number;
-  /** @defaultValue -1 */
+  /** The producer's epoch (ProducerEpoch). @defaultValue -1 */
   producerEpoch?: number;
-  /** @defaultValue -1 */
+  /** The first record's sequence number (BaseSequence). @defaultValue -1 */
   baseSequence?: number;
   /** Attribute bit 4. @defaultValue false */
   isTransactional?: boolean;
@@ -88,7 +88,7 @@ export interface EncodeBatchOptions {
 
 /** Options of {@link encodeBatchAsync}. */
 export interface EncodeBatchAsyncOptions extends EncodeBatchOptions {
-  /** @defaultValue "none" */
+  /** Compress the records section as one gzip stream (codec 1), as Kafka does. @defaultValue "none" */
   compression?: "none" | "gzip";
 }
 
@@ -100,13 +100,14 @@ export interface DecodeBatchOptions {
   crc32c?: Crc32c;
   /**
    * Cap on a compressed batch's decompressed records section; beyond it decoding fails with
-   * `PAGELOG_RECORD_TOO_LARGE`. @defaultValue 64 MiB ({@link DEFAULT_MAX_DECOMPRESSED_BYTES})
+   * `PAGELOG_RECORD_TOO_LARGE`. @defaultValue 64 MiB (`DEFAULT_MAX_DECOMPRESSED_BYTES`)
    */
   maxDecompressedBytes?: number;
 }
 
 /** A decoded batch: every header field and the records. */
 export interface DecodedBatch extends BatchHeader {
+  /** The batch's records, in offset order. */
   records: DecodedRecord[];
 }
 

@@ -305,7 +305,7 @@ export class Log {
   // ---- reading --------------------------------------------------------------------------
 
   /**
-   * Records with offset >= `offset`, from the segment holding it: at least one whole batch if
+   * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
    * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
    */

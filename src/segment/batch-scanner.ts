@@ -88,11 +88,13 @@ export interface ScanOptions {
   readonly reuseBuffers?: boolean;
 }
 
+/** Where, and why, a walk over a segment's batches stopped (`SegmentRecovery.stop`). */
 export interface ScanStop {
   /** Position of the first byte that is not a valid batch (the file size if all were). */
   readonly position: number;
   /** Undefined when the walk reached the end of the file cleanly. */
   readonly reason: ScanStopReason | undefined;
+  /** The reason in words, with the position (empty at a clean end). */
   readonly detail: string;
 }
 

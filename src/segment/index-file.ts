@@ -18,9 +18,16 @@ import type { StorageFile } from "../storage/storage.js";
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * What `OffsetIndex` and `TimeIndex` share: a file of fixed-size big-endian entries, appended one at a time and cut
+ * back on truncation, its entries mirrored in memory.
+ */
 export abstract class IndexFile {
+  /** The index file's handle. */
   readonly file: StorageFile;
+  /** The segment's base offset: entries hold offsets relative to it. */
   readonly baseOffset: number;
+  /** Bytes per entry: 8 in an `.index`, 12 in a `.timeindex`. */
   readonly entrySize: number;
   /** Largest number of entries (Kafka's `segment.index.bytes` / entry size). */
   readonly maxEntries: number;
@@ -130,10 +137,12 @@ export abstract class IndexFile {
     this.#loaded = false;
   }
 
+  /** How many entries the index holds. */
   get entries(): number {
     return this.#entries;
   }
 
+  /** Whether the index has no room for another entry (`maxEntries` reached): the Log rolls. */
   get isFull(): boolean {
     return this.#entries >= this.maxEntries;
   }
@@ -265,6 +274,7 @@ export abstract class IndexFile {
     this.#unsynced = false;
   }
 
+  /** Closes the file's handle. Not a sync. */
   close(): Promise<void> {
     return this.file.close();
   }

@@ -41,11 +41,20 @@ const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
 });
 const RECOVER_OPTIONS = optionKeys<RecoverOptions>({ minNextOffset: true, endOffset: true });
 
+/**
+ * One segment of a partition: a `.log` of record batches with its `.index` and `.timeindex`, all through a `Storage`.
+ * `Segment.open` opens (or creates) the three files; `recover()` validates and rebuilds after a crash, `loadClean()`
+ * trusts a cleanly closed one; then append, read, truncate, flush and close.
+ */
 export class Segment {
   #closed = false;
+  /** The segment's first offset: its files are named after it (`00000000000000000042.log`). */
   readonly baseOffset: number;
+  /** The `.log` file's handle. */
   readonly log: StorageFile;
+  /** The `.index`: offsets to byte positions. */
   readonly offsetIndex: OffsetIndex;
+  /** The `.timeindex`: timestamps to offsets. */
   readonly timeIndex: TimeIndex;
   /** Everything that changes as the segment is loaded, written and read (see segment-state.ts). */
   readonly #s: SegmentState;
