@@ -1,4 +1,4 @@
-/**
+/*
  * Retention as the course's chapter 3 exercise shapes it: which oldest whole segments to delete.
  * `-1` turns a limit off; the active (last) segment is never deleted; only a prefix of the
  * segments goes, so the log stays contiguous.

@@ -138,6 +138,7 @@ export class HandlePool implements Storage {
     evictionFailed: (file, err) => this.#evictionFailed(file, err),
   };
 
+  /** A pool over `inner` that keeps at most `options.maxOpenFiles` of its descriptors open. */
   constructor(inner: Storage, options: HandlePoolOptions = {}) {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
     this.inner = inner;

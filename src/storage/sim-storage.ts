@@ -77,6 +77,7 @@ export class SimStorage implements Storage {
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
 
+  /** An empty simulated disk, its page cache clean, with these options (an unknown key is a `TypeError`). */
   constructor(options: SimStorageOptions = {}) {
     this.options = Object.freeze(resolveSimOptions(options));
     this.#prng = new Prng(this.options.seed);
