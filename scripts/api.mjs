@@ -13,7 +13,7 @@
  * `pagelog/fs`, as one class does at run time.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 
@@ -25,7 +25,8 @@ const { Extractor, ExtractorConfig, ExtractorLogLevel, ExtractorMessageCategory 
 export const ENTRIES = ["index", "node", "format", "fs", "testing", "course"];
 /** Entries whose .d.ts is a rollup; `node` re-exports two of them. */
 const ROLLED_UP = ENTRIES.filter((e) => e !== "node");
-const TYPES = join(repo, ".tmp/types");
+// This process's own: a build (a test's ensure-built) and a lint may run at once.
+const TYPES = join(repo, `.tmp/types-${process.pid}`);
 
 /** What dist/node.d.ts says, for ESM and (with .cjs) CJS: src/node.ts's exports, by name. */
 function nodeEntry(ext) {
@@ -40,7 +41,10 @@ function nodeEntry(ext) {
 function emitDeclarations() {
   const tsc = join(repo, "node_modules/typescript/bin/tsc");
   try {
-    execFileSync(process.execPath, [tsc, "-p", join(repo, "tsconfig.build.json")], { cwd: repo, stdio: "pipe" });
+    execFileSync(process.execPath, [tsc, "-p", join(repo, "tsconfig.build.json"), "--outDir", TYPES], {
+      cwd: repo,
+      stdio: "pipe",
+    });
   } catch (err) {
     process.stderr.write(`${err.stdout ?? ""}${err.stderr ?? ""}`);
     throw new Error("tsc -p tsconfig.build.json failed");
@@ -70,7 +74,7 @@ function configFor(entry, mode) {
       enabled: mode !== "build",
       reportFileName: entry,
       reportFolder: join(repo, "etc"),
-      reportTempFolder: join(repo, ".tmp/api"),
+      reportTempFolder: join(TYPES, "api"),
     },
     docModel: { enabled: false },
     tsdocMetadata: { enabled: false },
@@ -148,9 +152,14 @@ function extract(entry, mode) {
 
 function main(mode) {
   if (!["build", "check", "update"].includes(mode)) throw new Error(`usage: api.mjs build|check|update`);
-  emitDeclarations();
-  if (mode === "update") mkdirSync(join(repo, "etc"), { recursive: true });
-  const problems = (mode === "build" ? ROLLED_UP : ENTRIES).flatMap((entry) => extract(entry, mode));
+  let problems;
+  try {
+    emitDeclarations();
+    if (mode === "update") mkdirSync(join(repo, "etc"), { recursive: true });
+    problems = (mode === "build" ? ROLLED_UP : ENTRIES).flatMap((entry) => extract(entry, mode));
+  } finally {
+    rmSync(TYPES, { recursive: true, force: true });
+  }
   if (mode === "build") {
     mkdirSync(join(repo, "dist"), { recursive: true });
     writeFileSync(join(repo, "dist/node.d.ts"), nodeEntry("js"));
