@@ -16,7 +16,8 @@ export default defineConfig([
       course: "src/course.ts",
     },
     format: ["esm", "cjs"],
-    dts: true,
+    // The .d.ts files are api-extractor's rollups, one per entry (scripts/api.mjs), not tsup's chunks.
+    dts: false,
     sourcemap: true,
     target: "node20",
     // pagelog/testing imports neither (a test proves it); kept external so a slip never bundles one.

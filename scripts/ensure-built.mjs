@@ -14,7 +14,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** What dist/ is built from, besides everything under src/. */
-const CONFIG_FILES = ["package.json", "tsup.config.ts", "tsconfig.json"];
+const CONFIG_FILES = ["package.json", "tsup.config.ts", "tsconfig.json", "tsconfig.build.json", "scripts/api.mjs"];
 
 /** Every file and directory under `dir` (a directory's mtime moves when an entry is added, removed or renamed). */
 function* walk(dir) {

@@ -54,11 +54,13 @@ export const ErrorCode = {
   POLICY: "PAGELOG_POLICY",
 } as const;
 
+/** The `code` of a `PagelogError`: one of the `ErrorCode` constants' values (`"PAGELOG_CORRUPT"`, …). */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** Marks pagelog errors across copies of the module (the ESM and CJS builds loaded side by side). */
 const BRAND = Symbol.for("pagelog.PagelogError");
 
+/** What a `PagelogError` may carry besides its message and code. */
 export interface PagelogErrorOptions {
   /** The underlying error, for example the `node:fs` error with its OS `code` and `syscall`. */
   cause?: unknown;
@@ -80,13 +82,22 @@ export interface PolicyFault {
   readonly breaksAt?: number;
 }
 
+/**
+ * Every error pagelog raises for bad input or a failed operation: `code` is stable (the README's Errors section lists
+ * each), the message is for people. Programmer mistakes (a wrong argument type or option) are `TypeError`s or
+ * `RangeError`s instead. `instanceof` works across the ESM and CJS builds loaded side by side.
+ */
 export class PagelogError extends Error {
+  /** Always `"PagelogError"`. */
   override readonly name = "PagelogError";
+  /** What went wrong, as a stable code to branch on (see `ErrorCode`). */
   readonly code: ErrorCode;
+  /** The storage path the error concerns, or undefined when there is none. */
   readonly path: string | undefined;
   /** Set on `PAGELOG_POLICY` errors: the reader's function and what was wrong with its answer. */
   readonly policy: PolicyFault | undefined;
 
+  /** An error with `message` (for people), `code` (for programs) and, in `options`, the cause and the path. */
   constructor(message: string, code: ErrorCode, options: PagelogErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;

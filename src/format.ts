@@ -19,9 +19,15 @@ export { writeVarint } from "./format/index.js";
 
 // Segments: a `.log` file with its `.index` and `.timeindex`, and their names.
 export { Segment } from "./segment/segment.js";
-export type { SegmentOptions, SegmentRead, SegmentRecovery } from "./segment/segment.js";
+export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment/segment.js";
+export type { IndexFile } from "./segment/index-file.js";
 export { OffsetIndex } from "./segment/offset-index.js";
+export type { OffsetPosition } from "./segment/offset-index.js";
 export { TimeIndex } from "./segment/time-index.js";
+export type { TimestampOffset } from "./segment/time-index.js";
+export type { ScanStop, ScanStopReason } from "./segment/batch-scanner.js";
+// SegmentOptions.policies and OffsetIndex.open take them (pagelog/course exports them too).
+export type { CoursePolicies, IndexEntry } from "./segment/policies/policy-types.js";
 export { offsetName, parseSegmentFileName } from "./segment/segment-names.js";
 
 // The offset checkpoint files of a log directory (`recovery-point-offset-checkpoint`, …).

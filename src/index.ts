@@ -17,8 +17,16 @@ export { LogDir, parsePartitionName } from "./log/log-dir.js";
 export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-dir.js";
 export { Log } from "./log/log.js";
 export type { LogRecord, LogRecovery, LogStatus, ReadOptions, RecordsOptions } from "./log/log.js";
-export type { Clock, LogOptions } from "./log/log-options.js";
-export type { BytesInput, Crc32c, DecodedHeader, HeadersInput, RecordInput } from "./format/index.js";
+export type { Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";
+export type { BytesInput, Crc32c, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
+// LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.
+export type {
+  CoursePolicies,
+  IndexEntry,
+  RecoverHelpers,
+  RetentionConfig,
+  RetentionSegment,
+} from "./segment/policies/policy-types.js";
 // Moves to `pagelog/course` with the retention exercise (a later issue).
 export { segmentsToDelete } from "./log/retention.js";
 export type { RetentionLimits, SegmentSummary } from "./log/retention.js";
@@ -39,5 +47,6 @@ export type {
   RandomSource,
   SimOp,
   SimStorageOptions,
+  ResolvedSimStorageOptions,
   TraceEvent,
 } from "./storage/sim-storage.js";

@@ -4,7 +4,7 @@
  * that cannot load), with a time limit on every operation of the log it opens: an `open()` or
  * `append()` that never settles ends the schedule as a violation instead of hanging the fuzzer.
  */
-import type { AdapterLog, CrashTestAdapter } from "../testing/engine/adapter.js";
+import type { AdapterLog, CrashTestAdapter, ExtraStep } from "../testing/engine/adapter.js";
 import { UsageError } from "./io.js";
 import { errorLine } from "./policies-module.js";
 import { importUserModule } from "./user-module.js";
@@ -52,9 +52,7 @@ function snapshot(found: CrashTestAdapter, path: string): CrashTestAdapter {
   return {
     name: typeof name === "string" && name !== "" ? name : path,
     open: open.bind(found),
-    ...(extraSteps === undefined
-      ? {}
-      : { extraSteps: [...(extraSteps as readonly string[])] as CrashTestAdapter["extraSteps"] }),
+    ...(extraSteps === undefined ? {} : { extraSteps: [...(extraSteps as readonly string[])] as readonly ExtraStep[] }),
   };
 }
 

@@ -14,7 +14,9 @@ import { readLimited } from "./read-limited.js";
 
 /** One failed case: its name and why, as `lookup: target 57 … → expected …, got …`. */
 export interface FailedCase {
+  /** The case's name, as `pagelog check` prints it. */
   readonly case: string;
+  /** Why the answer was wrong, in a sentence. */
   readonly reason: string;
   /** True when a case's loop guard stopped the policy (it would have run for ever); absent otherwise. */
   readonly loop?: true;
@@ -22,11 +24,15 @@ export interface FailedCase {
 
 /** What checking one policy found; `given: false` when the policies did not include it. */
 export interface PolicyCheck {
+  /** Whether the policies given hold this function (false: nothing was run). */
   readonly given: boolean;
+  /** Names of the cases it passed. */
   readonly passed: readonly string[];
+  /** The cases it failed, with why. */
   readonly failed: readonly FailedCase[];
 }
 
+/** What `checkPolicies` found, per course function. */
 export type PoliciesCheck = Record<PolicyName, PolicyCheck>;
 
 const CASES: { [N in PolicyName]: readonly PolicyCase<CoursePolicies[N]>[] } = {

@@ -30,6 +30,7 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
+import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 
@@ -46,7 +47,9 @@ export interface BatchHeader {
   length: number;
   /** Whole batch size on disk: `LOG_OVERHEAD + length`. */
   sizeInBytes: number;
+  /** PartitionLeaderEpoch: the leader epoch it was written in (-1 unknown). */
   partitionLeaderEpoch: number;
+  /** Magic: the format version, always 2 here. */
   magic: number;
   /** Stored CRC-32C, unsigned. */
   crc: number;
@@ -62,14 +65,21 @@ export interface BatchHeader {
   isControl: boolean;
   /** Attribute bit 6: `baseTimestamp` holds the delete horizon. */
   hasDeleteHorizon: boolean;
+  /** LastOffsetDelta: the last record's offset minus `baseOffset`. */
   lastOffsetDelta: number;
   /** `baseOffset + lastOffsetDelta`: the offset the next batch starts after. */
   lastOffset: number;
+  /** BaseTimestamp: the first record's timestamp (ms since the epoch). */
   baseTimestamp: number;
+  /** MaxTimestamp: the largest record timestamp (or the LogAppendTime). */
   maxTimestamp: number;
+  /** ProducerId (-1: no idempotent producer). */
   producerId: number;
+  /** ProducerEpoch (-1 when none). */
   producerEpoch: number;
+  /** BaseSequence: the first record's sequence number (-1 when none). */
   baseSequence: number;
+  /** RecordsCount: how many records the batch holds. */
   recordsCount: number;
 }
 
@@ -160,6 +170,7 @@ export type InvalidBatchReason = "short-header" | "too-small" | "too-large" | "s
 /** The result of {@link validateBatch}; `size` is the whole batch size (12 + Length). */
 export type BatchValidation = { ok: true; size: number } | { ok: false; reason: InvalidBatchReason; detail: string };
 
+/** Options of `validateBatch`: the size limit (required) and the CRC-32C. */
 export interface ValidateBatchOptions {
   /**
    * Largest acceptable whole batch, 12-byte log overhead included (Kafka's
@@ -189,7 +200,7 @@ function checkPosition(position: number): void {
  * Never throws for bad bytes and never allocates from the Length field (a huge Length is
  * rejected by arithmetic), so recovery can call it at every step of a walk.
  *
- * @param available bytes from `position` that belong to the log (for example the segment's
+ * @param available - bytes from `position` that belong to the log (for example the segment's
  *   size minus `position`); clamped to what `bytes` holds.
  */
 export function validateBatch(
@@ -198,8 +209,22 @@ export function validateBatch(
   available: number,
   options: ValidateBatchOptions,
 ): BatchValidation {
-  checkPosition(position);
   checkKnownKeys(options, "validateBatch options", VALIDATE_OPTIONS);
+  checkCrc32c(options.crc32c, "options.crc32c");
+  return validateBatchTrusting(bytes, position, available, options);
+}
+
+/**
+ * `validateBatch` trusting `options.crc32c` to be CRC-32C: for the segment's batch scanner, whose
+ * function is either a checked one or its stand-in that skips the CRC (`verifyCrc: false`).
+ */
+export function validateBatchTrusting(
+  bytes: Uint8Array,
+  position: number,
+  available: number,
+  options: ValidateBatchOptions,
+): BatchValidation {
+  checkPosition(position);
   const { maxBatchBytes } = options;
   if (typeof maxBatchBytes !== "number" || !(maxBatchBytes >= 0)) {
     throw new TypeError(`options.maxBatchBytes must be a non-negative number, got ${String(maxBatchBytes)}`);

@@ -13,9 +13,13 @@
 
 export const CHECKPOINT_VERSION = 0;
 
+/** One line of an offset checkpoint file: a partition and its offset. */
 export interface CheckpointEntry {
+  /** The topic's name. */
   readonly topic: string;
+  /** The partition number. */
   readonly partition: number;
+  /** The offset checkpointed (a recovery point, or a log start offset). */
   readonly offset: number;
 }
 

@@ -43,6 +43,7 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
+import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
@@ -56,13 +57,13 @@ const INT16_MAX = 0x7fff;
 export interface EncodeBatchOptions {
   /** Offset of the first record; record `i` gets `baseOffset + i`. */
   baseOffset: number;
-  /** @defaultValue -1 (unknown) */
+  /** The leader epoch the batch was written in (header field PartitionLeaderEpoch). @defaultValue -1 (unknown) */
   partitionLeaderEpoch?: number;
-  /** @defaultValue -1 (no idempotent producer) */
+  /** The idempotent producer's id (ProducerId). @defaultValue -1 (no idempotent producer) */
   producerId?: number;
-  /** @defaultValue -1 */
+  /** The producer's epoch (ProducerEpoch). @defaultValue -1 */
   producerEpoch?: number;
-  /** @defaultValue -1 */
+  /** The first record's sequence number (BaseSequence). @defaultValue -1 */
   baseSequence?: number;
   /** Attribute bit 4. @defaultValue false */
   isTransactional?: boolean;
@@ -87,7 +88,7 @@ export interface EncodeBatchOptions {
 
 /** Options of {@link encodeBatchAsync}. */
 export interface EncodeBatchAsyncOptions extends EncodeBatchOptions {
-  /** @defaultValue "none" */
+  /** Compress the records section as one gzip stream (codec 1), as Kafka does. @defaultValue "none" */
   compression?: "none" | "gzip";
 }
 
@@ -99,13 +100,14 @@ export interface DecodeBatchOptions {
   crc32c?: Crc32c;
   /**
    * Cap on a compressed batch's decompressed records section; beyond it decoding fails with
-   * `PAGELOG_RECORD_TOO_LARGE`. @defaultValue 64 MiB ({@link DEFAULT_MAX_DECOMPRESSED_BYTES})
+   * `PAGELOG_RECORD_TOO_LARGE`. @defaultValue 64 MiB (`DEFAULT_MAX_DECOMPRESSED_BYTES`)
    */
   maxDecompressedBytes?: number;
 }
 
 /** A decoded batch: every header field and the records. */
 export interface DecodedBatch extends BatchHeader {
+  /** The batch's records, in offset order. */
   records: DecodedRecord[];
 }
 
@@ -163,6 +165,7 @@ export function encodeSnapshots(
   codec: number = CompressionCodec.NONE,
 ): Uint8Array {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
+  checkCrc32c(options.crc32c, "options.crc32c");
   const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
   const partitionLeaderEpoch = optionalInteger(
     options.partitionLeaderEpoch,
@@ -265,7 +268,9 @@ export async function encodeBatchAsync(
   if (compression === "none") return encodeBatch(records, rest);
   if (compression !== "gzip")
     throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
-  const plain = encodeSnapshots(snapshotRecords(records), { ...rest, maxBatchBytes: undefined }, CompressionCodec.GZIP);
+  // The limit applies to the compressed batch (below), not to the plain one.
+  const { maxBatchBytes: _limit, ...unlimited } = rest;
+  const plain = encodeSnapshots(snapshotRecords(records), unlimited, CompressionCodec.GZIP);
   const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
   const maxBatchBytes = optionalInteger(
@@ -288,6 +293,7 @@ export async function encodeBatchAsync(
 function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined): BatchHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
   if (options !== undefined) checkKnownKeys(options, "decodeBatch options", DECODE_OPTIONS);
+  checkCrc32c(options?.crc32c, "options.crc32c");
   const header = readBatchHeader(bytes, 0);
   if (bytes.length < header.sizeInBytes) {
     throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);

@@ -22,10 +22,11 @@ export type HeadersInput = Record<string, BytesInput> | ReadonlyArray<{ key: str
 
 /** One record to append. */
 export interface RecordInput {
-  /** @defaultValue null */
+  /** The record's key (Kafka's null key when absent). @defaultValue null */
   key?: BytesInput;
+  /** The record's value; `null` is Kafka's null value (a tombstone in a compacted topic). */
   value: BytesInput;
-  /** @defaultValue no headers */
+  /** The record's headers. @defaultValue no headers */
   headers?: HeadersInput;
   /**
    * Milliseconds since the epoch (CreateTime).
@@ -36,7 +37,9 @@ export interface RecordInput {
   timestamp?: number;
 }
 
+/** One record header as read back. */
 export interface DecodedHeader {
+  /** The header's key (UTF-8 decoded). */
   key: string;
   /** A view into the decoded bytes, or `null`. */
   value: Uint8Array | null;
@@ -47,11 +50,15 @@ export interface DecodedHeader {
  * that were decoded (no copy): copy them if you keep them and reuse that buffer.
  */
 export interface DecodedRecord {
+  /** The record's offset in its partition. */
   offset: number;
   /** CreateTime (`baseTimestamp + timestampDelta`), or the batch's `maxTimestamp` under LogAppendTime. */
   timestamp: number;
+  /** The key's bytes, or `null`. */
   key: Uint8Array | null;
+  /** The value's bytes, or `null`. */
   value: Uint8Array | null;
+  /** The headers, in their order in the batch. */
   headers: DecodedHeader[];
 }
 

@@ -1,4 +1,4 @@
-/**
+/*
  * The key of `Log` and `LogDir`'s `await using` method, typed so that the published .d.ts
  * compiles on every `lib`: where the reader's lib (esnext.disposable, or @types/node) declares
  * `Symbol.asyncDispose`, the key is that symbol and `await using` works; on lib es2022 without
@@ -16,5 +16,9 @@ type AsyncDisposeOf<C> = C extends { readonly asyncDispose: symbol } ? C["asyncD
 /** `typeof Symbol.asyncDispose` when the lib declares it, else `typeof fallbackAsyncDispose`. */
 export type AsyncDisposeSymbol = AsyncDisposeOf<SymbolConstructor>;
 
+/**
+ * The key of `Log`'s and `LogDir`'s `await using` method: `Symbol.asyncDispose` where the runtime has it, else the
+ * registry's symbol of that name.
+ */
 export const asyncDispose: AsyncDisposeSymbol = ((Symbol as { asyncDispose?: symbol }).asyncDispose ??
   fallbackAsyncDispose) as AsyncDisposeSymbol;

@@ -1,4 +1,4 @@
-/**
+/*
  * The Clock type on its own, so that the clock's helpers (log-clock.ts) and the options that take
  * one (log-options.ts) both import it and neither imports the other back.
  */
@@ -10,5 +10,6 @@
  * stays open.
  */
 export interface Clock {
+  /** Milliseconds since the epoch, as a safe integer. */
   now(): number;
 }

@@ -39,6 +39,10 @@ const OWN_TMP_FILES: ReadonlySet<string> = new Set(
   [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
 );
 
+/**
+ * Options of `LogDir.open`: defaults for its logs, how often it checkpoints, how many files it keeps open. An unknown
+ * key is a `TypeError` naming it and the known ones.
+ */
 export interface LogDirOptions {
   /** Defaults for every log opened from this directory; `log(name, options)` overrides them. */
   log?: LogOptions;
@@ -75,12 +79,19 @@ export interface LogDirOptions {
 export interface LogDirRecovery {
   /** The last shutdown was clean (the marker was there). */
   readonly clean: boolean;
+  /** Logs opened (each recovered or loaded) so far. */
   readonly logsOpened: number;
+  /** Segments whose batches were walked and validated. */
   readonly segmentsScanned: number;
+  /** Bytes of `.log` walked. */
   readonly bytesScanned: number;
+  /** Bytes cut off at the first invalid batch of a log. */
   readonly bytesTruncated: number;
+  /** Segments deleted because they came after a truncation or a gap. */
   readonly segmentsDeleted: number;
+  /** Segments whose `.index` and `.timeindex` were rebuilt from the log. */
   readonly indexesRebuilt: number;
+  /** Milliseconds spent opening the directory and its logs. */
   readonly durationMs: number;
 }
 
@@ -105,6 +116,12 @@ const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> = {
   onProgress: checkProgressListener,
 };
 
+/**
+ * A Kafka log directory (`log.dirs`): one subdirectory per partition (`<topic>-<partition>`), the offset checkpoint
+ * files, a lock, and the clean-shutdown marker that decides whether opening a log recovers it. Open one with
+ * `LogDir.open(storage)` (or, in Node, `LogDir.open(path)`), get each partition with `log(name)`, and `close()` it (or
+ * `await using`).
+ */
 export class LogDir {
   /**
    * Every file of the directory goes through this: the storage it was opened on (or the

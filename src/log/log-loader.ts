@@ -49,6 +49,7 @@ export interface LogRecovery {
   readonly indexesRebuilt: number;
   /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
   readonly filesRemoved: number;
+  /** Milliseconds spent opening this log. */
   readonly durationMs: number;
 }
 

@@ -3,16 +3,22 @@
  * into a fully-specified internal type (forgetting a default is a compile error there).
  */
 import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../format/batch-layout.js";
+import { checkCrc32c } from "../format/check-crc32c.js";
 import type { Crc32c } from "../format/crc32c.js";
 import type { Clock } from "./clock.js";
 import { checkedClock, systemClock } from "./log-clock.js";
-import { type LogPolicies, resolvePolicies } from "./policies/resolve-policies.js";
+import { resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../options.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.
 export type { Clock } from "./clock.js";
 
+/**
+ * How one partition's log behaves, each option with Kafka's topic-config name where it has one. Every option is
+ * optional; an unknown key is a `TypeError` naming it and the known ones. `LogDirOptions.log` sets defaults for every
+ * log of a directory; `LogDir.log(name, options)` overrides them.
+ */
 export interface LogOptions {
   /**
    * Roll to a new segment when the active one would grow past this many bytes
@@ -106,21 +112,37 @@ export interface LogOptions {
   policies?: Partial<CoursePolicies>;
 }
 
+/**
+ * `LogOptions` after resolution (`Log.options`): every option with its value, a default filled in where none was
+ * given. See `LogOptions` for what each one means.
+ */
 export interface ResolvedLogOptions {
+  /** `LogOptions.segmentBytes` (Kafka's `segment.bytes`). */
   segmentBytes: number;
+  /** `LogOptions.segmentMs` (Kafka's `segment.ms`). */
   segmentMs: number;
+  /** `LogOptions.indexIntervalBytes` (Kafka's `index.interval.bytes`). */
   indexIntervalBytes: number;
+  /** `LogOptions.maxIndexBytes` (Kafka's `segment.index.bytes`). */
   maxIndexBytes: number;
+  /** `LogOptions.maxBatchBytes` (Kafka's `max.message.bytes`). */
   maxBatchBytes: number;
+  /** `LogOptions.indexCacheBytes`. */
   indexCacheBytes: number;
+  /** `LogOptions.flushMessages` (Kafka's `flush.messages`); -1 is off. */
   flushMessages: number;
+  /** `LogOptions.flushMs` (Kafka's `flush.ms`); -1 is off. */
   flushMs: number;
+  /** `LogOptions.retentionBytes` (Kafka's `retention.bytes`); -1 is off. */
   retentionBytes: number;
+  /** `LogOptions.retentionMs` (Kafka's `retention.ms`); -1 is off. */
   retentionMs: number;
+  /** `LogOptions.crc32c`: the CRC-32C given, or undefined for the bundled one. */
   crc32c: Crc32c | undefined;
+  /** `LogOptions.clock`: the clock given, or the system's. */
   clock: Clock;
   /** Undefined unless at least one policy function was given. */
-  policies: LogPolicies | undefined;
+  policies: Readonly<Partial<CoursePolicies>> | undefined;
 }
 
 const MAX_INT32 = 0x7fffffff;
@@ -173,7 +195,7 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   flushMs: integer("flushMs", 0, Number.MAX_SAFE_INTEGER, true),
   retentionBytes: integer("retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
   retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
-  crc32c: checkCrc32c,
+  crc32c: (crc) => checkCrc32c(crc, "option crc32c"),
   clock: checkClock,
   policies: (policies) => resolvePolicies(policies),
 };
@@ -191,61 +213,4 @@ function checkClock(clock: unknown): Clock {
   if (typeof clock !== "object" || clock === null || typeof (clock as Partial<Clock>).now !== "function")
     throw new TypeError("option clock must be an object with a now() method");
   return checkedClock(clock as Clock);
-}
-
-const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
-/**
- * Known answers a CRC-32C must give: the standard check value, and RFC 3720's 32 ascending
- * bytes (so a function that only knows the first cannot pass).
- */
-const CRC32C_VECTORS: ReadonlyArray<{ what: string; bytes: () => Uint8Array; crc: number }> = [
-  { what: '"123456789"', bytes: () => ascii("123456789"), crc: 0xe3069283 },
-  { what: "bytes 0..31", bytes: () => Uint8Array.from({ length: 32 }, (_, i) => i), crc: 0x46dd794e },
-];
-/** Plain CRC-32 (zlib's) of "123456789": the likeliest wrong function, named in the error. */
-const PLAIN_CRC32_CHECK = 0xcbf43926;
-
-/**
- * A CRC-32C function must answer the known vectors synchronously, with a number: a wrong one
- * would write every batch with a checksum no reader (nor pagelog without the option) accepts.
- * The signed form of the same 32 bits is accepted (every caller takes `>>> 0`).
- */
-function checkCrc32c(crc: unknown): Crc32c | undefined {
-  if (crc === undefined) return undefined;
-  if (typeof crc !== "function") throw new TypeError(`option crc32c must be a function, got ${describe(crc)}`);
-  for (const vector of CRC32C_VECTORS) {
-    let got: unknown;
-    try {
-      got = (crc as Crc32c)(vector.bytes());
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      throw new TypeError(`option crc32c threw on ${vector.what}: ${message}`, { cause: err });
-    }
-    if (got instanceof Promise || (typeof got === "object" && got !== null && "then" in got))
-      throw new TypeError("option crc32c must be synchronous: it returned a promise");
-    const ok =
-      typeof got === "number" &&
-      Number.isInteger(got) &&
-      got >= -0x80000000 &&
-      got <= 0xffffffff &&
-      got >>> 0 === vector.crc;
-    if (!ok) {
-      const plain =
-        typeof got === "number" && got >>> 0 === PLAIN_CRC32_CHECK && vector.crc === CRC32C_VECTORS[0]!.crc
-          ? " (that is plain CRC-32, not CRC-32C)"
-          : "";
-      throw new TypeError(
-        `option crc32c is not CRC-32C: for ${vector.what} it returned ${describe(got)}${plain}, expected 0x${vector.crc.toString(16)}`,
-      );
-    }
-  }
-  return crc as Crc32c;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "number")
-    return value >= 0 && Number.isInteger(value) ? `0x${value.toString(16)}` : String(value);
-  if (typeof value === "string") return JSON.stringify(value);
-  return typeof value;
 }

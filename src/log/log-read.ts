@@ -16,6 +16,7 @@ import { openCursor, type ReadCursor } from "./read-cursors.js";
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
 
+/** Limits of `Log.read`. */
 export interface ReadOptions {
   /**
    * Stop adding batches once this many bytes were read; at least one whole batch is always
@@ -27,6 +28,7 @@ export interface ReadOptions {
   maxRecords?: number;
 }
 
+/** The range, and the signal that stops it, of `Log.records`. */
 export interface RecordsOptions {
   /** First offset. @defaultValue the log start offset */
   from?: number;

@@ -14,6 +14,10 @@ import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 
+/**
+ * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
+ * error: it refuses everything but close()).
+ */
 export type LogStatus = "open" | "closing" | "closed" | "failed";
 
 /** What a Log needs from its LogDir. */

@@ -74,9 +74,14 @@ let construct: (
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
 
+/**
+ * One partition's append-only log: segments of Kafka record batches, appended to, read by offset or timestamp,
+ * truncated, retained and flushed. Get one from `LogDir.log(name)`; an offset is durable once below `recoveryPoint`.
+ */
 export class Log {
   /** The partition directory's name, `<topic>-<partition>`. */
   readonly name: string;
+  /** The options this log runs with, defaults filled in. */
   readonly options: Readonly<ResolvedLogOptions>;
   readonly #recovery: LogRecovery;
   /** Everything that changes as the log runs (see log-state.ts). */
@@ -207,10 +212,12 @@ export class Log {
     return this.#s.segments.reduce((sum, s) => sum + (s.knownSize ?? 0), 0);
   }
 
+  /** How many segments the log has (the active one included). */
   get segmentCount(): number {
     return this.#s.segments.length;
   }
 
+  /** `open`; `closing` once `close()` was called; `closed`; or `failed` after a storage error (see `LogStatus`). */
   get status(): LogStatus {
     return this.#s.status;
   }
@@ -314,7 +321,7 @@ export class Log {
   // ---- reading --------------------------------------------------------------------------
 
   /**
-   * Records with offset >= `offset`, from the segment holding it: at least one whole batch if
+   * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
    * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
    */
@@ -442,7 +449,12 @@ export async function openLog(
     ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
     ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
       ? {}
-      : { policies: { lookup: options.policies.lookup, recover: options.policies.recover } }),
+      : {
+          policies: {
+            ...(options.policies.lookup === undefined ? {} : { lookup: options.policies.lookup }),
+            ...(options.policies.recover === undefined ? {} : { recover: options.policies.recover }),
+          },
+        }),
   };
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);

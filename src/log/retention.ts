@@ -1,4 +1,4 @@
-/**
+/*
  * Retention as the course's chapter 3 exercise shapes it: which oldest whole segments to delete.
  * `-1` turns a limit off; the active (last) segment is never deleted; only a prefix of the
  * segments goes, so the log stays contiguous.
@@ -6,6 +6,7 @@
 
 /** What retention needs to know about one segment. */
 export interface SegmentSummary {
+  /** The segment's first offset (its file name). */
   readonly baseOffset: number;
   /** Bytes in its `.log`. */
   readonly size: number;
@@ -13,6 +14,7 @@ export interface SegmentSummary {
   readonly maxTimestamp: number;
 }
 
+/** The two retention settings `segmentsToDelete` applies. */
 export interface RetentionLimits {
   /** Keep the log at most this large (Kafka's `retention.bytes`); -1 is off. */
   readonly retentionBytes: number;

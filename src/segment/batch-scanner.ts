@@ -7,13 +7,8 @@
  * It never allocates from a length field: a batch is read only after its declared size was
  * checked against the bytes the file holds (and `maxBatchBytes`, when given).
  */
-import {
-  type BatchHeader,
-  type Crc32c,
-  type InvalidBatchReason,
-  readBatchHeader,
-  validateBatch,
-} from "../format/index.js";
+import { type BatchHeader, type Crc32c, type InvalidBatchReason, readBatchHeader } from "../format/index.js";
+import { validateBatchTrusting } from "../format/batch-header.js";
 import {
   BATCH_HEADER_SIZE,
   CRC_OFFSET,
@@ -93,11 +88,13 @@ export interface ScanOptions {
   readonly reuseBuffers?: boolean;
 }
 
+/** Where, and why, a walk over a segment's batches stopped (`SegmentRecovery.stop`). */
 export interface ScanStop {
   /** Position of the first byte that is not a valid batch (the file size if all were). */
   readonly position: number;
   /** Undefined when the walk reached the end of the file cleanly. */
   readonly reason: ScanStopReason | undefined;
+  /** The reason in words, with the position (empty at a clean end). */
   readonly detail: string;
 }
 
@@ -185,7 +182,7 @@ export class BatchScanner {
       if (length > 0 && size <= this.#maxBatchBytes && size <= available) await this.#ensure(position, size);
     }
     const window = this.#view(position, Math.min(available, this.#buffer.length - (position - this.#bufferStart)));
-    const verdict = validateBatch(window, 0, available, {
+    const verdict = validateBatchTrusting(window, 0, available, {
       maxBatchBytes: this.#maxBatchBytes,
       ...(this.#options.crc32c === undefined ? {} : { crc32c: this.#options.crc32c }),
       ...(this.#options.verifyCrc === false ? { crc32c: () => readStoredCrc(window) } : {}),

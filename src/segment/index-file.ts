@@ -18,14 +18,22 @@ import type { StorageFile } from "../storage/storage.js";
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * What `OffsetIndex` and `TimeIndex` share: a file of fixed-size big-endian entries, appended one at a time and cut
+ * back on truncation, its entries mirrored in memory.
+ */
 export abstract class IndexFile {
+  /** The index file's handle. */
   readonly file: StorageFile;
+  /** The segment's base offset: entries hold offsets relative to it. */
   readonly baseOffset: number;
+  /** Bytes per entry: 8 in an `.index`, 12 in a `.timeindex`. */
   readonly entrySize: number;
   /** Largest number of entries (Kafka's `segment.index.bytes` / entry size). */
   readonly maxEntries: number;
-  /** The entries' bytes, exactly as in the file; capacity grows by doubling. */
+  /** The entries' bytes, exactly as in the file; capacity grows by doubling. @internal */
   protected bytes: Uint8Array;
+  /** @internal */
   protected view: DataView;
   #entries = 0;
   /** Written since the last sync: only then does `sync()` cost an fsync. */
@@ -67,12 +75,12 @@ export abstract class IndexFile {
     this.view = new DataView(EMPTY.buffer);
   }
 
-  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). */
+  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). @internal */
   get generation(): number {
     return this.#generation;
   }
 
-  /** Whether the entries are in memory. */
+  /** Whether the entries are in memory. @internal */
   get loaded(): boolean {
     return this.#loaded;
   }
@@ -83,6 +91,7 @@ export abstract class IndexFile {
    * batch (at least a 61-byte header each), plus one. A file whose size is not a whole number of
    * entries, or more than `maxEntries` or than that bound, is not read at all
    * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `sanityCheck`.
+   * @internal
    */
   async load(logSize?: number): Promise<void> {
     if (this.#loaded) return;
@@ -121,7 +130,7 @@ export abstract class IndexFile {
     return undefined;
   }
 
-  /** Drops the in-memory copy of the entries; `load()` reads them back. */
+  /** Drops the in-memory copy of the entries; `load()` reads them back. @internal */
   release(): void {
     if (this.#rebuildPending) return; // the memory is the only copy until commitRebuild()
     this.#generation++;
@@ -130,10 +139,12 @@ export abstract class IndexFile {
     this.#loaded = false;
   }
 
+  /** How many entries the index holds. */
   get entries(): number {
     return this.#entries;
   }
 
+  /** Whether the index has no room for another entry (`maxEntries` reached): the Log rolls. */
   get isFull(): boolean {
     return this.#entries >= this.maxEntries;
   }
@@ -147,6 +158,7 @@ export abstract class IndexFile {
    * Checks the structure every index must have: a whole number of entries, no more than
    * `maxEntries`; then the subclass's ordering and range checks (offsets below `nextOffset`,
    * positions below `logSize`). Throws `PAGELOG_CORRUPT` saying what is wrong.
+   * @internal
    */
   sanityCheck(logSize: number, nextOffset: number): void {
     if (this.#implausible !== undefined) throw this.corrupt(this.#implausible);
@@ -161,14 +173,15 @@ export abstract class IndexFile {
     this.checkEntries(logSize, nextOffset);
   }
 
-  /** Ordering and range checks of the entries against the log's size and next offset. */
+  /** Ordering and range checks of the entries against the log's size and next offset. @internal */
   protected abstract checkEntries(logSize: number, nextOffset: number): void;
 
+  /** @internal */
   protected corrupt(why: string): PagelogError {
     return new PagelogError(`index ${this.file.path} is corrupt: ${why}`, ErrorCode.CORRUPT, { path: this.file.path });
   }
 
-  /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. */
+  /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. @internal */
   protected async appendEntry(entry: Uint8Array): Promise<void> {
     await this.load();
     if (this.#implausible !== undefined) await this.truncateToEntries(0);
@@ -189,7 +202,7 @@ export abstract class IndexFile {
     this.#loadedSize = this.#entries * this.entrySize;
   }
 
-  /** Keeps the first `n` entries, in memory and in the file. */
+  /** Keeps the first `n` entries, in memory and in the file. @internal */
   async truncateToEntries(n: number): Promise<void> {
     const keep = Math.min(n, this.#entries);
     if (!this.#rebuildPending) {
@@ -205,6 +218,7 @@ export abstract class IndexFile {
   /**
    * Starts a rebuild in memory: no entries, and nothing written to the file until
    * `commitRebuild()`. Appends and truncations meanwhile change only the memory copy.
+   * @internal
    */
   beginRebuild(): void {
     this.bytes = new Uint8Array(this.entrySize * 16);
@@ -217,7 +231,7 @@ export abstract class IndexFile {
     this.#rebuildPending = true;
   }
 
-  /** Whether a rebuild waits for `commitRebuild()`. */
+  /** Whether a rebuild waits for `commitRebuild()`. @internal */
   get rebuildPending(): boolean {
     return this.#rebuildPending;
   }
@@ -229,6 +243,8 @@ export abstract class IndexFile {
    * (a truncation needs no block) and the rebuild stays in memory, pending: an empty index is a
    * correct one (lookups walk from the segment's start), so the log still opens, reads, and can
    * free space through retention. Every `sync()` tries the write again.
+   *
+   * @internal
    */
   async commitRebuild(): Promise<void> {
     if (!this.#rebuildPending) return;
@@ -257,6 +273,7 @@ export abstract class IndexFile {
   /**
    * Index of the last entry whose key is `<= target` (or `< target` when `strict`), or -1.
    * Keys are non-decreasing, so this is a binary search: O(log n) on a sparse index.
+   * @internal
    */
   protected floorSlot(target: number, key: (slot: number) => number, strict = false): number {
     let lo = 0;
@@ -284,6 +301,7 @@ export abstract class IndexFile {
     this.#unsynced = false;
   }
 
+  /** Closes the file's handle. Not a sync. */
   close(): Promise<void> {
     return this.file.close();
   }

@@ -12,7 +12,7 @@
 import type { StorageFile } from "../storage/storage.js";
 import { IndexFile } from "./index-file.js";
 import { type LookupPolicy, lookupByPolicy } from "./policies/lookup-policy.js";
-import type { IndexEntry } from "./policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "./policies/policy-types.js";
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 const RELATIVE_OFFSET_AT = 0;
@@ -20,22 +20,33 @@ const POSITION_AT = 4;
 /** Relative offsets and positions are int32s. */
 export const MAX_INT32 = 0x7fffffff;
 
+/** One `.index` entry, absolute: a batch's last offset and where that batch starts. */
 export interface OffsetPosition {
+  /** The batch's last offset. */
   readonly offset: number;
+  /** Byte position of the batch in the `.log`. */
   readonly position: number;
 }
 
+/**
+ * A segment's `.index` file (Kafka's OffsetIndex): a sparse map from offsets to byte positions in the `.log`, one
+ * 8-byte entry (relative offset, position) every `indexIntervalBytes` of log.
+ */
 export class OffsetIndex extends IndexFile {
   /** A reader's chapter 2 `lookup`, used by `lookup()` instead of the binary search below. */
   readonly #policy: LookupPolicy | undefined;
   /** The entries as the course's plain array, for the policy; rebuilt when the index changes. */
   #policyEntries: { generation: number; entries: readonly IndexEntry[] } | undefined;
 
+  /**
+   * Opens the index in `file` for the segment at `baseOffset`, at most `maxIndexBytes` large; `lookupPolicy` is a
+   * reader's course `lookup` used in place of the binary search. Entries are read on first use.
+   */
   static async open(
     file: StorageFile,
     baseOffset: number,
     maxIndexBytes: number,
-    lookupPolicy?: LookupPolicy,
+    lookupPolicy?: CoursePolicies["lookup"],
   ): Promise<OffsetIndex> {
     const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size(), lookupPolicy);
     return index; // entries are read on first use (`load()`)
@@ -120,6 +131,7 @@ export class OffsetIndex extends IndexFile {
     await this.truncateToEntries(this.floorSlot(offset, (s) => this.entry(s).offset, true) + 1);
   }
 
+  /** Offsets increasing and below `nextOffset`, positions increasing and below `logSize`. @internal */
   protected checkEntries(logSize: number, nextOffset: number): void {
     let previous = -1;
     let previousPosition = -1;

@@ -6,6 +6,10 @@ import type { Crc32c } from "../format/index.js";
 import type { ScanStop } from "./batch-scanner.js";
 import type { CoursePolicies } from "./policies/policy-types.js";
 
+/**
+ * How a `Segment` indexes, limits and checks its batches (the `LogOptions` a Log hands it). All three sizes are
+ * required.
+ */
 export interface SegmentOptions {
   /** Bytes between sparse index entries (Kafka's `index.interval.bytes`). */
   readonly indexIntervalBytes: number;
@@ -22,6 +26,7 @@ export interface SegmentOptions {
   readonly policies?: Pick<Partial<CoursePolicies>, "lookup" | "recover">;
 }
 
+/** Options of `Segment.recover`. */
 export interface RecoverOptions {
   /** Records below this offset are acknowledged: damage before it is `PAGELOG_CORRUPT`. */
   readonly minNextOffset?: number;

@@ -17,6 +17,7 @@
 import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
+import { checkCrc32c } from "../format/check-crc32c.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import { createdOnWrite } from "./created-on-write.js";
 import { OffsetIndex } from "./offset-index.js";
@@ -40,11 +41,20 @@ const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
 });
 const RECOVER_OPTIONS = optionKeys<RecoverOptions>({ minNextOffset: true, endOffset: true });
 
+/**
+ * One segment of a partition: a `.log` of record batches with its `.index` and `.timeindex`, all through a `Storage`.
+ * `Segment.open` opens (or creates) the three files; `recover()` validates and rebuilds after a crash, `loadClean()`
+ * trusts a cleanly closed one; then append, read, truncate, flush and close.
+ */
 export class Segment {
   #closed = false;
+  /** The segment's first offset: its files are named after it (`00000000000000000042.log`). */
   readonly baseOffset: number;
+  /** The `.log` file's handle. */
   readonly log: StorageFile;
+  /** The `.index`: offsets to byte positions. */
   readonly offsetIndex: OffsetIndex;
+  /** The `.timeindex`: timestamps to offsets. */
   readonly timeIndex: TimeIndex;
   /** Everything that changes as the segment is loaded, written and read (see segment-state.ts). */
   readonly #s: SegmentState;
@@ -93,6 +103,7 @@ export class Segment {
    * created only when a rebuild is committed, since the open may still reject the log (and an
    * open that rejects changes no file). Call `planRecovery()` or `planLoadClean()`, then
    * `commit()`, before using it.
+   * @internal
    */
   static async openExisting(
     storage: Storage,
@@ -111,6 +122,7 @@ export class Segment {
     create: boolean,
   ): Promise<Segment> {
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
+    checkCrc32c(options.crc32c, "options.crc32c");
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
@@ -197,6 +209,7 @@ export class Segment {
    * were acknowledged as durable (the recovery point), so finding them damaged is corruption
    * (`PAGELOG_CORRUPT`, nothing planned), not a torn tail to cut. `endOffset`: the walk ends
    * before the first batch that reaches it (finishing an interrupted cut at that offset).
+   * @internal
    */
   planRecovery(options: RecoverOptions = {}): Promise<SegmentRecovery> {
     checkKnownKeys(options, "recover options", RECOVER_OPTIONS);
@@ -216,7 +229,7 @@ export class Segment {
     return result;
   }
 
-  /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. */
+  /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. @internal */
   planLoadClean(): Promise<{ indexesRebuilt: boolean }> {
     return planLoadClean(this.#s);
   }
@@ -226,6 +239,7 @@ export class Segment {
    * recovery syncs all three files: it cannot know what an earlier process left in the page
    * cache). Durable before anything is appended: a truncation only in the page cache could be
    * undone by a crash, and the cut bytes (which may hold CRC-valid old batches) would come back.
+   * @internal
    */
   commit(): Promise<void> {
     return commit(this.#s);
@@ -284,7 +298,7 @@ export class Segment {
     return this.offsetIndex.sizeInBytes + this.timeIndex.sizeInBytes;
   }
 
-  /** Whether the index entries are in memory (see `releaseIndexes`). */
+  /** Whether the index entries are in memory (see `releaseIndexes`). @internal */
   get indexesLoaded(): boolean {
     return this.offsetIndex.loaded && this.timeIndex.loaded;
   }
@@ -292,6 +306,7 @@ export class Segment {
   /**
    * Drops the in-memory copy of both indexes; the next lookup reads them back. The Log does this
    * for segments it is not using, so a large log costs memory only for what is read.
+   * @internal
    */
   releaseIndexes(): void {
     this.offsetIndex.release();

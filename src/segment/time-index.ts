@@ -20,12 +20,23 @@ const RELATIVE_OFFSET_AT = 8;
 /** Kafka's "no timestamp" (RecordBatch.NO_TIMESTAMP). */
 export const NO_TIMESTAMP = -1;
 
+/** One `.timeindex` entry, absolute: a timestamp and the offset of the first record at or after it. */
 export interface TimestampOffset {
+  /** Milliseconds since the epoch. */
   readonly timestamp: number;
+  /** The offset of a batch holding a record with that timestamp. */
   readonly offset: number;
 }
 
+/**
+ * A segment's `.timeindex` file (Kafka's TimeIndex): 12-byte entries (timestamp, relative offset), one whenever a
+ * batch raises the segment's largest timestamp past an index interval, for `offsetForTimestamp`.
+ */
 export class TimeIndex extends IndexFile {
+  /**
+   * Opens the time index in `file` for the segment at `baseOffset`, at most `maxIndexBytes` large. Entries are read on
+   * first use.
+   */
   static async open(file: StorageFile, baseOffset: number, maxIndexBytes: number): Promise<TimeIndex> {
     const index = new TimeIndex(file, baseOffset, maxIndexBytes, await file.size());
     return index; // entries are read on first use (`load()`)
@@ -35,6 +46,7 @@ export class TimeIndex extends IndexFile {
     super(file, baseOffset, TIME_INDEX_ENTRY_SIZE, maxIndexBytes, fileSize);
   }
 
+  /** The entry in `slot` (0-based). */
   entry(slot: number): TimestampOffset {
     const at = slot * TIME_INDEX_ENTRY_SIZE;
     return {
@@ -53,6 +65,7 @@ export class TimeIndex extends IndexFile {
     return this.entries >= this.maxEntries - 1;
   }
 
+  /** The last entry, or undefined when the index is empty. */
   get lastEntry(): TimestampOffset | undefined {
     return this.entries === 0 ? undefined : this.entry(this.entries - 1);
   }
@@ -97,6 +110,7 @@ export class TimeIndex extends IndexFile {
     await this.truncateToEntries(keep);
   }
 
+  /** Timestamps and offsets non-decreasing, offsets below `nextOffset`. @internal */
   protected checkEntries(_logSize: number, nextOffset: number): void {
     let previous: TimestampOffset | undefined;
     for (let slot = 0; slot < this.entries; slot++) {

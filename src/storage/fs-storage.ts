@@ -1,4 +1,4 @@
-/**
+/*
  * `Storage` on a real file system, through `node:fs/promises`.
  *
  * Every path is checked by `normalizePath` before it is joined to the root, so no argument can
@@ -19,6 +19,11 @@ import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
+/**
+ * `Storage` on a real directory through `node:fs/promises` (Node only): every path is checked by `normalizePath` and
+ * stays inside the root; only `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything
+ * durable. Open one with `FsStorage.open(root)`.
+ */
 export class FsStorage implements Storage {
   /** The absolute, symlink-resolved root directory. */
   readonly root: string;
@@ -79,6 +84,7 @@ export class FsStorage implements Storage {
     return new FsStorage(real, identityOf(rootStats));
   }
 
+  /** `Storage.open`: opens (with `create`, creates) the file at `path`. */
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const rel = normalizePath(path);
     this.#checkOpen("open");
@@ -124,6 +130,7 @@ export class FsStorage implements Storage {
     return file;
   }
 
+  /** `Storage.stat`: the entry's kind and cached size, or null. */
   async stat(path: string): Promise<StorageStat | null> {
     const rel = normalizePath(path, { allowRoot: true });
     this.#checkOpen("stat");
@@ -138,6 +145,7 @@ export class FsStorage implements Storage {
     }
   }
 
+  /** `Storage.list`: the names in directory `dir`, sorted. */
   async list(dir: string): Promise<string[]> {
     const rel = normalizePath(dir, { allowRoot: true });
     this.#checkOpen("list");
@@ -153,6 +161,7 @@ export class FsStorage implements Storage {
     return names.sort();
   }
 
+  /** `Storage.mkdir`: creates directory `dir` (durable after `syncDir` of its parent). */
   async mkdir(dir: string): Promise<void> {
     const rel = normalizePath(dir);
     this.#checkOpen("mkdir");
@@ -171,6 +180,7 @@ export class FsStorage implements Storage {
     }
   }
 
+  /** `Storage.remove`: removes the file or empty directory at `path`. */
   async remove(path: string): Promise<void> {
     const rel = normalizePath(path);
     this.#checkOpen("remove");
@@ -191,6 +201,7 @@ export class FsStorage implements Storage {
     }
   }
 
+  /** `Storage.rename`: renames `from` to `to`, replacing a file there. */
   async rename(from: string, to: string): Promise<void> {
     const src = normalizePath(from);
     const dst = normalizePath(to);
@@ -222,6 +233,7 @@ export class FsStorage implements Storage {
     }
   }
 
+  /** `Storage.syncDir`: makes the entries of directory `dir` durable. */
   async syncDir(dir: string): Promise<void> {
     const rel = normalizePath(dir, { allowRoot: true });
     this.#checkOpen("syncDir");

@@ -53,6 +53,7 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
  */
 export const DEFAULT_MAX_OPEN_FILES = 128;
 
+/** Options of `new HandlePool(storage, options)`. */
 export interface HandlePoolOptions {
   /**
    * Most descriptors of the storage beneath to keep open at once (see {@link HandlePool}).
@@ -96,9 +97,15 @@ function isAtOrUnder(path: string, target: string): boolean {
   return path === target || path.startsWith(`${target}/`);
 }
 
+/**
+ * A `Storage` that keeps at most `maxOpenFiles` descriptors of the storage beneath it open, however many files its
+ * callers hold open: idle ones are closed least recently used first (synced first if they hold unsynced writes) and
+ * reopened on their next use. Every `LogDir` reads and writes through one (`LogDir.storage`).
+ */
 export class HandlePool implements Storage {
   /** The storage whose descriptors this pool bounds. */
   readonly inner: Storage;
+  /** The bound on open descriptors (`HandlePoolOptions.maxOpenFiles`). */
   readonly maxOpenFiles: number;
   /** Bounded slots taken: open (or opening) unpinned descriptors plus transient calls. */
   #inUse = 0;
@@ -131,6 +138,7 @@ export class HandlePool implements Storage {
     evictionFailed: (file, err) => this.#evictionFailed(file, err),
   };
 
+  /** A pool over `inner` that keeps at most `options.maxOpenFiles` of its descriptors open. */
   constructor(inner: Storage, options: HandlePoolOptions = {}) {
     if (typeof inner?.open !== "function") throw new TypeError("HandlePool takes a Storage");
     this.inner = inner;
@@ -139,6 +147,7 @@ export class HandlePool implements Storage {
     }));
   }
 
+  /** Counts of what the pool did so far (see `HandlePoolStats`). */
   get stats(): HandlePoolStats {
     return {
       open: this.#inUse + this.#pinned,
@@ -154,6 +163,7 @@ export class HandlePool implements Storage {
 
   // ---- Storage --------------------------------------------------------------------------
 
+  /** `Storage.open`: opens (with `create`, creates) the file at `path`. */
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
     this.#checkOpen("open");
@@ -179,21 +189,25 @@ export class HandlePool implements Storage {
     return file;
   }
 
+  /** `Storage.stat`: the entry's kind and cached size, or null. */
   async stat(path: string): Promise<StorageStat | null> {
     this.#checkOpen("stat");
     return this.inner.stat(path);
   }
 
+  /** `Storage.list`: the names in directory `dir`, sorted. */
   async list(dir: string): Promise<string[]> {
     this.#checkOpen("list");
     return this.#transient(() => this.inner.list(dir));
   }
 
+  /** `Storage.mkdir`: creates directory `dir` (durable after `syncDir` of its parent). */
   async mkdir(dir: string): Promise<void> {
     this.#checkOpen("mkdir");
     return this.inner.mkdir(dir);
   }
 
+  /** `Storage.remove`: removes the file or empty directory at `path`. */
   async remove(path: string): Promise<void> {
     const p = normalizePath(path);
     this.#checkOpen("remove");
@@ -202,6 +216,7 @@ export class HandlePool implements Storage {
     this.#afterNameChange(p);
   }
 
+  /** `Storage.rename`: renames `from` to `to`, replacing a file there. */
   async rename(from: string, to: string): Promise<void> {
     const f = normalizePath(from);
     const t = normalizePath(to);
@@ -217,11 +232,13 @@ export class HandlePool implements Storage {
     }
   }
 
+  /** `Storage.syncDir`: makes the entries of directory `dir` durable. */
   async syncDir(dir: string): Promise<void> {
     this.#checkOpen("syncDir");
     return this.#transient(() => this.inner.syncDir(dir));
   }
 
+  /** `Storage.lock`: an exclusive lock on `path`, refused with `PAGELOG_LOCKED` while another holder has it. */
   async lock(path: string): Promise<StorageLock> {
     this.#checkOpen("lock");
     return this.#transient(() => this.inner.lock(path));
@@ -321,6 +338,7 @@ export class HandlePool implements Storage {
     file._fail(err);
   }
 
+  /** Whether `close()` was called. */
   get closing(): boolean {
     return this.#closing !== undefined;
   }

@@ -30,7 +30,7 @@ import {
   type FaultSpec,
   type FileMap,
   type PendingState,
-  type ResolvedOptions,
+  type ResolvedSimStorageOptions,
   resolveFaultSpec,
   resolveSimOptions,
   type SimOp,
@@ -41,10 +41,25 @@ import {
 export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.js";
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
 export type { ByteRange } from "./sim/crash-chooser.js";
-export type { FaultSpec, FileMap, PendingState, SimOp, SimStorageOptions, TraceEvent } from "./sim/sim-options.js";
+export type {
+  FaultSpec,
+  FileMap,
+  PendingState,
+  ResolvedSimStorageOptions,
+  SimOp,
+  SimStorageOptions,
+  TraceEvent,
+} from "./sim/sim-options.js";
 
+/**
+ * An in-memory `Storage` with a simulated page cache that can cut the power: `crash()` returns the storage as a
+ * restart finds it, keeping any subset of what was never synced that the fault model allows (docs/fault-model.md).
+ * Seeded and deterministic; faults can be injected, writeback forced and crashes scheduled. For tests and for the
+ * crash fuzzer.
+ */
 export class SimStorage implements Storage {
-  readonly options: Readonly<ResolvedOptions>;
+  /** The options it runs with, defaults filled in. */
+  readonly options: Readonly<ResolvedSimStorageOptions>;
   #prng: Prng;
   #root: SimDir;
   /**
@@ -62,6 +77,7 @@ export class SimStorage implements Storage {
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
 
+  /** An empty simulated disk, its page cache clean, with these options (an unknown key is a `TypeError`). */
   constructor(options: SimStorageOptions = {}) {
     this.options = Object.freeze(resolveSimOptions(options));
     this.#prng = new Prng(this.options.seed);
@@ -195,6 +211,7 @@ export class SimStorage implements Storage {
 
   // ---- Storage --------------------------------------------------------------------------
 
+  /** `Storage.open`: opens (with `create`, creates) the file at `path`. */
   async open(path: string, options: OpenOptions = {}): Promise<StorageFile> {
     const p = normalizePath(path);
     checkOpenOptions(options);
@@ -215,6 +232,7 @@ export class SimStorage implements Storage {
     return file;
   }
 
+  /** `Storage.stat`: the entry's kind and cached size, or null. */
   async stat(path: string): Promise<StorageStat | null> {
     const p = normalizePath(path, { allowRoot: true });
     this.#begin("stat", p);
@@ -223,12 +241,14 @@ export class SimStorage implements Storage {
     return node instanceof SimDir ? { kind: "dir", size: 0 } : { kind: "file", size: node.size };
   }
 
+  /** `Storage.list`: the names in directory `dir`, sorted. */
   async list(dir: string): Promise<string[]> {
     const p = normalizePath(dir, { allowRoot: true });
     this.#begin("list", p);
     return [...this.#lookupDir(p).entries.keys()].sort();
   }
 
+  /** `Storage.mkdir`: creates directory `dir` (durable after `syncDir` of its parent). */
   async mkdir(dir: string): Promise<void> {
     const p = normalizePath(dir);
     this.#begin("mkdir", p);
@@ -239,6 +259,7 @@ export class SimStorage implements Storage {
     parent.set(baseName(p), new SimDir());
   }
 
+  /** `Storage.remove`: removes the file or empty directory at `path`. */
   async remove(path: string): Promise<void> {
     const p = normalizePath(path);
     this.#begin("remove", p);
@@ -250,6 +271,7 @@ export class SimStorage implements Storage {
     parent.delete(baseName(p));
   }
 
+  /** `Storage.rename`: renames `from` to `to`, replacing a file there. */
   async rename(from: string, to: string): Promise<void> {
     const f = normalizePath(from);
     const t = normalizePath(to);
@@ -275,12 +297,14 @@ export class SimStorage implements Storage {
     dir.rename(baseName(f), baseName(t));
   }
 
+  /** `Storage.syncDir`: makes the entries of directory `dir` durable. */
   async syncDir(dir: string): Promise<void> {
     const p = normalizePath(dir, { allowRoot: true });
     this.#begin("syncDir", p);
     for (const node of this.#lookupDir(p).sync()) this.#forget(node);
   }
 
+  /** `Storage.lock`: an exclusive lock on `path`, refused with `PAGELOG_LOCKED` while another holder has it. */
   async lock(path: string): Promise<StorageLock> {
     const p = normalizePath(path);
     this.#begin("lock", p);
@@ -310,6 +334,7 @@ export class SimStorage implements Storage {
     };
   }
 
+  /** `Storage.close`: closes the storage; every later call fails with `PAGELOG_CLOSED`. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#begin("close", ROOT);

@@ -1,4 +1,4 @@
-/**
+/*
  * The Storage contract: every byte pagelog reads or writes goes through these two interfaces.
  *
  * The model is a POSIX file system behind a page cache. A call that resolves has changed what
@@ -16,11 +16,13 @@
 
 /** What `Storage.stat` reports about an entry. */
 export interface StorageStat {
+  /** A file or a directory. */
   readonly kind: "file" | "dir";
   /** Bytes a read sees (the cached size). 0 for directories. */
   readonly size: number;
 }
 
+/** Options of `Storage.open`. */
 export interface OpenOptions {
   /**
    * Create the file (empty) if it does not exist. The new directory entry is durable only after
@@ -39,11 +41,19 @@ export interface OpenOptions {
 
 /** An exclusive lock on a path, held until `release()` or until the process dies. */
 export interface StorageLock {
+  /** The normalized path locked. */
   readonly path: string;
   /** Gives the lock up. Idempotent. */
   release(): Promise<void>;
 }
 
+/**
+ * Where pagelog reads and writes every byte: a POSIX-like file system behind a page cache. A call that resolves has
+ * changed what later reads see and made nothing durable: only `StorageFile.sync()` makes a file's bytes and size
+ * durable, only `syncDir()` a directory's entries. Paths are relative and `/`-separated (see `normalizePath`); errors
+ * are `PagelogError`s. Implementations: `FsStorage`, `SimStorage`, `HandlePool`; `storageContract` in pagelog/testing
+ * checks any other (docs/fault-model.md).
+ */
 export interface Storage {
   /**
    * Opens a file for reading and writing at any position.
@@ -101,6 +111,10 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/**
+ * An open file of a `Storage`: positional reads and writes, truncate, and `sync()`, the only call that makes its bytes
+ * durable.
+ */
 export interface StorageFile {
   /** The normalized path this handle was opened with. */
   readonly path: string;

@@ -34,6 +34,7 @@ import { type CrashTestProgress, type CrashTestViolation, runSchedules } from ".
 
 export type { CrashTestProgress, CrashTestViolation } from "./engine/run-loop.js";
 
+/** Options of `crashTest`. An unknown key is a `TypeError` naming it and the known ones. */
 export interface CrashTestOptions {
   /**
    * How many random schedules to run.
@@ -72,19 +73,29 @@ export interface CrashTestOptions {
   policies?: Partial<CoursePolicies>;
 }
 
+/** What a `crashTest` run did and found. */
 export interface CrashTestSummary {
+  /** The adapter's name. */
   readonly adapter: string;
+  /** The run's seed: the same seed replays the same schedules. */
   readonly seed: number;
+  /** Schedules run. */
   readonly schedules: number;
+  /** Power cuts made (every schedule has at least one). */
   readonly powerCuts: number;
+  /** Records the reopened logs held after their final recovery, summed. */
   readonly recordsRecovered: number;
+  /** The guarantees that broke, each with the schedule that replays it (empty: none). */
   readonly violations: readonly CrashTestViolation[];
 }
 
 /** Thrown by `crashTest` (unless `throwOnViolation: false`) when a guarantee broke. */
 export class CrashTestError extends Error {
+  /** Always `"CrashTestError"`. */
   override readonly name = "CrashTestError";
+  /** The run's summary, its violations included. */
   readonly summary: CrashTestSummary;
+  /** An error whose message names the first violation of `summary`. */
   constructor(summary: CrashTestSummary) {
     const first = summary.violations[0];
     super(
@@ -149,6 +160,11 @@ function resolve(options: CrashTestOptions): Resolved {
 export async function crashTest(
   options: CrashTestOptions & { policies: Partial<CoursePolicies> },
 ): Promise<CrashTestSummary>;
+/**
+ * Runs `options.schedules` random power-cut schedules against the adapter's log and checks every reboot against a
+ * model of what it promised. Resolves with a summary; rejects with a `CrashTestError` on a violation unless
+ * `throwOnViolation: false`.
+ */
 export async function crashTest(adapter: CrashTestAdapter, options?: CrashTestOptions): Promise<CrashTestSummary>;
 export async function crashTest(
   first: CrashTestAdapter | CrashTestOptions,

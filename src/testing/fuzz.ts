@@ -50,7 +50,7 @@ export function fuzzedLog(
   if (brokenVariant !== undefined && policies !== undefined)
     throw new TypeError("a broken variant runs pagelog's own policies: give one or the other");
   return brokenVariant === undefined
-    ? withPolicies(tunedPagelogAdapter({ maxOpenFiles }), policies)
+    ? withPolicies(tunedPagelogAdapter(maxOpenFiles === undefined ? {} : { maxOpenFiles }), policies)
     : brokenAdapter(brokenVariant);
 }
 

@@ -145,7 +145,14 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
     append: async (values) => void (await call(log.append(values.map((value) => ({ value }))))),
     appendRecords: async (records) =>
       call(
-        log.append(records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }))),
+        log.append(
+          records.map((r) => ({
+            key: r.key,
+            value: r.value,
+            headers: r.headers,
+            ...(r.timestamp === undefined ? {} : { timestamp: r.timestamp }),
+          })),
+        ),
       ),
     flush: () => call(log.flush()),
     close: () => dir.close(),

@@ -106,6 +106,53 @@ describe("the published types", () => {
     expect(compile("with-node-nodenext", { lib: ["es2022"], ...WITH_NODE, ...NODENEXT }, files)).toBe("");
   });
 
+  // Each entry's .d.ts is one self-contained file, so a type two entries share (Storage,
+  // LogOptions, PagelogError, CoursePolicies…) is declared in each: this program hands values
+  // from one entry to another's functions, and must compile. In Node, `pagelog` re-exports
+  // pagelog/fs's own FsStorage declaration (a class with private members is nominal).
+  const MIXED = `import { LogDir, PagelogError, SimStorage, type LogOptions, type Storage, type CoursePolicies } from "pagelog";
+    import { Segment, OffsetIndex, decodeBatchSync, type SegmentOptions } from "pagelog/format";
+    import { kafkaPolicies, type CoursePolicies as CourseShapes } from "pagelog/course";
+    import { crashTest, pagelogAdapter, storageContract, type StorageFactory } from "pagelog/testing";
+    const sim = new SimStorage({ seed: 1 });
+    const storage: Storage = sim;
+    const policies: CoursePolicies = kafkaPolicies;
+    const shapes: CourseShapes = policies;
+    const options: LogOptions = { segmentBytes: 1 << 20, policies: shapes };
+    const segmentOptions: SegmentOptions = { indexIntervalBytes: 4096, maxIndexBytes: 1 << 20, maxBatchBytes: 1 << 20, policies };
+    export async function mixed(): Promise<unknown[]> {
+      const segment = await Segment.open(storage, "", 0, segmentOptions);
+      const index: OffsetIndex = segment.offsetIndex;
+      const dir = await LogDir.open(sim, { log: options });
+      const factory: StorageFactory = () => sim;
+      storageContract("sim", factory, { describe: () => undefined, it: () => undefined });
+      const summary = await crashTest(pagelogAdapter(options), { seed: 1, schedules: 1 });
+      let code: string | undefined;
+      try {
+        decodeBatchSync(new Uint8Array(0));
+      } catch (err) {
+        if (err instanceof PagelogError) code = err.code;
+      }
+      return [index, dir, summary.schedules, code];
+    }
+    `;
+  const NODE_MIXED = `import { FsStorage as RootFs, LogDir, type Storage } from "pagelog";
+    import { FsStorage } from "pagelog/fs";
+    export async function opened(path: string): Promise<RootFs> {
+      const fs: RootFs = await FsStorage.open(path);
+      const again: FsStorage = await RootFs.open(path);
+      const storage: Storage = again;
+      await (await LogDir.open(storage)).close();
+      return fs;
+    }
+    `;
+
+  it("types shared by entry points agree: values of one entry pass to another's functions", () => {
+    const nodenext = { "mixed.mts": MIXED, "node-mixed.mts": NODE_MIXED };
+    expect(compile("mixed-nodenext", { ...WITHOUT_NODE, ...NODENEXT }, nodenext)).toBe("");
+    expect(compile("mixed-bundler", { ...WITHOUT_NODE, ...BUNDLER }, { "mixed.ts": MIXED })).toBe("");
+  });
+
   const USING = `import { LogDir, SimStorage, PagelogError, type Log } from "pagelog";
     async function typed(): Promise<void> {
       await using dir = await LogDir.open(new SimStorage());

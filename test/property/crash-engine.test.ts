@@ -16,14 +16,17 @@ const ALL: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefor
 const EXTRA_KINDS = new Set(["appendGroup", "truncate", "deleteBefore", "checkpoint", "fault"]);
 
 /** pagelog's adapter with one member of its opened log replaced. */
-function lying(name: string, change: (log: AdapterLog) => Partial<AdapterLog>, extraSteps = ALL): CrashTestAdapter {
+/** A JavaScript adapter's log may set a method to undefined: the engine must treat it as missing. */
+type LogChange = { [K in keyof AdapterLog]?: AdapterLog[K] | undefined };
+
+function lying(name: string, change: (log: AdapterLog) => LogChange, extraSteps = ALL): CrashTestAdapter {
   const real = pagelogAdapter({ segmentBytes: 300, indexIntervalBytes: 0 });
   return {
     name,
     extraSteps,
     async open(storage, context) {
       const log = await real.open(storage, context);
-      return { ...log, ...change(log) };
+      return { ...log, ...change(log) } as AdapterLog;
     },
   };
 }

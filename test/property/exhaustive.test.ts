@@ -82,7 +82,7 @@ describe("exhaustive small scope: every cut point × every enumerated page fate"
   // syncs and reopens files all the time, and every one of those operations is a cut point too.
   for (const [workload, maxOpenFiles] of WORKLOADS.flatMap((w) => [[w, undefined] as const, [w, 2] as const])) {
     it(`${workload.name}${maxOpenFiles === undefined ? "" : `, maxOpenFiles ${maxOpenFiles}`}`, async () => {
-      const adapter = tunedPagelogAdapter({ maxOpenFiles });
+      const adapter = tunedPagelogAdapter(maxOpenFiles === undefined ? {} : { maxOpenFiles });
       const base: Schedule = {
         seed: 7,
         steps: workload.steps,

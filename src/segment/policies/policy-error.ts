@@ -20,7 +20,11 @@ export function shown(value: unknown): string {
 
 /** `your <policy> <why>` as a PAGELOG_POLICY error. */
 export function policyError(fault: PolicyFault, path?: string, cause?: unknown): PagelogError {
-  return new PagelogError(`your ${fault.policy} ${fault.why}`, ErrorCode.POLICY, { policy: fault, path, cause });
+  return new PagelogError(`your ${fault.policy} ${fault.why}`, ErrorCode.POLICY, {
+    policy: fault,
+    cause,
+    ...(path === undefined ? {} : { path }),
+  });
 }
 
 /** Calls a policy; an exception becomes a PAGELOG_POLICY error that names it ("threw …"). */

@@ -1,4 +1,4 @@
-/**
+/*
  * The shapes of the course's four storage exercises ("Build your own Kafka"), exactly as the
  * course's engine calls them through one policies object. Plain data in, plain data out, so a
  * reader's answer needs nothing from pagelog.
@@ -6,12 +6,15 @@
 
 /** One `.index` entry: a batch's *last* offset and the byte position where that batch starts. */
 export interface IndexEntry {
+  /** The batch's last offset. */
   readonly offset: number;
+  /** Byte position in the `.log` where that batch starts. */
   readonly position: number;
 }
 
 /** What retention knows about one segment, oldest first. */
 export interface RetentionSegment {
+  /** The segment's first offset (its file name). */
   readonly baseOffset: number;
   /** Bytes in its `.log`. */
   readonly sizeBytes: number;
@@ -21,11 +24,13 @@ export interface RetentionSegment {
 
 /** Kafka's `retention.ms` and `retention.bytes`; `-1` turns a limit off. */
 export interface RetentionConfig {
+  /** Kafka's `retention.ms`: delete segments whose newest record is older than this; -1 is off. */
   readonly retentionMs: number;
+  /** Kafka's `retention.bytes`: delete the oldest segments while the log is larger than this; -1 is off. */
   readonly retentionBytes: number;
 }
 
-/** What `recover` gets besides the bytes (see {@link recoverHelpers}). */
+/** What `recover` gets besides the bytes (see `recoverHelpers` in pagelog/course). */
 export interface RecoverHelpers {
   /** The big-endian signed int32 at `log[pos, pos + 4)`. RangeError if those bytes are not all in `log`. */
   readInt32(log: Uint8Array, pos: number): number;
@@ -54,4 +59,5 @@ export interface CoursePolicies {
 
 /** The policies' names, in chapter order. */
 export const POLICY_NAMES = ["writeVarint", "lookup", "segmentsToDelete", "recover"] as const;
+/** The name of one course function: `writeVarint`, `lookup`, `segmentsToDelete` or `recover`. */
 export type PolicyName = (typeof POLICY_NAMES)[number];

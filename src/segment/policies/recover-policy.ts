@@ -55,7 +55,10 @@ export async function keptByPolicy(
   const bytes = size === 0 ? new Uint8Array(0) : await log.read(0, size);
   const answer: unknown = callPolicy("recover", () => recover(bytes, recoverHelpers(bytes)), log.path);
   const refuse = (why: string, breaksAt?: number) =>
-    policyError({ policy: "recover", why, returned: answer, breaksAt }, log.path);
+    policyError(
+      { policy: "recover", why, returned: answer, ...(breaksAt === undefined ? {} : { breaksAt }) },
+      log.path,
+    );
   if (typeof answer !== "number" || !Number.isInteger(answer) || answer < 0 || answer > size)
     throw refuse(
       `returned ${shown(answer)}: expected a whole number of bytes from 0 to ${size} (the size of ${log.path})`,

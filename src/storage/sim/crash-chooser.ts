@@ -16,7 +16,9 @@ export interface RandomSource {
 
 /** A byte range [start, end). */
 export interface ByteRange {
+  /** First byte of the range. */
   readonly start: number;
+  /** One past the last byte. */
   readonly end: number;
 }
 
@@ -29,6 +31,11 @@ export interface ByteRange {
  */
 export type PageFate = "written" | "lost" | { readonly torn: readonly boolean[] };
 
+/**
+ * Who decides what a power cut keeps: `SimStorage.crash(chooser)` asks it about every dirty page, unsynced size change
+ * and directory's unsynced entry changes. `randomChooser(seed)` draws at random; `keepEverything` and `keepNothing`
+ * are the two extremes; a test that enumerates crash states passes its own.
+ */
 export interface CrashChooser {
   /** The fate of dirty page `page` (of `sectors` sectors) of the file last named `path`. */
   pageFate(path: string, page: number, sectors: number): PageFate;

@@ -25,6 +25,7 @@ export type SimOp =
   | "sync"
   | "close";
 
+/** Options of `new SimStorage(options)`. An unknown key is a `TypeError` naming it and the known ones. */
 export interface SimStorageOptions {
   /**
    * Seeds every random choice: write-back order, page fates, size and directory fates.
@@ -55,6 +56,7 @@ export interface SimStorageOptions {
   traceLimit?: number;
 }
 
+/** A fault to inject (`SimStorage.injectFault`): the next `times` matching operations fail with `code`. */
 export interface FaultSpec {
   /** The operation to fail. */
   op: SimOp;
@@ -69,10 +71,13 @@ export interface FaultSpec {
   times?: number;
 }
 
+/** One operation in `SimStorage.trace`: what was called, on which path, and how it ended. */
 export interface TraceEvent {
   /** 1-based index of the operation in this storage's life (`opCount` after it began). */
   readonly seq: number;
+  /** The operation. */
   readonly op: SimOp;
+  /** The path it was called on (normalized). */
   readonly path: string;
   /** Position and length, sizes, rename target: whatever says what the call did. */
   readonly detail?: string;
@@ -86,7 +91,9 @@ export interface FileMap {
   readonly size: number;
   /** The size a power cut would surely leave. */
   readonly durableSize: number;
+  /** The simulated page size (`SimStorageOptions.pageSize`). */
   readonly pageSize: number;
+  /** The atomic write unit (`SimStorageOptions.sectorSize`). */
   readonly sectorSize: number;
   /**
    * Consecutive ranges covering [0, size): `durable` bytes are on the disk as the cache shows
@@ -100,14 +107,16 @@ export interface FileMap {
 
 /** What is not durable yet: the inputs to a crash, for tests that enumerate crash states. */
 export interface PendingState {
+  /** Each file with unsynced state: its dirty pages, and whether its size change is unsynced. */
   readonly files: ReadonlyArray<{ path: string; dirtyPages: readonly number[]; sizeDirty: boolean }>;
+  /** Each directory with unsynced entry changes, and how many. */
   readonly dirs: ReadonlyArray<{ path: string; pendingChanges: number }>;
 }
 
 export const FAULT_CODE = { EIO: ErrorCode.IO, ENOSPC: ErrorCode.NO_SPACE } as const;
 
 /** Every option resolved (null, as undefined, is the default): the keys of the resolvers below are every option there is. */
-export type ResolvedOptions = Required<SimStorageOptions>;
+export type ResolvedSimStorageOptions = Required<SimStorageOptions>;
 
 const RESOLVERS: OptionResolvers<SimStorageOptions> = {
   seed: (given) => {
@@ -143,7 +152,7 @@ const RESOLVERS: OptionResolvers<SimStorageOptions> = {
   },
 };
 
-export function resolveSimOptions(options: SimStorageOptions | undefined): ResolvedOptions {
+export function resolveSimOptions(options: SimStorageOptions | undefined): ResolvedSimStorageOptions {
   const r = resolveOptions(options, "SimStorage options", RESOLVERS);
   if (r.pageSize < r.sectorSize || r.pageSize % r.sectorSize !== 0) {
     throw new TypeError(

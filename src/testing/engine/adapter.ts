@@ -10,8 +10,11 @@ import type { Storage } from "../../storage/storage.js";
 
 /** A record as the engine appends it and expects it back (`appendRecords` / `readRecords`). */
 export interface CrashRecord {
+  /** The record's key, or null. */
   readonly key: Uint8Array | null;
+  /** The record's value. */
   readonly value: Uint8Array;
+  /** The record's headers, in order. */
   readonly headers: ReadonlyArray<{ readonly key: string; readonly value: Uint8Array | null }>;
   /** Milliseconds. Absent on append: the log stamps the record with its clock's time. */
   readonly timestamp?: number;
@@ -21,6 +24,7 @@ export interface CrashRecord {
 export interface CrashRecordRead extends CrashRecord {
   /** Its offset, if the log numbers records: checked to be `start + i`. */
   readonly offset?: number;
+  /** The record's timestamp (milliseconds since the epoch). */
   readonly timestamp: number;
 }
 
@@ -73,13 +77,17 @@ export interface AdapterLog {
 
 /** Settings a schedule drew for a Kafka-style log, for adapters that let each schedule vary them. */
 export interface LogTuning {
+  /** `LogOptions.segmentBytes` (Kafka's `segment.bytes`). */
   readonly segmentBytes: number;
+  /** `LogOptions.indexIntervalBytes` (Kafka's `index.interval.bytes`). */
   readonly indexIntervalBytes: number;
+  /** `LogOptions.maxIndexBytes` (Kafka's `segment.index.bytes`). */
   readonly maxIndexBytes: number;
   /** -1: no flush by count. */
   readonly flushMessages: number;
   /** -1: no flush by time. */
   readonly flushMs: number;
+  /** `LogOptions.segmentMs` (Kafka's `segment.ms`). */
   readonly segmentMs: number;
   /** -1: checkpoint only when asked and at close. */
   readonly checkpointIntervalMs: number;

@@ -10,6 +10,7 @@ import { runSchedule } from "./run-schedule.js";
 import { generateSchedule } from "./schedule.js";
 import { violationMessage } from "./violation.js";
 
+/** How far a `crashTest` run is, passed to `onProgress` after every schedule. */
 export interface CrashTestProgress {
   /** Schedules finished so far. */
   readonly schedules: number;
@@ -17,6 +18,7 @@ export interface CrashTestProgress {
   readonly powerCuts: number;
   /** Records the reopened logs held after their final recovery, summed. */
   readonly recordsRecovered: number;
+  /** Violations found so far. */
   readonly violations: number;
   /** Time the run has taken so far. */
   readonly elapsedMs: number;

@@ -11,10 +11,13 @@ import type { Storage, StorageFile } from "../../storage/storage.js";
  * done-callback test), passes no timeout or options, and ignores what either returns.
  */
 export interface TestRunner {
+  /** Registers a group of tests; `fn` registers them, synchronously. */
   describe(name: string, fn: () => void): unknown;
+  /** Registers one test; `fn` runs it. */
   it(name: string, fn: () => Promise<void>): unknown;
 }
 
+/** What a `StorageFactory` may return instead of a bare storage: the storage, and how to clean up after the test. */
 export interface StorageContractInstance {
   /** A fresh storage whose root is empty. */
   storage: Storage;

@@ -3,7 +3,7 @@
  * torn write) is PAGELOG_CORRUPT, never garbage records. Each case edits the records section of a
  * known batch by hand, fixes up Length and CRC, and decodes.
  */
-import { describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import {
   crc32c,
@@ -13,7 +13,7 @@ import {
   encodeBatchAsync,
   readBatchHeader,
 } from "../../../src/format/index.js";
-import { expectCode, expectCodeAsync, hex } from "./helpers.js";
+import { checkedCrcSpy, expectCode, expectCodeAsync, hex } from "./helpers.js";
 
 /** A 61-byte header (baseOffset 0, count and lastOffsetDelta given) + `records`, Length and CRC fixed. */
 function batchWith(records: Uint8Array, count: number): Uint8Array {
@@ -82,7 +82,7 @@ describe("decode strictness", () => {
   });
 
   test("verifyCrc: false skips the CRC (the caller validated already)", () => {
-    const spy = vi.fn(crc32c);
+    const spy = checkedCrcSpy();
     expect(decodeBatchSync(good, { verifyCrc: false, crc32c: spy }).records).toHaveLength(1);
     expect(spy).not.toHaveBeenCalled();
   });
@@ -159,9 +159,15 @@ describe("encode arguments", () => {
     ).toBeLessThanOrEqual(200);
   });
 
-  test("uses the crc32c override", () => {
-    const bytes = encodeBatch([{ value: "a" }], { baseOffset: 0, crc32c: () => 0xdeadbeef });
-    expect(readBatchHeader(bytes).crc).toBe(0xdeadbeef);
+  test("uses the crc32c override, once it passed the CRC-32C check", () => {
+    const spy = checkedCrcSpy();
+    const bytes = encodeBatch([{ value: "a" }], { baseOffset: 0, crc32c: spy });
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(readBatchHeader(bytes).crc).toBe(spy.mock.results[0]!.value);
+    // One that is not CRC-32C (it would plant a checksum no reader accepts) is refused.
+    expect(() => encodeBatch([{ value: "a" }], { baseOffset: 0, crc32c: () => 0xdeadbeef })).toThrow(
+      /options\.crc32c is not CRC-32C/,
+    );
   });
 });
 

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import { expect, type Mock, vi } from "vitest";
 import { isPagelogError } from "../../../src/errors.js";
 import type { ErrorCode } from "../../../src/errors.js";
+import { crc32c, encodeBatch } from "../../../src/format/index.js";
 
 /** Reads a Kafka-written fixture of test/fixtures/kafka (see its README; never shipped in the package). */
 export function readVector(name: string): Uint8Array {
@@ -56,4 +57,15 @@ export function bitwiseCrc32c(bytes: Uint8Array): number {
     for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
   }
   return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * A spy on the default CRC-32C that has already passed the check every `crc32c` option gets
+ * (two known vectors, once per function): its calls from here on are the codec's own.
+ */
+export function checkedCrcSpy(): Mock<(bytes: Uint8Array) => number> {
+  const spy = vi.fn((bytes: Uint8Array) => crc32c(bytes));
+  encodeBatch([{ value: "" }], { baseOffset: 0, crc32c: spy });
+  spy.mockClear();
+  return spy;
 }

@@ -28,7 +28,12 @@ async function appendLabels(
   expect(log.endOffset).toBe(from);
   for (let at = from; at < to; at += perBatch) {
     const count = Math.min(perBatch, to - at);
-    await log.append(Array.from({ length: count }, (_, i) => ({ value: `${prefix}-${at + i}`, timestamp })));
+    await log.append(
+      Array.from({ length: count }, (_, i) => ({
+        value: `${prefix}-${at + i}`,
+        ...(timestamp === undefined ? {} : { timestamp }),
+      })),
+    );
   }
 }
 

@@ -17,6 +17,12 @@ import { crashTest, pagelogAdapter } from "../../../src/testing.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { makeTempDir, NAME } from "../log/helpers.js";
 
+/**
+ * An option given as undefined, as a JavaScript caller may: it counts as absent. (Typed callers
+ * leave the key out: the option types do not take undefined under exactOptionalPropertyTypes.)
+ */
+const ABSENT = undefined as never;
+
 async function expectUnknown(
   action: () => unknown,
   key: string,
@@ -83,7 +89,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
     await expectUnknown(() => LogDir.open(sim, { maxOpenFile: undefined } as never), "maxOpenFile", ["log"]);
     await expectUnknown(() => LogDir.open(sim, { log: { flushMessage: 1 } as never }), "flushMessage", LOG_KEYS);
     expect(await sim.list("")).toEqual([]); // refused before the lock was taken
-    const dir = await LogDir.open(sim, { maxOpenFiles: undefined, checkpointIntervalMs: undefined, log: undefined });
+    const dir = await LogDir.open(sim, { maxOpenFiles: ABSENT, checkpointIntervalMs: ABSENT, log: ABSENT });
     await expectUnknown(() => dir.log(NAME, { segmentByte: 100 } as never), "segmentByte", LOG_KEYS, "segmentBytes");
     await dir.close();
   });
@@ -106,7 +112,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
     );
     await expectUnknown(() => log.readBatches(0, { maxByte: 1 } as never), "maxByte", ["maxBytes"], "maxBytes");
     await expectUnknown(() => log.records({ form: 0 } as never).next(), "form", ["from", "to", "signal"]);
-    expect((await log.read(0, { maxRecords: 1, maxBytes: undefined })).length).toBe(1);
+    expect((await log.read(0, { maxRecords: 1, maxBytes: ABSENT })).length).toBe(1);
     await dir.close();
   });
 
@@ -114,7 +120,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
     const keys = ["seed", "sectorSize", "pageSize", "writeback", "traceLimit"];
     await expectUnknown(() => new SimStorage({ pageSise: 512 } as never), "pageSise", keys, "pageSize");
     await expectUnknown(() => new SimStorage({ seed: 1, writeBack: 0.5 } as never), "writeBack", keys, "writeback");
-    expect(new SimStorage({ pageSize: undefined, seed: undefined }).options.pageSize).toBe(4096);
+    expect(new SimStorage({ pageSize: ABSENT, seed: ABSENT }).options.pageSize).toBe(4096);
     const sim = new SimStorage({ seed: 4 });
     await expectUnknown(
       () => sim.injectFault({ op: "sync", code: "EIO", time: 2 } as never),
@@ -139,7 +145,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
   it("HandlePool and its open; FsStorage's open", async () => {
     const sim = new SimStorage({ seed: 5 });
     await expectUnknown(() => new HandlePool(sim, { maxOpenFile: 2 } as never), "maxOpenFile", ["maxOpenFiles"]);
-    const pool = new HandlePool(sim, { maxOpenFiles: undefined });
+    const pool = new HandlePool(sim, { maxOpenFiles: ABSENT });
     await expectUnknown(() => pool.open("f", { creat: true } as never), "creat", ["create", "readOnly"], "create");
     const fs = await FsStorage.open(await makeTempDir());
     await expectUnknown(() => fs.open("f", { creat: true } as never), "creat", ["create", "readOnly"], "create");
@@ -160,7 +166,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
     expect(opened).toBe(0); // nothing ran
     await expectUnknown(() => pagelogAdapter({ segmentByte: 1 } as never), "segmentByte", LOG_KEYS, "segmentBytes");
     await expectUnknown(() => pagelogAdapter({}, { maxOpenFile: 2 } as never), "maxOpenFile", ["maxOpenFiles"]);
-    const summary = await crashTest(adapter, { seed: 1, schedules: 1, onProgress: undefined, policies: undefined });
+    const summary = await crashTest(adapter, { seed: 1, schedules: 1, onProgress: ABSENT, policies: ABSENT });
     expect(summary.schedules).toBe(1);
   });
 
@@ -178,7 +184,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
       [...ENCODE_KEYS, "compression"],
       "compression",
     );
-    const bytes = encodeBatch(records, { baseOffset: 0, timestamp: 1, producerId: undefined });
+    const bytes = encodeBatch(records, { baseOffset: 0, timestamp: 1, producerId: ABSENT });
     // compression is encodeBatchAsync's own: encodeBatch never sees it, whichever codec.
     for (const compression of ["none", "gzip"] as const) {
       const batch = await encodeBatchAsync(records, { baseOffset: 0, timestamp: 1, compression });
@@ -193,7 +199,7 @@ describe("unknown options are TypeErrors naming the key and the known ones", () 
       ["maxBatchBytes", "crc32c"],
       "maxBatchBytes",
     );
-    expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: 1 << 20, crc32c: undefined }).ok).toBe(true);
+    expect(validateBatch(bytes, 0, bytes.length, { maxBatchBytes: 1 << 20, crc32c: ABSENT }).ok).toBe(true);
   });
 
   it("Segment.open and a segment's recover", async () => {
