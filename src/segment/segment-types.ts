@@ -4,7 +4,7 @@
  */
 import type { Crc32c } from "../format/index.js";
 import type { ScanStop } from "./batch-scanner.js";
-import type { CoursePolicies } from "./policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 
 export interface SegmentOptions {
   /** Bytes between sparse index entries (Kafka's `index.interval.bytes`). */

@@ -4,10 +4,10 @@
  * functions (after --policies), q quit.
  */
 import type { CliIo } from "../io.js";
-import { renderFrame } from "./render.js";
-import type { Step } from "./script.js";
-import { applyStep } from "./script.js";
-import type { DemoSession } from "./session.js";
+import { renderFrame } from "../../demo/render.js";
+import type { Step } from "../../demo/script.js";
+import { applyStep } from "../../demo/script.js";
+import type { DemoSession } from "../../demo/session.js";
 import type { Style } from "../style.js";
 
 const CLEAR = "\x1b[H\x1b[2J";

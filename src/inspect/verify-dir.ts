@@ -9,16 +9,16 @@
  * or repairs on the next open) and unsupported batches (bytes that may be intact but that pagelog
  * cannot read: snappy, lz4 and zstd, or gzip beyond the decompression cap).
  */
-import { decodeCheckpoint } from "../../format/checkpoint.js";
-import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../../log/log-dir.js";
-import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
-import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
-import type { Storage } from "../../storage/storage.js";
-import { type IndexWalk, walkIndex } from "../files/index-check.js";
-import { scanLogDir, someNames } from "../files/dir-kind.js";
-import { readBounded } from "../files/open-dir.js";
-import { groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
-import { plural } from "../plural.js";
+import { decodeCheckpoint } from "../format/checkpoint.js";
+import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../log/log-dir.js";
+import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
+import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
+import type { Storage } from "../storage/storage.js";
+import { type IndexWalk, walkIndex } from "./index-check.js";
+import { scanLogDir, someNames } from "./dir-kind.js";
+import { readBounded } from "./file-read.js";
+import { groupSegments, type LogScan, scanLog } from "./scan-log.js";
+import { plural } from "../text/plural.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
 const LOCK_FILE = ".lock";
