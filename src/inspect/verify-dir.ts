@@ -17,7 +17,7 @@ import type { Storage } from "../storage/storage.js";
 import { type IndexWalk, walkIndex } from "./index-check.js";
 import { scanLogDir, someNames } from "./dir-kind.js";
 import { readBounded } from "./file-read.js";
-import { groupSegments, type LogScan, scanLog } from "./scan-log.js";
+import { groupSegments, type LogScan, scanLog, type SegmentFiles } from "./scan-log.js";
 import { plural } from "../text/plural.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
@@ -84,110 +84,129 @@ export function verdictOf(report: VerifyReport): "clean" | "damaged" | "unsuppor
 
 const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
 
+type Checkpointed = Map<string, { offset: number; byte: number }>;
+
+/** What the root holds besides the partitions: the marker, the checkpoints, the partition list. */
+interface RootFacts {
+  cleanShutdown: boolean | null;
+  recoveryPoints: Checkpointed;
+  startOffsets: Checkpointed;
+  dirs: Array<{ name: string; path: string }>;
+}
+
 /** Checks `partitionDirs` under `storage` (`""` for a storage rooted at a partition directory). */
 export async function verifyDir(storage: Storage, asPartition: string | undefined): Promise<VerifyReport> {
   const notes: string[] = [];
   const problems: Problem[] = [];
   const unsupported: Problem[] = [];
   const partitions: PartitionReport[] = [];
-  let cleanShutdown: boolean | null = null;
-  let recoveryPoints = new Map<string, { offset: number; byte: number }>();
-  let startOffsets = new Map<string, { offset: number; byte: number }>();
-  let dirs: Array<{ name: string; path: string }>;
-  if (asPartition !== undefined) {
-    dirs = [{ name: asPartition, path: "" }];
-  } else {
-    const names = await storage.list("");
-    cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
-    // What `LogDir.open` and `close()` refuse in the root: a marker or a lock that is not a file
-    // fails the open (PAGELOG_IO); a checkpoint that is a directory fails every checkpoint write.
-    for (const name of [CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT]) {
-      const kind = names.includes(name) ? (await storage.stat(name))?.kind : undefined;
-      if (kind !== undefined && kind !== "file") {
-        const consequence =
-          name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE
-            ? "opening the log directory fails (PAGELOG_IO)"
-            : "writing the checkpoint (every close) fails";
-        problems.push({
-          path: name,
-          byte: 0,
-          problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand`,
-        });
-      }
-    }
-    const partitionCount = names.filter((n) => parsePartitionName(n) !== undefined).length;
-    recoveryPoints = await readCheckpointEntries(
-      storage,
-      RECOVERY_POINT_CHECKPOINT,
-      names,
-      partitionCount,
-      notes,
-      "recovers every log from offset 0",
-    );
-    startOffsets = await readCheckpointEntries(
-      storage,
-      LOG_START_CHECKPOINT,
-      names,
-      partitionCount,
-      notes,
-      "starts every log at its first segment",
-    );
-    const scan = await scanLogDir(storage, names);
-    dirs = scan.partitions.map((name) => ({ name, path: name }));
-    for (const { name, foreign } of scan.lookalikes)
-      notes.push(
-        `${name}: not a partition directory (it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one): not checked`,
-      );
-    for (const name of names)
-      if (ROOT_TEMP_FILES.has(name))
-        notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
-  }
-  for (const dir of dirs) {
-    const report = await verifyPartition(storage, dir.name, dir.path, cleanShutdown, notes, problems);
+  const root: RootFacts =
+    asPartition !== undefined
+      ? {
+          cleanShutdown: null,
+          recoveryPoints: new Map(),
+          startOffsets: new Map(),
+          dirs: [{ name: asPartition, path: "" }],
+        }
+      : await verifyRoot(storage, notes, problems);
+  for (const dir of root.dirs) {
+    const report = await verifyPartition(storage, dir.name, dir.path, root.cleanShutdown, notes, problems);
     partitions.push(report);
     for (const f of report.files) {
       problems.push(...f.problems);
       unsupported.push(...f.unsupported);
     }
-    const rp = recoveryPoints.get(dir.name);
-    if (rp !== undefined && report.endOffset !== null && rp.offset > report.endOffset) {
+    checkCheckpoints(report, root, notes, problems);
+  }
+  return { cleanShutdown: root.cleanShutdown, partitions, notes, problems, unsupported };
+}
+
+/** The root of a log directory: what is not a file where a file must be, the checkpoints, leftovers. */
+async function verifyRoot(storage: Storage, notes: string[], problems: Problem[]): Promise<RootFacts> {
+  const names = await storage.list("");
+  const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
+  // What `LogDir.open` and `close()` refuse in the root: a marker or a lock that is not a file
+  // fails the open (PAGELOG_IO); a checkpoint that is a directory fails every checkpoint write.
+  for (const name of [CLEAN_SHUTDOWN_FILE, LOCK_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT]) {
+    const kind = names.includes(name) ? (await storage.stat(name))?.kind : undefined;
+    if (kind !== undefined && kind !== "file") {
+      const consequence =
+        name === CLEAN_SHUTDOWN_FILE || name === LOCK_FILE
+          ? "opening the log directory fails (PAGELOG_IO)"
+          : "writing the checkpoint (every close) fails";
       problems.push({
-        path: RECOVERY_POINT_CHECKPOINT,
-        byte: rp.byte,
-        problem: `recovery point of ${dir.name} is ${rp.offset}, past the end of its log (${report.endOffset}): flushed records are missing`,
+        path: name,
+        byte: 0,
+        problem: `a ${kind}, not a file: ${consequence}; pagelog never makes one there, remove it by hand`,
       });
     }
-    const so = startOffsets.get(dir.name);
-    // As the loader: the start is checkpointed before segments below it are deleted, so a first
-    // segment past it means the segments holding the records between are gone.
-    if (
-      so !== undefined &&
-      report.startOffset !== null &&
-      report.endOffset !== null &&
-      so.offset < report.startOffset &&
-      so.offset <= report.endOffset
-    ) {
+  }
+  const partitionCount = names.filter((n) => parsePartitionName(n) !== undefined).length;
+  const recoveryPoints = await readCheckpointEntries(
+    storage,
+    RECOVERY_POINT_CHECKPOINT,
+    names,
+    partitionCount,
+    notes,
+    "recovers every log from offset 0",
+  );
+  const startOffsets = await readCheckpointEntries(
+    storage,
+    LOG_START_CHECKPOINT,
+    names,
+    partitionCount,
+    notes,
+    "starts every log at its first segment",
+  );
+  const scan = await scanLogDir(storage, names);
+  for (const { name, foreign } of scan.lookalikes)
+    notes.push(
+      `${name}: not a partition directory (it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one): not checked`,
+    );
+  for (const name of names)
+    if (ROOT_TEMP_FILES.has(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
+  return { cleanShutdown, recoveryPoints, startOffsets, dirs: scan.partitions.map((name) => ({ name, path: name })) };
+}
+
+/** A partition's recovery point and log start offset against the offsets its segments hold. */
+function checkCheckpoints(report: PartitionReport, root: RootFacts, notes: string[], problems: Problem[]): void {
+  const rp = root.recoveryPoints.get(report.name);
+  if (rp !== undefined && report.endOffset !== null && rp.offset > report.endOffset) {
+    problems.push({
+      path: RECOVERY_POINT_CHECKPOINT,
+      byte: rp.byte,
+      problem: `recovery point of ${report.name} is ${rp.offset}, past the end of its log (${report.endOffset}): flushed records are missing`,
+    });
+  }
+  const so = root.startOffsets.get(report.name);
+  // As the loader: the start is checkpointed before segments below it are deleted, so a first
+  // segment past it means the segments holding the records between are gone.
+  if (
+    so !== undefined &&
+    report.startOffset !== null &&
+    report.endOffset !== null &&
+    so.offset < report.startOffset &&
+    so.offset <= report.endOffset
+  ) {
+    problems.push({
+      path: LOG_START_CHECKPOINT,
+      byte: so.byte,
+      problem: `log start offset of ${report.name} is ${so.offset}, but its first segment starts at ${report.startOffset}: the records between are missing`,
+    });
+  }
+  if (so !== undefined && report.endOffset !== null && so.offset > report.endOffset) {
+    if (root.cleanShutdown === true) {
       problems.push({
         path: LOG_START_CHECKPOINT,
         byte: so.byte,
-        problem: `log start offset of ${dir.name} is ${so.offset}, but its first segment starts at ${report.startOffset}: the records between are missing`,
+        problem: `log start offset of ${report.name} is ${so.offset}, past the end of its log (${report.endOffset}) after a clean shutdown, when every record was durable`,
       });
-    }
-    if (so !== undefined && report.endOffset !== null && so.offset > report.endOffset) {
-      if (cleanShutdown === true) {
-        problems.push({
-          path: LOG_START_CHECKPOINT,
-          byte: so.byte,
-          problem: `log start offset of ${dir.name} is ${so.offset}, past the end of its log (${report.endOffset}) after a clean shutdown, when every record was durable`,
-        });
-      } else {
-        notes.push(
-          `${LOG_START_CHECKPOINT}: the start offset of ${dir.name}, ${so.offset}, is past the end of its log (${report.endOffset}): the next open starts the log over, empty, at ${so.offset}`,
-        );
-      }
+    } else {
+      notes.push(
+        `${LOG_START_CHECKPOINT}: the start offset of ${report.name}, ${so.offset}, is past the end of its log (${report.endOffset}): the next open starts the log over, empty, at ${so.offset}`,
+      );
     }
   }
-  return { cleanShutdown, partitions, notes, problems, unsupported };
 }
 
 /** A checkpoint's entries by partition name, with the byte each line starts at; none if absent or malformed (with a note). */
@@ -240,18 +259,7 @@ async function verifyPartition(
   problems: Problem[],
 ): Promise<PartitionReport> {
   const { segments, others } = groupSegments(await storage.list(dir));
-  for (const other of others) {
-    if (LEFTOVER.test(other))
-      notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
-    if (SWAP.test(other)) {
-      problems.push({
-        path: join(name, other),
-        byte: 0,
-        problem:
-          "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
-      });
-    }
-  }
+  checkOthers(name, others, notes, problems);
   const files: FileReport[] = [];
   let previousEnd: number | undefined;
   let start: number | null = null;
@@ -299,44 +307,74 @@ async function verifyPartition(
       problems: logProblems,
       unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
     });
-    for (const [kind, file] of [
-      ["index", segment.index],
-      ["timeindex", segment.timeindex],
-    ] as const) {
-      if (file === undefined) {
-        notes.push(
-          `${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`,
-        );
-        continue;
-      }
-      // Streamed, and never more than the .log can need: a sparse 10 GiB index costs a chunk of
-      // memory, and a run of identical bad entries (zeros) is one problem, not millions.
-      const path = join(name, file);
-      const indexProblems: Problem[] = [];
-      const handle = await storage.open(join(dir, file), { readOnly: true });
-      let walk: IndexWalk;
-      try {
-        walk = await walkIndex(handle, kind, scan, scan.size, (run) => {
-          if (run.problem === undefined) return;
-          const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
-          const more =
-            run.repeats === 0
-              ? ""
-              : `; the same in the ${plural(run.repeats, "identical entry", "identical entries")} after it (entries ${run.slot + 1}-${run.slot + run.repeats}, up to byte ${(run.slot + run.repeats + 1) * entrySize - 1})`;
-          indexProblems.push({ path, byte: run.byte, problem: `entry ${run.slot}: ${run.problem}${more}` });
-        });
-      } finally {
-        await handle.close();
-      }
-      indexProblems.push(...walk.fileProblems.map((p) => ({ path, byte: p.byte, problem: p.problem })));
-      files.push({
-        path: join(name, file),
-        kind,
-        summary: plural(walk.entries, "entry", "entries"),
-        problems: indexProblems,
-        unsupported: [],
+    files.push(...(await verifyIndexes(storage, name, dir, { ...segment, log: segment.log }, scan, notes)));
+  }
+  return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
+}
+
+/** A segment's `.index` and `.timeindex`, each checked entry by entry against its `.log`'s batches. */
+async function verifyIndexes(
+  storage: Storage,
+  name: string,
+  dir: string,
+  segment: SegmentFiles & { log: string },
+  scan: LogScan,
+  notes: string[],
+): Promise<FileReport[]> {
+  const files: FileReport[] = [];
+  for (const [kind, file] of [
+    ["index", segment.index],
+    ["timeindex", segment.timeindex],
+  ] as const) {
+    if (file === undefined) {
+      notes.push(
+        `${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`,
+      );
+      continue;
+    }
+    // Streamed, and never more than the .log can need: a sparse 10 GiB index costs a chunk of
+    // memory, and a run of identical bad entries (zeros) is one problem, not millions.
+    const path = join(name, file);
+    const indexProblems: Problem[] = [];
+    const handle = await storage.open(join(dir, file), { readOnly: true });
+    let walk: IndexWalk;
+    try {
+      walk = await walkIndex(handle, kind, scan, scan.size, (run) => {
+        if (run.problem === undefined) return;
+        const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
+        const more =
+          run.repeats === 0
+            ? ""
+            : `; the same in the ${plural(run.repeats, "identical entry", "identical entries")} after it (entries ${run.slot + 1}-${run.slot + run.repeats}, up to byte ${(run.slot + run.repeats + 1) * entrySize - 1})`;
+        indexProblems.push({ path, byte: run.byte, problem: `entry ${run.slot}: ${run.problem}${more}` });
+      });
+    } finally {
+      await handle.close();
+    }
+    indexProblems.push(...walk.fileProblems.map((p) => ({ path, byte: p.byte, problem: p.problem })));
+    files.push({
+      path: join(name, file),
+      kind,
+      summary: plural(walk.entries, "entry", "entries"),
+      problems: indexProblems,
+      unsupported: [],
+    });
+  }
+  return files;
+}
+
+/** A partition's files that are no segment's: leftovers of a write, and a Kafka compaction's swap files. */
+function checkOthers(name: string, others: readonly string[], notes: string[], problems: Problem[]): void {
+  for (const other of others) {
+    if (LEFTOVER.test(other))
+      notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+    if (SWAP.test(other)) {
+      problems.push({
+        path: join(name, other),
+        byte: 0,
+        problem:
+          "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
       });
     }
   }
-  return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
 }
