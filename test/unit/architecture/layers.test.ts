@@ -1,8 +1,10 @@
 /**
- * The folder layout is a picture of the layers, and this test keeps it true: imports only go
- * down (storage and format → segment → log → course → testing → cli), `node:` built-ins appear
- * only in the fs storage and the CLI, no two files import each other (directly or round a
- * circle), and the web page reaches only browser-clean files. And no source file grows past 500
+ * The folder layout is a picture of the layers (docs/design.md draws it), and this test keeps it
+ * true: imports only go down (storage, format, policies and text → segment → log → course →
+ * testing → inspect → demo → bench → cli, as MAY_IMPORT says exactly), `node:` built-ins
+ * appear only in the fs storage, the bench and the CLI, no two files import each other (directly
+ * or round a circle), and the web page reaches only browser-clean files (no src/cli, src/bench
+ * or fs storage file). And no source file grows past 500
  * lines. The checker (import-graph.ts) reads every import form with the TypeScript compiler;
  * layers-checker.test.ts shows it catches what it should.
  */
