@@ -1,7 +1,9 @@
 import { defineConfig } from "tsup";
 
 // `npm run build` empties dist/ first (not tsup's `clean`, which would race between the two
-// configs). Two builds: the library (ESM + CJS + .d.ts for both) and the CLI (ESM only, with a shebang).
+// configs). Two builds: the library (ESM + CJS + .d.ts for both) and the CLI (ESM only, with a
+// shebang), whose second entry is the bench's child process (src/bench/bench-child.ts): the
+// parent runs dist/bench-child.js with `process.execPath`, so no hidden flag is in the CLI's parser.
 // The library's entries (docs/entry-points.md): `index` the browser-clean root, `node` the root
 // in Node (adds FsStorage and LogDir.open(path)), `format`, `fs`, `testing` and `course` the subpaths.
 // The ESM entries share chunks, so one LogDir class serves them all in one process.
@@ -24,7 +26,7 @@ export default defineConfig([
     external: ["vitest", "fast-check"],
   },
   {
-    entry: { cli: "src/cli/main.ts" },
+    entry: { cli: "src/cli/main.ts", "bench-child": "src/bench/bench-child.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

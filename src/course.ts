@@ -6,7 +6,7 @@
  */
 export { kafkaPolicies } from "./course/kafka-policies.js";
 export { recoverHelpers } from "./segment/policies/recover-helpers.js";
-export { POLICY_NAMES } from "./segment/policies/policy-types.js";
+export { POLICY_NAMES } from "./policies/policy-types.js";
 export type {
   CoursePolicies,
   IndexEntry,
@@ -14,6 +14,6 @@ export type {
   RecoverHelpers,
   RetentionConfig,
   RetentionSegment,
-} from "./segment/policies/policy-types.js";
+} from "./policies/policy-types.js";
 export { checkPolicies } from "./course/check-policies.js";
 export type { FailedCase, PoliciesCheck, PolicyCheck } from "./course/check-policies.js";

@@ -27,7 +27,7 @@ export { TimeIndex } from "./segment/time-index.js";
 export type { TimestampOffset } from "./segment/time-index.js";
 export type { ScanStop, ScanStopReason } from "./segment/batch-scanner.js";
 // SegmentOptions.policies and OffsetIndex.open take them (pagelog/course exports them too).
-export type { CoursePolicies, IndexEntry } from "./segment/policies/policy-types.js";
+export type { CoursePolicies, IndexEntry } from "./policies/policy-types.js";
 export { offsetName, parseSegmentFileName } from "./segment/segment-names.js";
 
 // The offset checkpoint files of a log directory (`recovery-point-offset-checkpoint`, …).

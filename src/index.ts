@@ -26,7 +26,7 @@ export type {
   RecoverHelpers,
   RetentionConfig,
   RetentionSegment,
-} from "./segment/policies/policy-types.js";
+} from "./policies/policy-types.js";
 // Moves to `pagelog/course` with the retention exercise (a later issue).
 export { segmentsToDelete } from "./log/retention.js";
 export type { RetentionLimits, SegmentSummary } from "./log/retention.js";

@@ -1,20 +1,17 @@
 /**
- * `pagelog bench`: pagelog's hot paths, each beside its raw reference measured in the same
- * process, as min / median / max over repeats and a ratio, on the user's own disk. Each run works
- * in fresh temp directories (one under `--dir`, one under `--tmpfs`) and removes them afterwards,
- * also on failure and on SIGINT or SIGTERM. Exit 0 when every row ran (goals missed or not: figures are
- * printed, never asserted), 1 when a row failed, 2 on bad arguments.
+ * `pagelog bench`: the command around the benchmark harness (src/bench/): its flags, turned
+ * into the bench's options object, and the table or JSON it prints. Exit 0 when every row ran
+ * (goals missed or not: figures are printed, never asserted), 1 when a row failed, 2 on bad
+ * arguments. The rows' child processes are a separate entry (src/bench/bench-child.ts), so no
+ * internal flag shows here.
  */
-import { mkdtempSync, rmSync, statfsSync } from "node:fs";
-import { cpus } from "node:os";
-import { join } from "node:path";
-import { parseCommandLine } from "./args.js";
+import { parseCommandLine, intOption } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
-import type { RowResult } from "./bench/measure.js";
-import { benchOptions, type BenchOptions, OPTIONS } from "./bench/options.js";
-import { ROWS, rowNamed } from "./bench/rows.js";
-import { childMain, Runner } from "./bench/runner.js";
-import { type BenchMeta, renderJson, renderText } from "./bench/table.js";
+import { type BenchOptions, isDirectory } from "../bench/options.js";
+import { ROWS, rowNamed } from "../bench/rows.js";
+import { runBench } from "../bench/run-bench.js";
+import { renderJson, renderText } from "../bench/table.js";
+import type { CrcName } from "../bench/crc.js";
 
 export const BENCH_HELP = `pagelog bench [options]
 
@@ -45,32 +42,60 @@ Options:
 Exit status: 0 every row ran, 1 a row failed (named on stderr), 2 usage.
 `;
 
-/** Linux's statfs type of tmpfs. */
-const TMPFS_MAGIC = 0x01021994;
+const OPTIONS = {
+  dir: { type: "string" },
+  tmpfs: { type: "string" },
+  repeats: { type: "string" },
+  scale: { type: "string" },
+  rows: { type: "string" },
+  json: { type: "boolean" },
+  crc: { type: "string" },
+  "in-process": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
-function isTmpfs(path: string): boolean | undefined {
-  try {
-    return statfsSync(path).type === TMPFS_MAGIC;
-  } catch {
-    return undefined;
-  }
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
+};
+
+function directory(value: string | undefined, name: string): string | undefined {
+  if (value !== undefined && !isDirectory(value))
+    throw new UsageError(`--${name} must be an existing directory, got '${value}'`);
+  return value;
 }
 
-function metaOf(options: BenchOptions, inChildren: boolean): BenchMeta {
-  const cpuList = cpus();
-  const diskNote = isTmpfs(options.dir) === true ? " (a tmpfs: the fsync row reaches no disk)" : "";
-  const tmpfsNote = isTmpfs(options.tmpfs) === false ? " (not a tmpfs)" : "";
-  return {
-    node: process.version,
-    cpu: cpuList[0]?.model.trim() ?? "unknown CPU",
-    cores: cpuList.length,
-    dir: options.dir + diskNote,
-    tmpfs: options.tmpfs + tmpfsNote,
-    crc: options.crcLabel,
-    scale: options.scale,
-    repeats: options.repeats,
-    mode: inChildren ? "child-processes" : "in-process",
+function scaleOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\s*(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) ? Number(value) : Number.NaN;
+  if (!(n > 0 && n <= 1000)) throw new UsageError(`--scale must be a number in (0, 1000], got '${value}'`);
+  return n;
+}
+
+function rowsOption(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = [...new Set(value.split(",").map((s) => s.trim()))].filter((s) => s !== "");
+  if (names.length === 0) throw new UsageError("--rows names no row (try --help)");
+  for (const name of names)
+    if (rowNamed(name) === undefined)
+      throw new UsageError(`--rows: unknown row '${name}' (rows: ${ROWS.map((r) => r.name).join(", ")})`);
+  return names;
+}
+
+/** The flags as the bench's options: each bad value a one-line usage error (exit 2), absent ones left out. */
+export function benchOptionsOf(values: Values): BenchOptions {
+  const crc = values.crc ?? "js";
+  if (crc !== "js" && crc !== "native") throw new UsageError(`--crc must be js or native, got '${crc}'`);
+  const given: { -readonly [K in keyof BenchOptions]: BenchOptions[K] | undefined } = {
+    dir: directory(values.dir, "dir"),
+    tmpfs: directory(values.tmpfs, "tmpfs"),
+    repeats: values.repeats === undefined ? undefined : intOption(values.repeats, "repeats", 5, 1, 1000),
+    scale: scaleOption(values.scale),
+    rows: rowsOption(values.rows),
+    json: values.json,
+    crc: crc as CrcName,
+    inProcess: values["in-process"],
   };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as BenchOptions;
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -80,57 +105,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (try --help)`);
-  const options = benchOptions(values);
-
-  // A child of a run: the directories are the run's own, already made; the parent removes them.
-  const childRow = values["child-row"];
-  const childFixture = values["child-fixture"];
-  if (childRow !== undefined || childFixture !== undefined) {
-    const row = childRow === undefined ? undefined : rowNamed(childRow);
-    if (childRow !== undefined && row === undefined) throw new UsageError(`--child-row: unknown row '${childRow}'`);
-    await childMain(
-      options,
-      { ...(row === undefined ? {} : { row }), ...(childFixture === undefined ? {} : { fixture: childFixture }) },
-      io,
-    );
-    return 0;
-  }
-
-  const made: string[] = [];
-  const removeAll = () => {
-    // A child killed a moment ago may still be writing: retry a directory that is not empty yet.
-    for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-  };
-  let runner: Runner | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    runner?.kill();
-    removeAll();
-    io.stderr.write(`pagelog bench: ${signal}: stopped, its temp directories removed\n`);
-    process.exit(signal === "SIGTERM" ? 143 : 130);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    made.push(mkdtempSync(join(options.dir, "pagelog-bench-")));
-    made.push(mkdtempSync(join(options.tmpfs, "pagelog-bench-")));
-    runner = new Runner(options, { disk: made[0]!, tmpfs: made[1]! }, process.argv[1], (line) =>
-      io.stderr.write(`pagelog bench: ${line}\n`),
-    );
-    const meta = metaOf(options, runner.inChildren);
-    const results: RowResult[] = [];
-    for (const spec of options.rows) {
-      const started = Date.now();
-      const rows = await runner.row(spec);
-      results.push(...rows);
-      for (const r of rows)
-        if (r.error !== undefined) io.stderr.write(`pagelog bench: row ${r.row} failed: ${r.error}\n`);
-      io.stderr.write(`pagelog bench: ${spec.name} ran in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-    }
-    io.stdout.write(options.json ? renderJson(meta, results) : renderText(meta, results));
-    return results.some((r) => r.error !== undefined) ? 1 : 0;
-  } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    removeAll();
-  }
+  const options = benchOptionsOf(values);
+  const { meta, results } = await runBench(options, (line) => io.stderr.write(`pagelog bench: ${line}\n`));
+  io.stdout.write(options.json === true ? renderJson(meta, results) : renderText(meta, results));
+  return results.some((r) => r.error !== undefined) ? 1 : 0;
 }

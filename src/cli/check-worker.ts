@@ -9,7 +9,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { checkPolicies, type PoliciesCheck, type PolicyCheck } from "../course/check-policies.js";
-import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
+import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../policies/policy-types.js";
 import { loadPolicies } from "./policies-module.js";
 
 interface Job {

@@ -5,12 +5,12 @@
  */
 import type { PoliciesCheck } from "../course/check-policies.js";
 import { kafkaPolicies } from "../course/kafka-policies.js";
-import { POLICY_NAMES } from "../segment/policies/policy-types.js";
+import { POLICY_NAMES } from "../policies/policy-types.js";
 import { parseCommandLine } from "./args.js";
 import { checkWithTimeout } from "./check-worker.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
-import { plural } from "./plural.js";
+import { plural } from "../text/plural.js";
 
 export const CHECK_HELP = `pagelog check [--policies ./my-policies.mjs] [--json] [--timeout S]
 

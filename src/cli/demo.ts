@@ -5,7 +5,7 @@
  */
 import { intOption, parseCommandLine } from "./args.js";
 import { runInteractive } from "./demo/interactive.js";
-import { renderFrame } from "./demo/render.js";
+import { renderFrame } from "../demo/render.js";
 import {
   applyStep,
   BREAK_IT,
@@ -14,13 +14,13 @@ import {
   parseScript,
   runBreakIt,
   stepLabel,
-} from "./demo/script.js";
-import { type DemoConfig, DemoSession, FLUSH_CHOICES } from "./demo/session.js";
-import { pagesPerRow } from "./demo/strip.js";
+} from "../demo/script.js";
+import { type DemoConfig, DemoSession, FLUSH_CHOICES } from "../demo/session.js";
+import { pagesPerRow } from "../demo/strip.js";
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
 import { refuseHanging } from "./refuse-hanging.js";
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { colorWanted, makeStyle } from "./style.js";
 
 /** The chapter's demo uses small pages so a torn page is visible. */

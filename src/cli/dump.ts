@@ -7,11 +7,12 @@
 import type { Storage } from "../storage/storage.js";
 import { onePositional, parseCommandLine } from "./args.js";
 import { jsonSink } from "./dump/json.js";
-import { streamDump } from "./dump/model.js";
+import { streamDump } from "../inspect/dump-model.js";
 import { textSink } from "./dump/text.js";
-import { walkBatches } from "./files/batch-walk.js";
-import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
-import { fileSource, openTarget } from "./files/open-dir.js";
+import { walkBatches } from "../inspect/batch-walk.js";
+import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "../inspect/dir-kind.js";
+import { fileSource } from "../inspect/file-read.js";
+import { openTarget } from "./files/open-dir.js";
 import { type CliIo, UsageError } from "./io.js";
 import { Output } from "./output.js";
 

@@ -23,7 +23,7 @@ import { ADAPTER_TIMEOUT_S, DID_NOT_SETTLE, loadAdapter } from "./adapter-module
 import { type CliIo, UsageError } from "./io.js";
 import { loadPolicies } from "./policies-module.js";
 import { refuseHanging } from "./refuse-hanging.js";
-import { plural } from "./plural.js";
+import { plural } from "../text/plural.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]
 pagelog fuzz --adapter ./my-log.mjs [options]

@@ -14,9 +14,7 @@ export interface CliIo {
 export type Command = (args: string[], io: CliIo) => Promise<number>;
 
 /** A one-line usage error: printed as `pagelog <command>: <message>`, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
+export { UsageError } from "../text/usage-error.js";
 
 export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };

@@ -2,7 +2,7 @@
  * `--policies PATH` of `pagelog check`, `demo` and `fuzz`: a reader's module (ES or CommonJS)
  * exporting any of the course's four functions by name, or on one default object.
  */
-import { type CoursePolicies, POLICY_NAMES } from "../segment/policies/policy-types.js";
+import { type CoursePolicies, POLICY_NAMES } from "../policies/policy-types.js";
 import { UsageError } from "./io.js";
 import { importUserModule } from "./user-module.js";
 

@@ -3,7 +3,7 @@
  * endless loop would hang the command for good. So first each policy runs the course's cases in
  * a worker with a time limit (as `pagelog check` does); one that does not finish is refused.
  */
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { hangingPolicies } from "./check-worker.js";
 import { UsageError } from "./io.js";
 

@@ -1,32 +1,11 @@
 /**
- * Terminal colours: ANSI SGR codes, or plain text. Off with `--no-color`, a non-empty
+ * Whether the CLI colours its output (the codes themselves are in src/text/paint.ts). Off with `--no-color`, a non-empty
  * `NO_COLOR` (https://no-color.org), `FORCE_COLOR=0`, `TERM=dumb` or a stdout that is not a
  * terminal; on with `--color` or `FORCE_COLOR=1` (see {@link colorWanted}).
  */
 import type { CliIo } from "./io.js";
 
-export interface Style {
-  readonly color: boolean;
-  /** Wraps `text` in the SGR codes (for example "32" green, "1" bold), or returns it as is. */
-  paint(text: string, ...codes: string[]): string;
-}
-
-export const ANSI = {
-  bold: "1",
-  dim: "2",
-  red: "31",
-  green: "32",
-  gold: "33",
-  white: "97",
-} as const;
-
-export function makeStyle(color: boolean): Style {
-  return {
-    color,
-    paint: (text, ...codes) =>
-      color && codes.length > 0 && text !== "" ? `\x1b[${codes.join(";")}m${text}\x1b[0m` : text,
-  };
-}
+export { ANSI, makeStyle, type Style } from "../text/paint.js";
 
 /**
  * Whether to colour, by the usual conventions, first match wins: `--no-color` off, `--color` on;

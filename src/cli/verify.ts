@@ -8,10 +8,10 @@
 import { basename } from "node:path";
 import { onePositional, parseCommandLine } from "./args.js";
 import { openTarget } from "./files/open-dir.js";
-import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "./files/dir-kind.js";
+import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "../inspect/dir-kind.js";
 import { type CliIo, UsageError } from "./io.js";
 import { colorWanted, makeStyle } from "./style.js";
-import { verdictOf, verifyDir } from "./verify/check.js";
+import { verdictOf, verifyDir } from "../inspect/verify-dir.js";
 import { verifyText } from "./verify/report.js";
 
 /** Exit status of each verdict (2 is a usage error, as for every command). */

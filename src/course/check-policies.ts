@@ -8,7 +8,7 @@ import { lookupCases } from "./cases/lookup-cases.js";
 import { recoverCases } from "./cases/recover-cases.js";
 import { retentionCases } from "./cases/retention-cases.js";
 import { varintCases } from "./cases/varint-cases.js";
-import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../segment/policies/policy-types.js";
+import { type CoursePolicies, POLICY_NAMES, type PolicyName } from "../policies/policy-types.js";
 import { isLoopCaught } from "./loop-guard.js";
 import { readLimited } from "./read-limited.js";
 

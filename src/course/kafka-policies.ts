@@ -11,7 +11,7 @@ import type {
   RecoverHelpers,
   RetentionConfig,
   RetentionSegment,
-} from "../segment/policies/policy-types.js";
+} from "../policies/policy-types.js";
 
 /**
  * Chapter 2, the offset index: the entry with the largest `offset <= target`, or null when the

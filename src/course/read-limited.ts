@@ -3,7 +3,7 @@
  * often than any search needs, so a loop that never narrows ends as a failed case instead of
  * hanging the process. (Not in the Log's lookups: the browser bundle's budget; see homework.md.)
  */
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { loopCaught } from "./loop-guard.js";
 
 /** More element reads than this per entry: the search is not narrowing down (a loop that never ends). */

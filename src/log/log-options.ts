@@ -8,7 +8,7 @@ import type { Crc32c } from "../format/crc32c.js";
 import type { Clock } from "./clock.js";
 import { checkedClock, systemClock } from "./log-clock.js";
 import { resolvePolicies } from "./policies/resolve-policies.js";
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../options.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.

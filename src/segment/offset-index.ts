@@ -12,7 +12,7 @@
 import type { StorageFile } from "../storage/storage.js";
 import { IndexFile } from "./index-file.js";
 import { type LookupPolicy, lookupByPolicy } from "./policies/lookup-policy.js";
-import type { CoursePolicies, IndexEntry } from "./policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "../policies/policy-types.js";
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 const RELATIVE_OFFSET_AT = 0;

@@ -4,7 +4,7 @@
  */
 import type { Crc32c } from "../format/index.js";
 import type { ScanStop } from "./batch-scanner.js";
-import type { CoursePolicies } from "./policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 
 /**
  * How a `Segment` indexes, limits and checks its batches (the `LogOptions` a Log hands it). All three sizes are

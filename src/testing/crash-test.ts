@@ -25,7 +25,7 @@
  *
  * No `node:` imports and no test framework: it runs under any runner, or none.
  */
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../options.js";
 import type { CrashTestAdapter } from "./engine/adapter.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";

@@ -11,7 +11,7 @@ import { runSchedule, type ScheduleOutcome } from "./engine/run-schedule.js";
 import { generateSchedule, type Schedule } from "./engine/schedule.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";
 import { withPolicies } from "./with-policies.js";
-import type { CoursePolicies } from "../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { formatSteps, withSteps } from "./engine/shrink.js";
 
 export type { CrashTestProgress as FuzzProgress, RunReport as FuzzReport } from "./engine/run-loop.js";

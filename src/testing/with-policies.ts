@@ -3,7 +3,7 @@
  * course policies in its context (pagelog's adapters plug them into the Log). Its name says so,
  * so every report names the functions under test.
  */
-import { type CoursePolicies, POLICY_NAMES } from "../segment/policies/policy-types.js";
+import { type CoursePolicies, POLICY_NAMES } from "../policies/policy-types.js";
 import type { CrashTestAdapter } from "./engine/adapter.js";
 
 /** The given policy names, as "recover, lookup", or undefined for none. */

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import type { ByteState, DemoSnapshot } from "../../src/cli/demo/session.js";
+import type { ByteState, DemoSnapshot } from "../../src/demo/session.js";
 import { describeInChromium } from "./support/chromium.js";
 import { builtPageInChromium, hooks, openDemo } from "./support/demo-page.js";
 import { runInNode } from "./support/node-demo.js";

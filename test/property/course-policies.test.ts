@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { kafkaPolicies } from "../../src/course.js";
-import type { CoursePolicies } from "../../src/segment/policies/policy-types.js";
+import type { CoursePolicies } from "../../src/policies/policy-types.js";
 import { crashTest, pagelogAdapter } from "../../src/testing.js";
 import { cli } from "../unit/cli/helpers.js";
 

@@ -5,8 +5,8 @@
  * the start, or policies starts a new session that replays the same steps.
  */
 import type { CoursePolicies, PolicyName } from "../../src/course.js";
-import { applyStep, type Step } from "../../src/cli/demo/script.js";
-import { type DemoConfig, type DemoSnapshot, DemoSession } from "../../src/cli/demo/session.js";
+import { applyStep, type Step } from "../../src/demo/script.js";
+import { type DemoConfig, type DemoSnapshot, DemoSession } from "../../src/demo/session.js";
 import type { PageState } from "./url-state.js";
 
 /** The chapter's geometry, as `pagelog demo` has it by default: 64-byte pages, 16-byte sectors. */

@@ -3,7 +3,7 @@
  * the last step's line and the outcome line. Also keeps the strip's hover line and the segment
  * state the test hooks read.
  */
-import type { DemoSnapshot } from "../../src/cli/demo/session.js";
+import type { DemoSnapshot } from "../../src/demo/session.js";
 import type { Frame } from "./controller.js";
 import { $ } from "./dom.js";
 import { describeByte, stripHtml, stripSummary } from "./strip-view.js";

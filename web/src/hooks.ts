@@ -4,7 +4,7 @@
  * simulator's view: `segment.ranges` is each byte's state), the outcome and message lines, the
  * run as a script, and `idle()`; `#demo` carries `data-ready`, `data-busy` and `data-frames`.
  */
-import type { DemoSnapshot } from "../../src/cli/demo/session.js";
+import type { DemoSnapshot } from "../../src/demo/session.js";
 import type { DemoController, Frame } from "./controller.js";
 import { $ } from "./dom.js";
 import { formatScript } from "./url-state.js";

@@ -2,8 +2,8 @@
  * The page: reads the state from the URL, starts the controller, wires the buttons, the keys
  * (the terminal demo's: p c r w f s, and a for Auto) and "your code", and keeps the URL in step.
  */
-import type { Step } from "../../src/cli/demo/script.js";
-import { FLUSH_CHOICES } from "../../src/cli/demo/session.js";
+import type { Step } from "../../src/demo/script.js";
+import { FLUSH_CHOICES } from "../../src/demo/session.js";
 import { ChecksPanel } from "./checks-panel.js";
 import { type ActivePolicies, DemoController, type Frame } from "./controller.js";
 import { $ } from "./dom.js";

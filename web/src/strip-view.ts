@@ -2,10 +2,10 @@
  * The strip of one segment, as HTML: a block per page (its first byte's position above it, a tick
  * at its left edge), a cell per byte coloured by its state, and under the cells a mark at each
  * batch start labelled with its base offset ("torn" for the first batch recovery will not keep),
- * as the terminal demo's strip (src/cli/demo/strip.ts) draws them. Every byte is its own cell so
+ * as the terminal demo's strip (src/demo/strip.ts) draws them. Every byte is its own cell so
  * hovering one can say what it is, and so a test can find each byte's place on the screen.
  */
-import type { BatchMark, ByteState, SegmentView } from "../../src/cli/demo/session.js";
+import type { BatchMark, ByteState, SegmentView } from "../../src/demo/session.js";
 
 /** Worst first, as in the terminal strip: a byte in two ranges shows the worse one. */
 const PRIORITY: Record<ByteState, number> = { torn: 5, cut: 4, lost: 3, cached: 2, durable: 1 };

@@ -5,8 +5,8 @@
  *
  *   #seed=7&flush=off&script=p+4,w,c,r
  */
-import { parseScript, type Step } from "../../src/cli/demo/script.js";
-import { FLUSH_CHOICES } from "../../src/cli/demo/session.js";
+import { parseScript, type Step } from "../../src/demo/script.js";
+import { FLUSH_CHOICES } from "../../src/demo/session.js";
 
 export interface PageState {
   readonly seed: number;

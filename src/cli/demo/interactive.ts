@@ -1,13 +1,14 @@
 /**
  * The demo at a terminal: raw-mode stdin, one key per step, the frame redrawn after each.
  * Keys: p produce, c cut power, r restart, w write back, f flush every, s flush now, o pagelog's own
- * functions (after --policies), q quit.
+ * functions (after --policies), q quit. On a `TERM=dumb` terminal (one that cannot move the cursor)
+ * the frames follow each other as plain text, with no clear-screen or cursor codes.
  */
 import type { CliIo } from "../io.js";
-import { renderFrame } from "./render.js";
-import type { Step } from "./script.js";
-import { applyStep } from "./script.js";
-import type { DemoSession } from "./session.js";
+import { renderFrame } from "../../demo/render.js";
+import type { Step } from "../../demo/script.js";
+import { applyStep } from "../../demo/script.js";
+import type { DemoSession } from "../../demo/session.js";
 import type { Style } from "../style.js";
 
 const CLEAR = "\x1b[H\x1b[2J";
@@ -35,11 +36,14 @@ export async function runInteractive(
   pagesPerRow: number,
 ): Promise<number> {
   const stdin = io.stdin!;
+  const codes = io.env.TERM !== "dumb";
+  let frames = 0;
   const draw = async (message: string) => {
-    io.stdout.write(CLEAR + renderFrame(await session.snapshot(), { style, pagesPerRow, message }) + KEYS_HELP + "\n");
+    const before = codes ? CLEAR : frames++ === 0 ? "" : "\n";
+    io.stdout.write(before + renderFrame(await session.snapshot(), { style, pagesPerRow, message }) + KEYS_HELP + "\n");
   };
   stdin.setRawMode?.(true);
-  io.stdout.write(HIDE_CURSOR);
+  if (codes) io.stdout.write(HIDE_CURSOR);
   await draw("press p to produce a batch");
   return new Promise<number>((resolve) => {
     let queue = Promise.resolve();
@@ -51,7 +55,7 @@ export async function runInteractive(
       stdin.off("end", onEnd);
       stdin.setRawMode?.(false);
       stdin.pause();
-      io.stdout.write(SHOW_CURSOR);
+      if (codes) io.stdout.write(SHOW_CURSOR);
       resolve(code);
     };
     const handle = async (key: string) => {

@@ -3,9 +3,15 @@
  * (a file's batches or entries are never held together). An index entry followed by identical
  * ones carries `"repeats": n`: the n slots after it hold the same bytes with the same finding.
  */
-import type { IndexRun, IndexWalk } from "../files/index-check.js";
+import type { IndexRun, IndexWalk } from "../../inspect/index-check.js";
 import type { Output } from "../output.js";
-import type { DumpedBatch, DumpedIndexStart, DumpedLogEnd, DumpedLogStart, DumpSink } from "./model.js";
+import type {
+  DumpedBatch,
+  DumpedIndexStart,
+  DumpedLogEnd,
+  DumpedLogStart,
+  DumpSink,
+} from "../../inspect/dump-model.js";
 
 /** `value` as indented JSON, every line but the first indented by `depth` levels. */
 function json(value: unknown, depth: number): string {

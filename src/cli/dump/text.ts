@@ -1,8 +1,15 @@
 /** `pagelog dump`'s text output, in the spirit of Kafka's `kafka-dump-log`: one line per batch, `| ` lines per record. */
-import type { IndexRun, IndexWalk } from "../files/index-check.js";
+import type { IndexRun, IndexWalk } from "../../inspect/index-check.js";
 import type { Output } from "../output.js";
-import { plural } from "../plural.js";
-import type { DumpedBatch, DumpedIndexStart, DumpedLogEnd, DumpedLogStart, DumpedRecord, DumpSink } from "./model.js";
+import { plural } from "../../text/plural.js";
+import type {
+  DumpedBatch,
+  DumpedIndexStart,
+  DumpedLogEnd,
+  DumpedLogStart,
+  DumpedRecord,
+  DumpSink,
+} from "../../inspect/dump-model.js";
 
 function quoted(text: string | null, encoding: "utf8" | "hex"): string {
   if (text === null) return "null";

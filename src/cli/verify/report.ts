@@ -1,8 +1,8 @@
 /** `pagelog verify`'s text report: one line per file, then every problem naming its file and byte. */
 import type { Style } from "../style.js";
 import { ANSI } from "../style.js";
-import { plural } from "../plural.js";
-import { type VerifyReport, verdictOf } from "./check.js";
+import { plural } from "../../text/plural.js";
+import { type VerifyReport, verdictOf } from "../../inspect/verify-dir.js";
 
 export function verifyText(report: VerifyReport, root: string, style: Style): string {
   const out: string[] = [];

@@ -1,5 +1,5 @@
 /** Chapter 2's cases: `lookup(index, target)`, the floor entry of an offset index. */
-import type { CoursePolicies, IndexEntry } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "../../policies/policy-types.js";
 import { type PolicyCase, mismatch } from "./case.js";
 
 type Lookup = CoursePolicies["lookup"];

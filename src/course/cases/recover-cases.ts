@@ -3,7 +3,7 @@
  * whole and damaged the ways a power cut (or a disk) damages them.
  */
 import { LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/index.js";
-import type { CoursePolicies, RecoverHelpers } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies, RecoverHelpers } from "../../policies/policy-types.js";
 import { recoverHelpers } from "../../segment/policies/recover-helpers.js";
 import { loopCaught } from "../loop-guard.js";
 import type { PolicyCase } from "./case.js";

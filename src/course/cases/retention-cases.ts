@@ -1,5 +1,5 @@
 /** Chapter 3's cases: `segmentsToDelete(segments, now, { retentionMs, retentionBytes })`. */
-import type { CoursePolicies, RetentionConfig, RetentionSegment } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies, RetentionConfig, RetentionSegment } from "../../policies/policy-types.js";
 import type { PolicyCase } from "./case.js";
 
 type SegmentsToDelete = CoursePolicies["segmentsToDelete"];

@@ -1,6 +1,6 @@
 /** Chapter 1's cases: `writeVarint(value)`, the zigzag varint as an array of byte values. */
 import { decodeVarint } from "../../format/index.js";
-import type { CoursePolicies } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../../policies/policy-types.js";
 import { type PolicyCase, mismatch, seededRandom, show } from "./case.js";
 
 type WriteVarint = CoursePolicies["writeVarint"];

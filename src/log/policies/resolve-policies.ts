@@ -5,7 +5,7 @@
  * A module namespace (`import * as mine`) may export other things too; its default export is
  * used when it has none of the four by name, as `--policies` does.
  */
-import { type CoursePolicies, POLICY_NAMES } from "../../segment/policies/policy-types.js";
+import { type CoursePolicies, POLICY_NAMES } from "../../policies/policy-types.js";
 
 export type LogPolicies = Readonly<Partial<CoursePolicies>>;
 

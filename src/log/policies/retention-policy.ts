@@ -6,7 +6,7 @@
  * PAGELOG_POLICY before a segment is touched.
  */
 import { callPolicy, policyError, shown } from "../../segment/policies/policy-error.js";
-import type { CoursePolicies, RetentionSegment } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies, RetentionSegment } from "../../policies/policy-types.js";
 import { type RetentionLimits, type SegmentSummary, segmentsToDelete } from "../retention.js";
 
 export type RetentionPolicy = CoursePolicies["segmentsToDelete"];

@@ -6,7 +6,7 @@
  * and the append fails with PAGELOG_POLICY before a byte is written. What reaches the disk is
  * byte for byte what the reader's function produced.
  */
-import { type CoursePolicies } from "../../segment/policies/policy-types.js";
+import { type CoursePolicies } from "../../policies/policy-types.js";
 import { callPolicy, policyError, shown } from "../../segment/policies/policy-error.js";
 import {
   ATTRIBUTES_OFFSET,

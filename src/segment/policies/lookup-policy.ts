@@ -7,7 +7,7 @@
  * Anything else (an entry above the target, one that is not in the index, a throw) is refused with
  * PAGELOG_POLICY before a byte is read from it.
  */
-import type { CoursePolicies, IndexEntry } from "./policy-types.js";
+import type { CoursePolicies, IndexEntry } from "../../policies/policy-types.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
 
 export type LookupPolicy = CoursePolicies["lookup"];

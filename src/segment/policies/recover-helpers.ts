@@ -16,7 +16,7 @@ import {
   LOG_OVERHEAD,
   crc32c,
 } from "../../format/index.js";
-import type { RecoverHelpers } from "./policy-types.js";
+import type { RecoverHelpers } from "../../policies/policy-types.js";
 
 function readInt32(log: Uint8Array, pos: number): number {
   if (!Number.isInteger(pos) || pos < 0 || pos + 4 > log.length)

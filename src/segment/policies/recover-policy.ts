@@ -19,7 +19,7 @@ import { LENGTH_OFFSET, LOG_OVERHEAD } from "../../format/index.js";
 import type { StorageFile } from "../../storage/storage.js";
 import type { ScanStop } from "../batch-scanner.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
-import type { CoursePolicies } from "./policy-types.js";
+import type { CoursePolicies } from "../../policies/policy-types.js";
 import { recoverHelpers } from "./recover-helpers.js";
 
 export type RecoverPolicy = CoursePolicies["recover"];

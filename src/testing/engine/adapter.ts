@@ -5,7 +5,7 @@
  * claims and self-checks — widens what the workloads do and what is checked. pagelog's own `Log`
  * (`pagelogAdapter`) implements them all: it is the richest adapter.
  */
-import type { CoursePolicies } from "../../segment/policies/policy-types.js";
+import type { CoursePolicies } from "../../policies/policy-types.js";
 import type { Storage } from "../../storage/storage.js";
 
 /** A record as the engine appends it and expects it back (`appendRecords` / `readRecords`). */

@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { launchChromium } from "./chromium.js";
 import { buildWeb } from "../../../web/build.mjs";
-import type { DemoSnapshot } from "../../../src/cli/demo/session.js";
+import type { DemoSnapshot } from "../../../src/demo/session.js";
 
 /** Generous: a loaded 2-core machine. Waits are on DOM state, so a fast run never waits this long. */
 export const WAIT_MS = 60_000;

@@ -3,8 +3,8 @@
  * steps. The simulator is seeded, so the page must show exactly what this reports.
  */
 import type { CoursePolicies } from "../../../src/course.js";
-import { applyStep, parseScript } from "../../../src/cli/demo/script.js";
-import { type DemoSnapshot, DemoSession } from "../../../src/cli/demo/session.js";
+import { applyStep, parseScript } from "../../../src/demo/script.js";
+import { type DemoSnapshot, DemoSession } from "../../../src/demo/session.js";
 import { PAGE_SIZE, SECTOR_SIZE, SEGMENT_BYTES } from "../../../web/src/controller.js";
 
 export async function runInNode(

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, FsStorage, LogDir, PagelogError } from "../../../src/node.js";
 import type { Log, Storage } from "../../../src/node.js";
-import { verifyDir } from "../../../src/cli/verify/check.js";
+import { verifyDir } from "../../../src/inspect/verify-dir.js";
 import type { Case, Expect, Pristine, Variant } from "./cases.js";
 import {
   cloneTree,

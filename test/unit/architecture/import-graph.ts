@@ -197,8 +197,6 @@ export interface LayerRules {
   mayImport: Readonly<Record<string, readonly string[]>>;
   /** Files under src/ that may import `node:` built-ins. */
   mayUseNode: (srcPath: string) => boolean;
-  /** src/ files the browser page may reach although they break its rules, until they move. */
-  webAllowed: ReadonlySet<string>;
 }
 
 /** The modules every layer may import, themselves importing only each other. */
@@ -210,8 +208,12 @@ export function layerOf(srcPath: string): string {
   return srcPath.includes("/") ? srcPath.slice(0, srcPath.indexOf("/")) : "entry";
 }
 
-/** May the browser page contain this src/ file? Not the CLI (where `node:` is allowed), not the fs storage. */
-export const browserClean = (srcPath: string) => !srcPath.startsWith("cli/") && !/^storage\/fs[^/]*$/.test(srcPath);
+/**
+ * May the browser page contain this src/ file? Not the CLI nor the benchmark harness (where
+ * `node:` is allowed), not the fs storage. Every other layer is browser-clean.
+ */
+export const browserClean = (srcPath: string) =>
+  !srcPath.startsWith("cli/") && !srcPath.startsWith("bench/") && !/^storage\/fs[^/]*$/.test(srcPath);
 
 export interface Report {
   edges: ImportEdge[];
@@ -225,8 +227,6 @@ export interface Report {
   unresolved: string[];
   /** A web/src file reaching, directly or through src/, a file the browser may not have. */
   web: string[];
-  /** src/ files the web page reaches that only the allow-list lets through. */
-  webAllowedUsed: string[];
   cycles: Cycle[];
 }
 
@@ -244,7 +244,6 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
     computed: [],
     unresolved: [],
     web: [],
-    webAllowedUsed: [],
     cycles: [],
   };
   const mayUseNode = (path: string) => inSrc(path) && rules.mayUseNode(srcPath(path));
@@ -265,7 +264,7 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
     if (to !== from && to !== "shared" && !(rules.mayImport[from] ?? []).includes(to))
       report.upward.push(`${where(e)}: ${from} may not import ${to} (${e.target})`);
   }
-  checkWeb(edges, rules, report);
+  checkWeb(edges, report);
   report.cycles = cyclesOf(edges);
   return report;
 }
@@ -274,7 +273,7 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
  * The page bundles everything web/src reaches, type imports included (they name the layer too), so
  * the walk follows every edge from web/src into src/ and on, and stops the first time at each file.
  */
-function checkWeb(edges: readonly ImportEdge[], rules: LayerRules, report: Report): void {
+function checkWeb(edges: readonly ImportEdge[], report: Report): void {
   const out = new Map<string, ImportEdge[]>();
   for (const e of edges) (out.get(e.from) ?? out.set(e.from, []).get(e.from)!).push(e);
   const via = new Map<string, string>();
@@ -284,7 +283,6 @@ function checkWeb(edges: readonly ImportEdge[], rules: LayerRules, report: Repor
     via.set(from, from);
     queue.push(from);
   }
-  const allowedUsed = new Set<string>();
   while (queue.length > 0) {
     const file = queue.shift()!;
     const chain = via.get(file)!;
@@ -302,11 +300,11 @@ function checkWeb(edges: readonly ImportEdge[], rules: LayerRules, report: Repor
       via.set(e.target, `${chain} → ${e.target}`);
       queue.push(e.target);
       if (!inSrc(e.target) || browserClean(srcPath(e.target))) continue;
-      if (rules.webAllowed.has(srcPath(e.target))) allowedUsed.add(srcPath(e.target));
-      else report.web.push(`${chain} → ${e.target}: not browser-clean (src/cli and src/storage/fs* are Node-only)`);
+      report.web.push(
+        `${chain} → ${e.target}: not browser-clean (src/cli, src/bench and src/storage/fs* are Node-only)`,
+      );
     }
   }
-  report.webAllowedUsed = [...allowedUsed].sort();
 }
 
 /** `file:line (form "spec")`: where an edge is written. */

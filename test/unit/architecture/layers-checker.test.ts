@@ -6,12 +6,11 @@ import { describe, expect, it } from "vitest";
 import { checkTree, importsOf, type LayerRules } from "./import-graph.js";
 
 const RULES: LayerRules = {
-  mayImport: { storage: [], log: ["storage"], cli: ["storage", "log"] },
-  mayUseNode: (file) => file.startsWith("cli/") || /^storage\/fs-[^/]+\.ts$/.test(file),
-  webAllowed: new Set(["cli/old-demo.ts"]),
+  mayImport: { storage: [], log: ["storage"], demo: ["storage", "log"], cli: ["storage", "log", "demo"] },
+  mayUseNode: (file) => file.startsWith("cli/") || file.startsWith("bench/") || /^storage\/fs-[^/]+\.ts$/.test(file),
 };
 
-/** A clean little tree: web → log → storage, the CLI on top, the fs storage using node:. */
+/** A clean little tree: web → demo → log → storage, the CLI on top, the fs storage using node:. */
 const CLEAN: Record<string, string> = {
   "src/errors.ts": "export class E extends Error {}",
   "src/storage/storage.ts": 'import { E } from "../errors.js";\nexport interface S { e: E }',
@@ -19,9 +18,9 @@ const CLEAN: Record<string, string> = {
   "src/log/log.ts": 'import type { S } from "../storage/storage.js";\nexport const log = (s: S) => s;',
   "src/cli/main.ts":
     'import { log } from "../log/log.js";\nimport { o } from "../storage/fs-storage.js";\nimport "node:process";\nexport { log, o };',
-  "src/cli/old-demo.ts": 'import { log } from "../log/log.js";\nexport const demo = log;',
+  "src/demo/session.ts": 'import { log } from "../log/log.js";\nexport const demo = log;',
   "web/src/page.ts":
-    'import { log } from "../../src/log/log.js";\nimport { demo } from "../../src/cli/old-demo.js";\nexport { log, demo };',
+    'import { log } from "../../src/log/log.js";\nimport { demo } from "../../src/demo/session.js";\nexport { log, demo };',
 };
 
 function check(planted: Record<string, string>) {
@@ -30,16 +29,15 @@ function check(planted: Record<string, string>) {
 
 /** Every finding of a report, for "exactly this one" assertions. */
 function findings(planted: Record<string, string>) {
-  const { edges: _edges, webAllowedUsed: _used, ...rest } = check(planted);
+  const { edges: _edges, ...rest } = check(planted);
   return rest;
 }
 
 const NONE = { upward: [], node: [], computed: [], unresolved: [], web: [], cycles: [] };
 
 describe("the layer checker", () => {
-  it("finds nothing in a clean tree, and sees the allow-listed CLI file the page uses", () => {
+  it("finds nothing in a clean tree", () => {
     expect(findings({})).toEqual(NONE);
-    expect(check({}).webAllowedUsed).toEqual(["cli/old-demo.ts"]);
   });
 
   it("reads every import form, with the type-only ones marked", () => {
@@ -204,18 +202,30 @@ describe("the layer checker", () => {
       expect(found.node).toHaveLength(1); // the src/ rule sees it too
     });
 
-    it("a new src/cli file or the fs storage, directly or through an allowed one", () => {
-      const direct = findings({
+    it("a src/cli file, even one free of node: (no allow-list)", () => {
+      const found = findings({
         "web/src/more.ts": 'import type { X } from "../../src/cli/new.js";',
         "src/cli/new.ts": "export type X = 1;",
       });
-      expect(direct.web).toEqual([expect.stringContaining("web/src/more.ts → src/cli/new.ts: not browser-clean")]);
+      expect(found.web).toEqual([expect.stringContaining("web/src/more.ts → src/cli/new.ts: not browser-clean")]);
+      expect({ ...found, web: [] }).toEqual(NONE);
+    });
+
+    it("a src/bench file, directly", () => {
+      const found = findings({
+        "web/src/more.ts": 'import { b } from "../../src/bench/rows.js";\nexport { b };',
+        "src/bench/rows.ts": "export const b = 1;",
+      });
+      expect(found.web).toEqual([expect.stringContaining("web/src/more.ts → src/bench/rows.ts: not browser-clean")]);
+    });
+
+    it("the fs storage through a browser-clean layer", () => {
       const through = findings({
-        "src/cli/old-demo.ts": 'export { o } from "../storage/fs-storage.js";',
+        "src/demo/session.ts": 'export { o } from "../storage/fs-storage.js";',
       });
       // Both: a file the page may not have, and the node: import it brings.
       expect(through.web).toEqual([
-        expect.stringContaining("web/src/page.ts → src/cli/old-demo.ts → src/storage/fs-storage.ts: not browser-clean"),
+        expect.stringContaining("web/src/page.ts → src/demo/session.ts → src/storage/fs-storage.ts: not browser-clean"),
         expect.stringMatching(/→ src\/storage\/fs-storage\.ts reaches .*"node:fs\/promises"/),
       ]);
     });

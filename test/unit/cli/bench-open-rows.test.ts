@@ -1,5 +1,5 @@
 /**
- * The lazy-segment bench rows (src/cli/bench/rows-open.ts) at a tiny scale: each runs, builds its
+ * The lazy-segment bench rows (src/bench/rows-open.ts) at a tiny scale: each runs, builds its
  * directories, checks what it opened, and reports figures (a ratio against readdir where it has one).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { crc32c } from "../../../src/format/index.js";
-import type { BenchContext } from "../../../src/cli/bench/context.js";
-import { idleSegmentBytes, open10kPartitions, open10kSegments } from "../../../src/cli/bench/rows-open.js";
+import type { BenchContext } from "../../../src/bench/context.js";
+import { idleSegmentBytes, open10kPartitions, open10kSegments } from "../../../src/bench/rows-open.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pagelog-bench-open-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

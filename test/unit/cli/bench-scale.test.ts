@@ -3,8 +3,8 @@
  * says why, and --json gives met: null. At scale 1 (or more) they are judged as before.
  */
 import { describe, expect, it } from "vitest";
-import { finish, failed } from "../../../src/cli/bench/measure.js";
-import { type BenchMeta, renderJson, renderText } from "../../../src/cli/bench/table.js";
+import { finish, failed } from "../../../src/bench/measure.js";
+import { type BenchMeta, renderJson, renderText } from "../../../src/bench/table.js";
 
 const meta = (scale: number): BenchMeta => ({
   node: "v20",

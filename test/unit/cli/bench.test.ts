@@ -4,6 +4,8 @@ import { readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveBenchOptions } from "../../../src/bench/options.js";
+import { ROWS } from "../../../src/bench/rows.js";
 import { cli, tempDir } from "./helpers.js";
 
 const dirs: string[] = [];
@@ -147,5 +149,47 @@ describe("pagelog bench", () => {
     expect(run.code).toBe(0);
     for (const name of ["append-100B", "durable-append", "reopen-10k-segments", "lookups", "append-4GB"])
       expect(run.stdout).toContain(name);
+  });
+
+  it("--child-row and --child-fixture are not flags of the public parser (exit 2)", async () => {
+    const dir = freshDir();
+    for (const flag of ["--child-row", "--child-fixture"]) {
+      const run = await cli(["bench", "--in-process", "--dir", dir, "--tmpfs", dir, flag, "records"]);
+      expect(run.code, flag).toBe(2);
+      expect(run.stderr).toContain(`unknown option '${flag}'`);
+      expect(run.stdout).toBe("");
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("the bench's options object", () => {
+  it("an unknown key is a TypeError naming it and the known ones", () => {
+    expect(() => resolveBenchOptions({ repeat: 2 } as never)).toThrow(TypeError);
+    expect(() => resolveBenchOptions({ repeat: 2 } as never)).toThrow(
+      /bench options: unknown option "repeat" \(did you mean "repeats"\?\); known: dir, tmpfs, repeats, scale, rows, json, crc, inProcess/,
+    );
+  });
+
+  it("resolves every field, defaults included; tmpfs falls back to dir when there is no /dev/shm", () => {
+    const dir = freshDir();
+    const all = resolveBenchOptions({ dir });
+    expect(Object.keys(all).sort()).toEqual(["crc", "dir", "inProcess", "json", "repeats", "rows", "scale", "tmpfs"]);
+    expect(all).toMatchObject({ dir, repeats: 5, scale: 1, json: false, crc: "js", inProcess: false });
+    expect(all.rows).toEqual(ROWS.map((r) => r.name));
+    expect(resolveBenchOptions({ dir, tmpfs: dir, rows: ["records", "records"] })).toMatchObject({
+      tmpfs: dir,
+      rows: ["records"],
+    });
+  });
+
+  it("a bad value names the option", () => {
+    const dir = freshDir();
+    expect(() => resolveBenchOptions({ dir, repeats: 0 })).toThrow(/repeats must be an integer in \[1, 1000\]/);
+    expect(() => resolveBenchOptions({ dir, scale: 0 })).toThrow(/scale must be a number in \(0, 1000\]/);
+    expect(() => resolveBenchOptions({ dir, rows: ["nope"] })).toThrow(/unknown row 'nope'/);
+    expect(() => resolveBenchOptions({ dir, crc: "fast" as never })).toThrow(/crc must be "js" or "native"/);
+    expect(() => resolveBenchOptions({ dir: join(dir, "missing") })).toThrow(/dir must be an existing directory/);
+    expect(() => resolveBenchOptions({ dir, json: "yes" as never })).toThrow(/json must be a boolean/);
   });
 });

@@ -3,7 +3,7 @@
  * one; `snapshot({ segment })` draws an older one, with its own batches, numbered 1-based.
  */
 import { describe, expect, it } from "vitest";
-import { DemoSession } from "../../../src/cli/demo/session.js";
+import { DemoSession } from "../../../src/demo/session.js";
 
 const CONFIG = { seed: 2, pageSize: 64, sectorSize: 16, segmentBytes: 1024, flushEvery: 0 };
 

@@ -188,4 +188,25 @@ describe("pagelog demo, interactive", () => {
     expect(screens[5]).toMatch(/^> restart after a power cut: recovery cut \d+ bytes; log end offset \d+ -> \d+/m);
     expect(screens[5]).toMatch(/^keys: p produce · c cut power · r restart/m);
   });
+
+  it("demo: under TERM=dumb the frames are plain text, with no clear-screen or cursor codes", async () => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    let stdout = "";
+    const io: CliIo = {
+      stdout: { write: (t: string) => (stdout += t), isTTY: true, columns: 80 },
+      stderr: { write: () => true },
+      stdin,
+      env: { TERM: "dumb" },
+    };
+    const { main } = await import("../../../src/cli/commands.js");
+    const done = main(["demo", "--seed", "4"], io);
+    stdin.write("pc");
+    stdin.write("q");
+    expect(await done).toBe(0);
+    expect(stdout).not.toMatch(/\x1b/);
+    // Three frames (the first, then one per key before q), each ending with the keys line.
+    expect(stdout.match(/^keys: p produce/gm)).toHaveLength(3);
+    expect(stdout).toMatch(/^> produced a batch of \d records?/m);
+    expect(stdout).toMatch(/the log needs recovery/);
+  });
 });

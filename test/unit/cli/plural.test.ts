@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LogDir } from "../../../src/log/log-dir.js";
-import { plural, pluralOf } from "../../../src/cli/plural.js";
+import { plural, pluralOf } from "../../../src/text/plural.js";
 import { cli, flipByte, tempDir } from "./helpers.js";
 
 /** "1 <a plural noun>": what no line may say. */

@@ -1,7 +1,7 @@
 /** pagelog's own answers pass every case of `checkPolicies`, and each agrees with what it adapts. */
 import { describe, expect, it } from "vitest";
 import { checkPolicies, kafkaPolicies, recoverHelpers } from "../../../src/course.js";
-import { POLICY_NAMES } from "../../../src/segment/policies/policy-types.js";
+import { POLICY_NAMES } from "../../../src/policies/policy-types.js";
 import { segmentsToDelete as retentionRule } from "../../../src/log/retention.js";
 import { writeVarint } from "../../../src/format/varint.js";
 import { encodeBatch } from "../../../src/format/index.js";

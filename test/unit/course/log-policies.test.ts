@@ -10,7 +10,7 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { LogOptions } from "../../../src/log/log-options.js";
-import type { CoursePolicies, IndexEntry } from "../../../src/segment/policies/policy-types.js";
+import type { CoursePolicies, IndexEntry } from "../../../src/policies/policy-types.js";
 import { lookupByPolicy } from "../../../src/segment/policies/lookup-policy.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkPolicies, kafkaPolicies } from "../../../src/course.js";
-import type { IndexEntry, RecoverHelpers } from "../../../src/segment/policies/policy-types.js";
+import type { IndexEntry, RecoverHelpers } from "../../../src/policies/policy-types.js";
 
 /** test/fixtures/policies/lookup-loops.mjs: `low = mid` never moves on when the range is two wide. */
 function lookupLoops(index: readonly IndexEntry[], target: number): IndexEntry | null {

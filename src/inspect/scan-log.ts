@@ -4,14 +4,14 @@
  * records that the library's own decoder refuses), what pagelog cannot read (snappy, lz4, zstd),
  * and where and why the walk ended. Also groups a partition directory's files into segments.
  */
-import { ErrorCode, isPagelogError } from "../../errors.js";
-import { type DecodedBatch, decodeBatch } from "../../format/record-batch.js";
-import { impossibleHeader } from "../../segment/batch-scanner.js";
-import { parseSegmentFileName } from "../../segment/segment-names.js";
-import type { Storage } from "../../storage/storage.js";
+import { ErrorCode, isPagelogError } from "../errors.js";
+import { type DecodedBatch, decodeBatch } from "../format/record-batch.js";
+import { impossibleHeader } from "../segment/batch-scanner.js";
+import { parseSegmentFileName } from "../segment/segment-names.js";
+import type { Storage } from "../storage/storage.js";
 import { hex32, walkBatches, type WalkedBatch, type WalkEnd } from "./batch-walk.js";
 import type { BatchSummary, SegmentFacts } from "./index-check.js";
-import { fileSource } from "./open-dir.js";
+import { fileSource } from "./file-read.js";
 
 export interface BatchFinding {
   readonly batch: WalkedBatch;

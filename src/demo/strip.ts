@@ -6,7 +6,7 @@
  *      0 ┆████████████████┆██████▒▒▒▒▒▒▒▒▒▒┆▒▒▒▒▒▒▒▒XXXXXXXX┆
  *         ╵0                    ╵2         ╵torn
  */
-import { ANSI, type Style } from "../style.js";
+import { ANSI, type Style } from "../text/paint.js";
 import type { BatchMark, ByteState, SegmentView } from "./session.js";
 
 /** Cells per page when the page size allows it: 4-byte cells for the demo's 64-byte pages. */

@@ -9,7 +9,7 @@
  * Reads one batch at a time (header first, then the whole batch once its size is known to fit),
  * so a large segment costs memory for one batch, never the file.
  */
-import { type BatchHeader, readBatchHeader } from "../../format/batch-header.js";
+import { type BatchHeader, readBatchHeader } from "../format/batch-header.js";
 import {
   BATCH_HEADER_SIZE,
   CRC_COVERED_START,
@@ -21,9 +21,9 @@ import {
   MAGIC_V2,
   MAX_BATCH_LENGTH,
   MIN_BATCH_LENGTH,
-} from "../../format/batch-layout.js";
-import { crc32c } from "../../format/crc32c.js";
-import { plural } from "../plural.js";
+} from "../format/batch-layout.js";
+import { crc32c } from "../format/crc32c.js";
+import { plural } from "../text/plural.js";
 
 /** Bytes to walk: a file handle, or bytes already in memory. */
 export interface ReadSource {

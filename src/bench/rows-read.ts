@@ -6,9 +6,9 @@
  */
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readBatchHeader } from "../../format/index.js";
-import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT } from "../../log/log-dir.js";
-import type { Log } from "../../log/log.js";
+import { readBatchHeader } from "../format/index.js";
+import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT } from "../log/log-dir.js";
+import type { Log } from "../log/log.js";
 import {
   type BenchContext,
   buildLog,

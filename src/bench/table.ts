@@ -4,7 +4,7 @@
  * RSS) and the rows' notes; or, with `--json`, one JSON document and nothing else.
  */
 import type { RowResult, Stats } from "./measure.js";
-import { plural } from "../plural.js";
+import { plural } from "../text/plural.js";
 
 export interface BenchMeta {
   readonly node: string;

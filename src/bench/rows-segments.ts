@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatch, type RecordInput, readBatchHeader } from "../../format/index.js";
+import { encodeBatch, type RecordInput, readBatchHeader } from "../format/index.js";
 import { type BenchContext, freshDir, makeRecords, openLog, PARTITION, scaled, segmentLogFiles } from "./context.js";
 import { below, type Measured, perSecond, timed, xorshift } from "./measure.js";
 

@@ -2,12 +2,12 @@
  * What `pagelog dump` reports, as plain data streamed to a sink: the text printer and `--json`
  * both start here. Read by walking the files through FsStorage; nothing is written.
  */
-import { COMPRESSION_NAMES } from "../../format/batch-layout.js";
-import { offsetName } from "../../segment/segment-names.js";
-import type { Storage } from "../../storage/storage.js";
-import { hex32 } from "../files/batch-walk.js";
-import { type IndexRun, type IndexWalk, type SegmentFacts, walkIndex } from "../files/index-check.js";
-import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "../files/scan-log.js";
+import { COMPRESSION_NAMES } from "../format/batch-layout.js";
+import { offsetName } from "../segment/segment-names.js";
+import type { Storage } from "../storage/storage.js";
+import { hex32 } from "./batch-walk.js";
+import { type IndexRun, type IndexWalk, type SegmentFacts, walkIndex } from "./index-check.js";
+import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "./scan-log.js";
 
 export interface DumpedRecord {
   offset: number;

@@ -6,9 +6,9 @@
  */
 import { closeSync, openSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatch, type RecordInput } from "../../format/index.js";
+import { encodeBatch, type RecordInput } from "../format/index.js";
 import { type BenchContext, freshDir, makeRecords, openLog, removeDir, scaled } from "./context.js";
-import { plural } from "../plural.js";
+import { plural } from "../text/plural.js";
 import { keep, MB, type Measured, mbPerSecond, timed } from "./measure.js";
 
 /** Distinct pre-encoded batches the reference cycles through (one per call would be the whole log in memory). */

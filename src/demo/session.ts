@@ -7,14 +7,14 @@
  * policy, the flush it triggered). The session remembers the log end offset at the last
  * acknowledgement, so after a restart it can say how many acknowledged records recovery lost.
  */
-import { LogDir } from "../../log/log-dir.js";
-import type { Log, LogRecovery } from "../../log/log.js";
-import { offsetName, parseSegmentFileName } from "../../segment/segment-names.js";
-import { SimStorage } from "../../storage/sim-storage.js";
-import { Prng } from "../../storage/sim/prng.js";
-import { bytesSource, walkBatches } from "../files/batch-walk.js";
-import { plural } from "../plural.js";
-import type { CoursePolicies } from "../../segment/policies/policy-types.js";
+import { LogDir } from "../log/log-dir.js";
+import type { Log, LogRecovery } from "../log/log.js";
+import { offsetName, parseSegmentFileName } from "../segment/segment-names.js";
+import { SimStorage } from "../storage/sim-storage.js";
+import { Prng } from "../storage/sim/prng.js";
+import { bytesSource, walkBatches } from "../inspect/batch-walk.js";
+import { plural } from "../text/plural.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
 import { brokenOutcome, type PolicyBreak, policyBreakOf, runningOn } from "./policy-outcome.js";
 
 /** The partition the demo writes to. */

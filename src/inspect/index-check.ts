@@ -9,11 +9,11 @@
  *   largest batch maxTimestamp up to and including the batch holding `offset` (Kafka's running
  *   maximum); timestamps and offsets never decrease.
  */
-import { readInt64 } from "../../format/batch-header.js";
-import { BATCH_HEADER_SIZE } from "../../format/batch-layout.js";
-import { OFFSET_INDEX_ENTRY_SIZE } from "../../segment/offset-index.js";
-import { TIME_INDEX_ENTRY_SIZE } from "../../segment/time-index.js";
-import { plural } from "../plural.js";
+import { readInt64 } from "../format/batch-header.js";
+import { BATCH_HEADER_SIZE } from "../format/batch-layout.js";
+import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
+import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
+import { plural } from "../text/plural.js";
 
 /** What index checks need to know about each batch of the segment, in file order. */
 export interface BatchSummary {

@@ -3,8 +3,8 @@
  * storage's `syncDir()`. `durable-append` opens its LogDir over one to report fsyncs per append.
  * Built on the testing layer's HookedStorage, which sees every call.
  */
-import type { Storage } from "../../storage/storage.js";
-import { HookedStorage } from "../../testing/hooked-storage.js";
+import type { Storage } from "../storage/storage.js";
+import { HookedStorage } from "../testing/hooked-storage.js";
 
 export class CountingStorage extends HookedStorage {
   readonly #counts: { file: number; dir: number };

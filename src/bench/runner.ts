@@ -1,14 +1,16 @@
 /**
- * Running `pagelog bench`'s rows: each in a child process of its own (`pagelog bench --child-row
- * NAME`, which prints one JSON line), so each row's peak RSS is its own; or all in this process
- * (`--in-process`, no RSS per row). Fixtures shared by rows are built once per run, also in a
- * child of their own, so their build is not counted in a row's RSS.
+ * Running `pagelog bench`'s rows: each in a child process of its own (the separate entry
+ * bench-child.ts, run with `process.execPath`, which prints one JSON line), so each row's peak
+ * RSS is its own; or all in this process (`inProcess`, no RSS per row). Fixtures shared by rows
+ * are built once per run, also in a child of their own, so their build is not counted in a row's RSS.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { CliIo } from "../io.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type BenchContext, rssMarker } from "./context.js";
+import type { BenchCrc } from "./crc.js";
 import { failed, finish, kept, type Measured, peakRssMB, type RowResult } from "./measure.js";
-import { type BenchOptions, childArgs } from "./options.js";
+import type { ResolvedBenchOptions } from "./options.js";
 import { FIXTURES, type FixtureName, type RowSpec } from "./rows.js";
 
 /** What a child prints: its row's measurements and the peak RSS that counts for them. */
@@ -26,15 +28,19 @@ export interface RunDirs {
   readonly tmpfs: string;
 }
 
-export function contextFor(options: BenchOptions, dirs: RunDirs): BenchContext & { rss: () => number | null } {
+export function contextFor(
+  options: ResolvedBenchOptions,
+  crc: BenchCrc,
+  dirs: RunDirs,
+): BenchContext & { rss: () => number | null } {
   const marker = rssMarker();
   return {
     diskDir: dirs.disk,
     tmpfsDir: dirs.tmpfs,
     repeats: options.repeats,
     scale: options.scale,
-    crc: options.crc,
-    logOptions: options.crcName === "native" ? { crc32c: options.crc } : {},
+    crc: crc.crc,
+    logOptions: options.crc === "native" ? { crc32c: crc.crc } : {},
     markRss: marker.mark,
     rss: marker.value,
   };
@@ -44,19 +50,35 @@ function message(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
 }
 
-/** In the child: runs one row (or builds one fixture) in the given run directories, prints its report. */
-export async function childMain(options: BenchOptions, what: { row?: RowSpec; fixture?: string }, io: CliIo) {
-  const ctx = contextFor(options, { disk: options.dir, tmpfs: options.tmpfs });
-  if (what.fixture !== undefined) {
-    const build = FIXTURES[what.fixture as FixtureName];
-    if (build === undefined) throw new Error(`no fixture ${what.fixture}`);
+/** What the parent hands a child: the run's options, its directories, and one row or fixture. */
+export interface ChildJob {
+  readonly options: ResolvedBenchOptions;
+  readonly dirs: RunDirs;
+  readonly row?: string;
+  readonly fixture?: FixtureName;
+}
+
+/** In the child: runs one row (or builds one fixture) in the run's directories; returns its report. */
+export async function runJob(job: ChildJob, crc: BenchCrc, row: RowSpec | undefined): Promise<ChildReport> {
+  const ctx = contextFor(job.options, crc, job.dirs);
+  if (job.fixture !== undefined) {
+    const build = FIXTURES[job.fixture];
+    if (build === undefined) throw new Error(`no fixture ${job.fixture}`);
     await build(ctx);
-    io.stdout.write(`${JSON.stringify({ measured: [], peakRssMB: peakRssMB(), kept: 0 })}\n`);
-    return;
+    return { measured: [], peakRssMB: peakRssMB(), kept: 0 };
   }
-  const measured = await what.row!.run(ctx);
-  const report: ChildReport = { measured, peakRssMB: ctx.rss() ?? peakRssMB(), kept: kept() };
-  io.stdout.write(`${JSON.stringify(report)}\n`);
+  if (row === undefined) throw new Error(`no row ${job.row}`);
+  const measured = await row.run(ctx);
+  return { measured, peakRssMB: ctx.rss() ?? peakRssMB(), kept: kept() };
+}
+
+/**
+ * The child entry, built next to the CLI (dist/bench-child.js). Running from the sources (no
+ * build) there is none: the rows then need `inProcess`.
+ */
+export function childScript(): string | undefined {
+  const path = fileURLToPath(new URL("./bench-child.js", import.meta.url));
+  return existsSync(path) ? path : undefined;
 }
 
 /**
@@ -64,7 +86,8 @@ export async function childMain(options: BenchOptions, what: { row?: RowSpec; fi
  * as failed and the others still run. `progress` hears about each row as it starts and ends.
  */
 export class Runner {
-  readonly #options: BenchOptions;
+  readonly #options: ResolvedBenchOptions;
+  readonly #crc: BenchCrc;
   readonly #dirs: RunDirs;
   readonly #script: string | undefined;
   readonly #built = new Set<string>();
@@ -72,8 +95,15 @@ export class Runner {
 
   readonly #progress: (line: string) => void;
 
-  constructor(options: BenchOptions, dirs: RunDirs, script: string | undefined, progress: (line: string) => void) {
+  constructor(
+    options: ResolvedBenchOptions,
+    crc: BenchCrc,
+    dirs: RunDirs,
+    script: string | undefined,
+    progress: (line: string) => void,
+  ) {
     this.#options = options;
+    this.#crc = crc;
     this.#dirs = dirs;
     this.#script = options.inProcess ? undefined : script;
     this.#progress = progress;
@@ -92,25 +122,26 @@ export class Runner {
     try {
       if (spec.fixture !== undefined && !this.#built.has(spec.fixture)) {
         const started = Date.now();
-        if (this.#script === undefined) await FIXTURES[spec.fixture](contextFor(this.#options, this.#dirs));
-        else await this.#spawn(["--child-fixture", spec.fixture]);
+        if (this.#script === undefined) await FIXTURES[spec.fixture](contextFor(this.#options, this.#crc, this.#dirs));
+        else await this.#spawn({ fixture: spec.fixture });
         this.#built.add(spec.fixture);
         this.#progress(`built the ${spec.fixture} fixture in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }
       if (this.#script === undefined) {
-        const measured = await spec.run(contextFor(this.#options, this.#dirs));
+        const measured = await spec.run(contextFor(this.#options, this.#crc, this.#dirs));
         return measured.map((m) => finish(m, null));
       }
-      const report = await this.#spawn(["--child-row", spec.name]);
+      const report = await this.#spawn({ row: spec.name });
       return report.measured.map((m) => finish(m, report.peakRssMB));
     } catch (err) {
       return [failed(spec.name, message(err))];
     }
   }
 
-  /** Runs `pagelog bench <args>` in a child process of this run; resolves with its report. */
-  #spawn(args: string[]): Promise<ChildReport> {
-    const argv = [...process.execArgv, this.#script!, "bench", ...args, ...childArgs(this.#options, this.#dirs)];
+  /** Runs one job in a child process of this run (the job as JSON, its only argument); resolves with its report. */
+  #spawn(what: { row: string } | { fixture: FixtureName }): Promise<ChildReport> {
+    const job: ChildJob = { options: this.#options, dirs: this.#dirs, ...what };
+    const argv = [...process.execArgv, this.#script!, JSON.stringify(job)];
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] });
       this.#child = child;

@@ -10,9 +10,9 @@
  *   one partition directory. Its partitions are the subdirectories named `<topic>-<partition>`
  *   that hold only partition files (an empty one too, as a crash after `mkdir` leaves it).
  */
-import { parsePartitionName } from "../../log/partition-names.js";
-import { parseSegmentFileName } from "../../segment/segment-names.js";
-import type { Storage } from "../../storage/storage.js";
+import { parsePartitionName } from "../log/partition-names.js";
+import { parseSegmentFileName } from "../segment/segment-names.js";
+import type { Storage } from "../storage/storage.js";
 
 /** Files Kafka (and pagelog, for the first four) keeps in a log directory's root. */
 export const LOG_DIR_FILES: readonly string[] = [

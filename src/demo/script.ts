@@ -3,8 +3,8 @@
  * or semicolons; each a word and an optional number; the interactive keys work as words too),
  * and the chapter's "Break it" exercise as `--script break-it`.
  */
-import { UsageError } from "../io.js";
-import { plural } from "../plural.js";
+import { UsageError } from "../text/usage-error.js";
+import { plural } from "../text/plural.js";
 import { flushLabel } from "./render.js";
 import { type DemoSession, FLUSH_CHOICES, type LossCount } from "./session.js";
 

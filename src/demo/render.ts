@@ -1,6 +1,6 @@
 /** One frame of the demo: a title, the strip of the active segment, a legend and the status lines. */
-import { ANSI, type Style } from "../style.js";
-import { plural } from "../plural.js";
+import { ANSI, type Style } from "../text/paint.js";
+import { plural } from "../text/plural.js";
 import type { DemoSnapshot } from "./session.js";
 import { drawStrip, legend } from "./strip.js";
 

@@ -3,9 +3,9 @@
  * it says it runs on, and the outcome of a restart whose recovery a policy broke, in the course
  * demo's words: "broken" (the policy kept bytes reading breaks on: where and why) or "threw".
  */
-import { ErrorCode, isPagelogError, type PolicyFault } from "../../errors.js";
-import type { CoursePolicies } from "../../segment/policies/policy-types.js";
-import { policyNames } from "../../testing/with-policies.js";
+import { ErrorCode, isPagelogError, type PolicyFault } from "../errors.js";
+import type { CoursePolicies } from "../policies/policy-types.js";
+import { policyNames } from "../testing/with-policies.js";
 
 /** "pagelog's own functions", or "your recover" / "your lookup, recover". */
 export function runningOn(policies: Partial<CoursePolicies> | undefined): string {
