@@ -23,6 +23,11 @@ export class Tally {
   bytesTruncated = 0;
   segmentsDeleted = 0;
   indexesRebuilt = 0;
+  /** Where a torn tail was cut: the last segment, or one whose later segments were then deleted. */
+  tailCut: "none" | "last-segment" | "mid-log" = "none";
+  segmentsDeletedAfterGap = 0;
+  /** Segments an interrupted truncateTo was cutting, whose cut the open finished. */
+  readonly truncationsFinished = new Set<Segment>();
 
   /** A segment's batches were walked and its indexes rebuilt. */
   walked(result: SegmentRecovery): void {
@@ -67,10 +72,11 @@ export async function planLoad(
       steps.push(step);
     } else if (rewrite !== undefined) existing.rewrite = rewrite;
   };
-  const deleteFromIndex = (from: number): void => {
+  const deleteFromIndex = (from: number): number => {
     const doomed = segments.splice(from);
     tally.segmentsDeleted += doomed.length;
     steps.push({ kind: "delete", segments: doomed });
+    return doomed.length;
   };
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
   // The first segment to walk: the one holding the last durable record (the last with base below
@@ -125,6 +131,7 @@ export async function planLoad(
         }
         await checkOverlapAgrees(previous, segment);
         tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+        tally.truncationsFinished.add(previous);
         commit(previous);
       }
       if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
@@ -137,7 +144,7 @@ export async function planLoad(
             { path: segment.log.path },
           );
         }
-        deleteFromIndex(i);
+        tally.segmentsDeletedAfterGap += deleteFromIndex(i);
         break;
       }
       if (i < firstToRecover) {
@@ -159,6 +166,7 @@ export async function planLoad(
           )
             throw err;
           tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+          tally.truncationsFinished.add(segment);
         }
         commit(segment);
         continue;
@@ -170,6 +178,7 @@ export async function planLoad(
       // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
       const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
       commit(segment, { from, to: result.validBytes });
+      if (result.truncatedBytes > 0) tally.tailCut = i + 1 < segments.length ? "mid-log" : "last-segment";
       if (result.truncatedBytes > 0 && i + 1 < segments.length) {
         deleteFromIndex(i + 1);
         break;
