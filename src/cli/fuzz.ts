@@ -5,7 +5,9 @@
  * one (its report and replay command printed), 2 on bad arguments.
  */
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
+import { formatReach } from "../testing/engine/reach.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
+import { LOG_DECISIONS } from "../testing/pagelog-adapter.js";
 import { violationMessage } from "../testing/engine/violation.js";
 import {
   type FuzzProgress,
@@ -259,6 +261,8 @@ function printReport(report: FuzzReport, io: CliIo): void {
   io.stdout.write(
     `summary: ${plural(report.schedules, "schedule")}, ${plural(report.powerCuts, "power cut")}, ${plural(report.recordsRecovered, "record")} recovered, ${plural(report.violations, "violation")}, ${rate} schedules/s, seed ${report.seed}\n`,
   );
+  // What the workloads reached: a decision at 0 is a recovery path no schedule of this run took.
+  io.stdout.write(`reach (decision, times it fired):\n${formatReach(report.reach, LOG_DECISIONS).join("\n")}\n`);
   for (const v of report.violationList) {
     io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);
   }

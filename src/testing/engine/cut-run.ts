@@ -19,6 +19,7 @@ import {
   toInput,
 } from "./model.js";
 import { describeDisk, openLog } from "./open-log.js";
+import { FAULT_DECISION, type Reach, ReachCounter } from "./reach.js";
 import { describeStep, type Schedule, type Step } from "./schedule.js";
 import { CrashViolation } from "./violation.js";
 
@@ -33,6 +34,8 @@ export interface ScheduleOutcome {
   readonly workloadOps: number;
   /** Human-readable steps, for a failure report. */
   readonly trace: readonly string[];
+  /** How often each decision fired (see reach.ts). */
+  readonly reach: Reach;
 }
 
 /** A clock that moves only when the workload says. */
@@ -77,12 +80,16 @@ export class CutRun {
   #opsBefore = 0;
   #opsAtStart = 0;
   #powerCutsInWorkload = 0;
+  /** The op of the last injected fault (the trace names the one that fired, when it still holds it). */
+  #faultOp: keyof typeof FAULT_DECISION | undefined;
+  readonly #reach: ReachCounter;
 
   constructor(adapter: CrashTestAdapter, schedule: Schedule, cutAfter: number) {
     this.#adapter = adapter;
     this.#schedule = schedule;
     this.#cutAfter = cutAfter;
     this.#context = { clock: this.#clock, tuning: schedule.tuning };
+    this.#reach = new ReachCounter((adapter.extraSteps ?? []).includes("faults"));
     this.#sim = new SimStorage({
       seed: schedule.seed,
       pageSize: schedule.pageSize,
@@ -107,6 +114,7 @@ export class CutRun {
       recordsRecovered,
       workloadOps,
       trace: this.#trace,
+      reach: this.#reach.reach,
     };
   }
 
@@ -143,14 +151,23 @@ export class CutRun {
     return checkContents(await readLog(this.#current), this.#state, pending, this.#trace, when);
   }
 
-  async #open(): Promise<AdapterLog> {
-    this.#log = await openLog(this.#adapter, this.#sim, this.#context);
-    return this.#log;
+  /** Opens the log; what a reopen decided counts (`counted`: not the first open, on an empty disk). */
+  async #open(counted = true): Promise<AdapterLog> {
+    const log = await openLog(this.#adapter, this.#sim, this.#context);
+    this.#log = log;
+    if (counted) this.#reach.addOpen(log.recoveryDecisions?.());
+    return log;
+  }
+
+  /** Cuts the power (if a scheduled cut has not already) and boots the disk it leaves. */
+  #crash(level0Chooser?: Parameters<SimStorage["crash"]>[0]): void {
+    this.#sim = this.#sim.crash(level0Chooser);
+    this.#reach.addCrash(this.#sim.lastCrash);
   }
 
   async #openOnEmptyDisk(): Promise<void> {
     try {
-      await this.#open();
+      await this.#open(false);
     } catch (err) {
       // The log under test could not even start on an empty disk: its failure, not the harness's.
       this.#trace.push(`open (${this.#adapter.name}) on an empty disk: failed`);
@@ -201,6 +218,7 @@ export class CutRun {
           this.#trace,
         );
       }
+      if (this.#inFlight !== undefined) this.#reach.add("cut-in-call");
       const inFlight = this.#inFlight === undefined ? "" : " (a call was in flight)";
       this.#trace.push(`POWER CUT after op ${this.#sim.opCount}${inFlight}`);
       return true;
@@ -209,9 +227,17 @@ export class CutRun {
 
   /** A call failed loudly on an injected fault: the log checks itself, then the machine reboots. */
   async #afterFailedCall(s: Step, step: string, err: unknown): Promise<void> {
+    this.#reach.add(FAULT_DECISION[this.#firedFaultOp()]);
     await this.#selfCheck(this.#current, { kind: "callFailed", call: CALL_OF[s.kind], error: err }, step);
     this.#trace.push(`${step} failed loudly (${err instanceof PagelogError ? err.code : String(err)}); rebooting`);
     await this.#reboot(this.#inFlight, `after the failure of ${step}`);
+  }
+
+  /** The op of the injected fault that fired: the trace's last failed op, else the last one injected. */
+  #firedFaultOp(): keyof typeof FAULT_DECISION {
+    const failed = [...this.#sim.trace].reverse().find((e) => e.error !== undefined && e.error !== ErrorCode.POWER_CUT);
+    const op = failed?.op;
+    return op === "sync" || op === "write" || op === "syncDir" ? op : this.#faultOp!;
   }
 
   /** Power cut now, reboot, reopen and check; what recovery found is the state from then on. */
@@ -219,7 +245,7 @@ export class CutRun {
     this.#powerCutsInWorkload++;
     this.#opsBefore += this.#sim.opCount - this.#opsAtStart;
     this.#lastTrace = this.#sim.trace.slice(-40);
-    this.#sim = this.#sim.crash();
+    this.#crash();
     this.#opsAtStart = this.#sim.opCount;
     this.#sim.scheduleCrash({ afterOps: Math.max(0, this.#cutAfter - this.#opsBefore) });
     await this.#open();
@@ -251,9 +277,11 @@ export class CutRun {
       case "crash":
         // A power cut between calls: nothing in flight. Recovery's result becomes the model, so a
         // value it dropped must never come back later.
+        this.#reach.add("crash-step");
         return this.#reboot(undefined, "after a crash step");
       case "fault":
         this.#sim.injectFault({ op: s.op, code: s.code });
+        this.#faultOp = s.op;
         break;
       case "clock":
         this.#clock.t += s.ms;
@@ -336,7 +364,7 @@ export class CutRun {
         trace: this.#trace,
         reboot: (level, cut) => {
           this.#lastTrace = this.#sim.trace.slice(-40);
-          this.#sim = this.#sim.crash(level === 0 ? schedule.firstCrash?.(this.#sim.pendingState()) : undefined);
+          this.#crash(level === 0 ? schedule.firstCrash?.(this.#sim.pendingState()) : undefined);
           if (cut !== undefined) this.#sim.scheduleCrash({ afterOps: cut });
         },
         openAndCheck: async (moment) => {
@@ -345,12 +373,14 @@ export class CutRun {
           return log;
         },
         recoveredBeforeCut: async (reopened) => {
+          this.#reach.add("recovered-before-cut");
           await this.#selfCheck(reopened, { kind: "recovered" }, "recovery before its cut");
           // Recovery finished before the cut, and made what it found durable: that is the state a
           // further cut (now) must keep exactly.
           this.#state = found!;
           this.#inFlight = undefined;
         },
+        cutInsideRecovery: () => this.#reach.add("nested-cut"),
         isPowerCut: (err) => this.#isPowerCut(err),
         reopenFailed: async (err) =>
           new CrashViolation(

@@ -6,6 +6,7 @@
  */
 import { Prng } from "../../storage/sim/prng.js";
 import type { CrashTestAdapter } from "./adapter.js";
+import { type Reach, sumReach } from "./reach.js";
 import { runSchedule } from "./run-schedule.js";
 import { generateSchedule } from "./schedule.js";
 import { violationMessage } from "./violation.js";
@@ -53,6 +54,8 @@ export interface RunLoopOptions {
 export interface RunReport extends CrashTestProgress {
   readonly seed: number;
   readonly violationList: readonly CrashTestViolation[];
+  /** How often each decision fired over the schedules that passed (see reach.ts). */
+  readonly reach: Reach;
 }
 
 /** The seeds of a run: its own seed first (so a violation's seed replays it as schedule 0), then drawn ones. */
@@ -72,6 +75,7 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
   let schedules = 0;
   let powerCuts = 0;
   let recordsRecovered = 0;
+  let reach: Reach = {};
   const progress = (): CrashTestProgress => ({
     schedules,
     powerCuts,
@@ -87,6 +91,7 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
       const outcome = await runSchedule(adapter, schedule);
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
+      reach = sumReach(reach, outcome.reach);
     } catch (err) {
       violations.push({ seed, index, message: violationMessage(err), replay: options.replay(seed) });
     }
@@ -94,5 +99,5 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
     options.onProgress?.(progress());
     if (violations.length > 0 && options.failFast) break;
   }
-  return { ...progress(), seed: options.seed, violationList: violations };
+  return { ...progress(), seed: options.seed, violationList: violations, reach };
 }
