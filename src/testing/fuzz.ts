@@ -8,7 +8,7 @@ import { brokenAdapter, type BrokenVariant } from "./broken/variants.js";
 import type { CrashTestAdapter, ExtraStep } from "./engine/adapter.js";
 import { type CrashTestProgress, type RunReport, runSchedules } from "./engine/run-loop.js";
 import { runSchedule, type ScheduleOutcome } from "./engine/run-schedule.js";
-import { generateSchedule, type Schedule } from "./engine/schedule.js";
+import { generateSchedule, type Schedule, type Workload } from "./engine/schedule.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";
 import { withPolicies } from "./with-policies.js";
 import type { CoursePolicies } from "../segment/policies/policy-types.js";
@@ -85,10 +85,14 @@ export function replayCommand(scheduleSeed: number, second?: BrokenVariant | Rep
   );
 }
 
-/** The schedule a seed stands for, for an adapter. */
-export function scheduleFor(adapter: CrashTestAdapter, seed: number, maxOps?: number): Schedule {
+/** The schedule a seed stands for, for an adapter (`workload`: the generator, swarm by default). */
+export function scheduleFor(adapter: CrashTestAdapter, seed: number, maxOps?: number, workload?: Workload): Schedule {
   const extraSteps: readonly ExtraStep[] = adapter.extraSteps ?? [];
-  return generateSchedule(seed, { extraSteps, ...(maxOps === undefined ? {} : { maxOps }) });
+  return generateSchedule(seed, {
+    extraSteps,
+    ...(maxOps === undefined ? {} : { maxOps }),
+    ...(workload === undefined ? {} : { workload }),
+  });
 }
 
 /** Runs one schedule of pagelog's log by its seed; rejects with a CrashViolation if a guarantee breaks. */
@@ -100,10 +104,12 @@ export async function replay(
     maxOps?: number;
     policies?: Partial<CoursePolicies>;
     steps?: readonly number[];
+    /** The generator the seed goes through (regression seeds recorded before the swarm: classic). */
+    workload?: Workload;
   } = {},
 ): Promise<ScheduleOutcome> {
   const adapter = fuzzedLog(brokenVariant, options.maxOpenFiles, options.policies);
-  const schedule = scheduleFor(adapter, seed, options.maxOps);
+  const schedule = scheduleFor(adapter, seed, options.maxOps, options.workload);
   return runSchedule(adapter, options.steps === undefined ? schedule : withSteps(schedule, options.steps));
 }
 
