@@ -26,6 +26,8 @@ export interface FuzzOptions {
   readonly minutes?: number;
   /** At most this many steps per workload. @defaultValue 30 */
   readonly maxOps?: number;
+  /** The workload generator (`--workload`). @defaultValue "swarm" */
+  readonly workload?: Workload;
   /** Stop at the first violation. @defaultValue true */
   readonly failFast?: boolean;
   /** Called after every schedule (the CLI draws its progress line from it). */
@@ -58,6 +60,7 @@ export function fuzzedLog(
 export interface ReplayArgs {
   readonly brokenVariant?: BrokenVariant | undefined;
   readonly maxOps?: number | undefined;
+  readonly workload?: Workload | undefined;
   /** The module of `--policies`, as given. */
   readonly policiesPath?: string | undefined;
   /** Only these steps of the schedule (a shrunk case). */
@@ -74,14 +77,15 @@ export function replayCommand(scheduleSeed: number, brokenVariant?: BrokenVarian
 export function replayCommand(scheduleSeed: number, args: ReplayArgs): string;
 export function replayCommand(scheduleSeed: number, second?: BrokenVariant | ReplayArgs, maxOpsArg?: number): string {
   const args: ReplayArgs = typeof second === "object" ? second : { brokenVariant: second, maxOps: maxOpsArg };
-  const { brokenVariant, maxOps, policiesPath, steps } = args;
+  const { brokenVariant, maxOps, policiesPath, steps, workload } = args;
   return (
     `npx pagelog fuzz` +
     (policiesPath === undefined ? "" : ` --policies ${shellWord(policiesPath)}`) +
     ` --replay ${scheduleSeed}` +
     (steps === undefined ? "" : ` --steps ${formatSteps(steps)}`) +
     (brokenVariant === undefined ? "" : ` --broken ${brokenVariant}`) +
-    (maxOps === undefined || maxOps === 30 ? "" : ` --max-ops ${maxOps}`)
+    (maxOps === undefined || maxOps === 30 ? "" : ` --max-ops ${maxOps}`) +
+    (workload === undefined || workload === "swarm" ? "" : ` --workload ${workload}`)
   );
 }
 
@@ -120,7 +124,7 @@ export async function fuzz(options: PagelogFuzzOptions): Promise<RunReport> {
     ...options,
     maxOps,
     failFast: options.failFast ?? true,
-    replay: (seed) => replayCommand(seed, options.brokenVariant, maxOps),
+    replay: (seed) => replayCommand(seed, { brokenVariant: options.brokenVariant, maxOps, workload: options.workload }),
   });
 }
 

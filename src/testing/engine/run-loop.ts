@@ -8,7 +8,7 @@ import { Prng } from "../../storage/sim/prng.js";
 import type { CrashTestAdapter } from "./adapter.js";
 import { type Reach, sumReach } from "./reach.js";
 import { runSchedule } from "./run-schedule.js";
-import { generateSchedule } from "./schedule.js";
+import { generateSchedule, type Workload } from "./schedule.js";
 import { violationMessage } from "./violation.js";
 
 export interface CrashTestProgress {
@@ -44,6 +44,8 @@ export interface RunLoopOptions {
   readonly minutes?: number;
   /** At most this many steps per workload. */
   readonly maxOps: number;
+  /** The workload generator. @defaultValue "swarm" */
+  readonly workload?: Workload | undefined;
   /** Stop at the first violation. */
   readonly failFast: boolean;
   readonly onProgress?: (progress: CrashTestProgress) => void;
@@ -86,7 +88,11 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
   const seeds = scheduleSeeds(options.seed);
   for (let index = 0; index < runs && Date.now() < deadline; index++) {
     const seed = seeds.next().value as number;
-    const schedule = generateSchedule(seed, { maxOps: options.maxOps, extraSteps: adapter.extraSteps ?? [] });
+    const schedule = generateSchedule(seed, {
+      maxOps: options.maxOps,
+      extraSteps: adapter.extraSteps ?? [],
+      ...(options.workload === undefined ? {} : { workload: options.workload }),
+    });
     try {
       const outcome = await runSchedule(adapter, schedule);
       powerCuts += outcome.powerCuts;
