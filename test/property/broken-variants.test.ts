@@ -19,7 +19,7 @@ const BUDGET = 1500;
  * appends and another crash before anything syncs that segment's `.log` (the loader's rewrite of
  * the unflushed tail, or a durable append, makes the cut durable as a side effect): about one
  * schedule in 700 of 100 steps, one in several thousand of 30. The classic workload: at 100 steps
- * it reaches that one soonest today (schedule 530 of run seed 1; the swarm one, whose schedules
+ * it reaches that one soonest today (schedule 82 of run seed 1; the swarm one, whose schedules
  * are longer, at 987). broken-reach.test.ts holds the default (swarm) workload to 100 schedules.
  */
 const MAX_OPS = 100;
