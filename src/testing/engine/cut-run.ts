@@ -382,11 +382,12 @@ export class CutRun {
         },
         cutInsideRecovery: () => this.#reach.add("nested-cut"),
         isPowerCut: (err) => this.#isPowerCut(err),
-        reopenFailed: async (err) =>
-          new CrashViolation(
-            `reopen failed: ${errorReport(err)}\n${await describeDisk(this.#sim, this.#lastTrace)}`,
-            this.#trace,
-          ),
+        reopenFailed: async (err) => {
+          // The run ends here: a nested cut still pending must not cut the disk's description short.
+          if (!this.#sim.poweredOff) this.#sim.scheduleCrash({ afterOps: Number.MAX_SAFE_INTEGER });
+          const disk = await describeDisk(this.#sim, this.#lastTrace);
+          return new CrashViolation(`reopen failed: ${errorReport(err)}\n${disk}`, this.#trace);
+        },
       },
       "after recovery",
     );
