@@ -5,8 +5,11 @@
  * power cuts fall. Everything is generated from one 32-bit seed with the simulator's PRNG (no
  * test tools), so a seed is all it takes to replay a schedule anywhere.
  *
- * A step the adapter cannot take (see `ExtraStep`) is never drawn; for pagelog's own `Log`, which
- * takes them all, a seed gives the same schedule it always has (the regression seeds rely on it).
+ * Two generators: the swarm workload (swarm-workload.ts, the default), where each seed first
+ * draws a focus that reweights steps and settings, and the classic one (classic-workload.ts),
+ * whose draws are frozen: the regression seeds replay through it. A step the adapter cannot take
+ * (see `ExtraStep`) is never drawn; for pagelog's own `Log`, which takes them all, a classic seed
+ * gives the same schedule it always has.
  */
 import { classicSchedule } from "./classic-workload.js";
 import type { GenerateOptions, Schedule, Step } from "./schedule-types.js";
