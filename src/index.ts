@@ -40,6 +40,7 @@ export { SimStorage, keepEverything, keepNothing, randomChooser } from "./storag
 export type {
   ByteRange,
   CrashChooser,
+  CrashReport,
   FaultSpec,
   FileMap,
   PageFate,

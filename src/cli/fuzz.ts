@@ -5,7 +5,9 @@
  * one (its report and replay command printed), 2 on bad arguments.
  */
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
+import { formatReach } from "../testing/engine/reach.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
+import { LOG_DECISIONS } from "../testing/pagelog-adapter.js";
 import { violationMessage } from "../testing/engine/violation.js";
 import {
   type FuzzProgress,
@@ -50,6 +52,8 @@ Options:
   --policies PATH   run the log on the course policies the module at PATH exports
   --adapter PATH    fuzz the crashTest adapter that the module at PATH exports
   --max-ops N       at most N steps per workload (default 30)
+  --workload W      swarm (default: each seed draws a focus) or classic (the first engine's
+                    one mix, which older schedule seeds were printed with)
   --runs N          schedules to run (default 2000 unless --minutes is given)
   --minutes M       run for M minutes instead
   --seed S          seed of the run (default: random, printed)
@@ -81,6 +85,7 @@ const OPTIONS = {
   policies: { type: "string" },
   steps: { type: "string" },
   "max-ops": { type: "string" },
+  workload: { type: "string" },
   "keep-going": { type: "boolean" },
   timeout: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -102,6 +107,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("give --policies or --broken, not both (a broken variant runs pagelog's own policies)");
   if (values.steps !== undefined && values.replay === undefined)
     throw new UsageError("--steps goes with --replay (it picks steps of that one schedule)");
+  const workload = values.workload;
+  if (workload !== undefined && workload !== "swarm" && workload !== "classic")
+    throw new UsageError(`--workload must be swarm or classic, got '${workload}'`);
   const timeoutMs = 1000 * secondsOption(values.timeout, ADAPTER_TIMEOUT_S);
   const policiesPath = values.policies;
   const policies = policiesPath === undefined ? undefined : await loadPolicies(policiesPath);
@@ -115,8 +123,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       : withPolicies(await loadAdapter(path, timeoutMs), policies);
   const replayOf = (seed: number, steps?: readonly number[]): string =>
     path === undefined
-      ? replayCommand(seed, { brokenVariant: broken, maxOps, policiesPath, steps })
+      ? replayCommand(seed, { brokenVariant: broken, maxOps, policiesPath, steps, workload })
       : adapterReplayCommand(path, values["max-ops"] === undefined ? undefined : maxOps, policiesPath, seed, steps) +
+        (workload === undefined || workload === "swarm" ? "" : ` --workload ${workload}`) +
         (values.timeout === undefined ? "" : ` --timeout ${timeoutMs / 1000}`);
   const yours = policyNames(policies);
   const name =
@@ -128,7 +137,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const steps = values.steps === undefined ? undefined : parseSteps(values.steps);
     if (values.steps !== undefined && steps === undefined)
       throw new UsageError(`--steps must be step numbers and ranges such as 0-3,5, got '${values.steps}'`);
-    const full = scheduleFor(adapter, seed, maxOps);
+    const full = scheduleFor(adapter, seed, maxOps, workload);
     let schedule = full;
     try {
       if (steps !== undefined) schedule = withSteps(full, steps);
@@ -158,6 +167,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(runs === undefined ? {} : { schedules: runs }),
     ...(minutes === undefined ? {} : { minutes }),
     maxOps,
+    ...(workload === undefined ? {} : { workload }),
     failFast: values["keep-going"] !== true,
     replayCommand: (seed) => replayOf(seed),
     onProgress: progressDrawer(io),
@@ -170,7 +180,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   } else if (first !== undefined && broken === undefined) {
     // The smallest case is what a reader debugs: the same seed with the fewest steps that fail.
     io.stdout.write(`\nshrinking schedule ${first.seed} (at most 400 reruns)…\n`);
-    const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps));
+    const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps, workload));
     if (shrunk === undefined)
       io.stdout.write("it did not fail again when rerun: the log under test is not deterministic\n");
     else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
@@ -259,6 +269,8 @@ function printReport(report: FuzzReport, io: CliIo): void {
   io.stdout.write(
     `summary: ${plural(report.schedules, "schedule")}, ${plural(report.powerCuts, "power cut")}, ${plural(report.recordsRecovered, "record")} recovered, ${plural(report.violations, "violation")}, ${rate} schedules/s, seed ${report.seed}\n`,
   );
+  // What the workloads reached: a decision at 0 is a recovery path no schedule of this run took.
+  io.stdout.write(`reach (decision, times it fired):\n${formatReach(report.reach, LOG_DECISIONS).join("\n")}\n`);
   for (const v of report.violationList) {
     io.stdout.write(`\nVIOLATION in schedule ${v.index} (seed ${v.seed}):\n${v.message}\nreplay: ${v.replay}\n`);
   }

@@ -25,6 +25,11 @@ export class Tally {
   bytesTruncated = 0;
   segmentsDeleted = 0;
   indexesRebuilt = 0;
+  /** Where a torn tail was cut: the last segment, or one whose later segments were then deleted. */
+  tailCut: "none" | "last-segment" | "mid-log" = "none";
+  segmentsDeletedAfterGap = 0;
+  /** Segments an interrupted truncateTo was cutting, whose cut the open finished. */
+  readonly truncationsFinished = new Set<Segment>();
 
   /** Set once the plan knows what it walks: told after every walk. */
   onWalked: (() => void) | undefined;
@@ -74,10 +79,11 @@ export async function planLoad(
       steps.push(step);
     } else if (rewrite !== undefined) existing.rewrite = rewrite;
   };
-  const deleteFromIndex = (from: number): void => {
+  const deleteFromIndex = (from: number): number => {
     const doomed = segments.splice(from);
     tally.segmentsDeleted += doomed.length;
     steps.push({ kind: "delete", segments: doomed });
+    return doomed.length;
   };
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
   // The first segment to walk: the one holding the last durable record (the last with base below
@@ -139,7 +145,7 @@ interface Planning {
   /** Plans writing this segment's plan (and, once committed, rewriting `[from, to)`). */
   commit(segment: Segment, rewrite?: { from: number; to: number }): void;
   /** Plans deleting `segments[from..]` (newest first), which leave `segments`. */
-  deleteFromIndex(from: number): void;
+  deleteFromIndex(from: number): number;
   /** The clean load of `segments[i]`, started ahead in a window (see planLoad). */
   cleanPlanOf(i: number): Promise<{ indexesRebuilt: boolean }>;
 }
@@ -171,6 +177,7 @@ async function planEach(p: Planning): Promise<Plan> {
       }
       await checkOverlapAgrees(previous, segment);
       tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+      tally.truncationsFinished.add(previous);
       commit(previous);
     }
     if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
@@ -183,7 +190,7 @@ async function planEach(p: Planning): Promise<Plan> {
           { path: segment.log.path },
         );
       }
-      deleteFromIndex(i);
+      tally.segmentsDeletedAfterGap += deleteFromIndex(i);
       break;
     }
     if (i < firstToRecover) {
@@ -204,6 +211,7 @@ async function planEach(p: Planning): Promise<Plan> {
         )
           throw err;
         tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+        tally.truncationsFinished.add(segment);
       }
       commit(segment);
       continue;
@@ -215,6 +223,7 @@ async function planEach(p: Planning): Promise<Plan> {
     // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
     const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
     commit(segment, { from, to: result.validBytes });
+    if (result.truncatedBytes > 0) tally.tailCut = i + 1 < segments.length ? "mid-log" : "last-segment";
     if (result.truncatedBytes > 0 && i + 1 < segments.length) {
       deleteFromIndex(i + 1);
       break;

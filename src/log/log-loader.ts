@@ -49,6 +49,20 @@ export interface LogRecovery {
   readonly indexesRebuilt: number;
   /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
   readonly filesRemoved: number;
+  /** Their names, in the partition directory: what a crash had left half done. */
+  readonly leftoversRemoved: readonly string[];
+  /**
+   * Where the open cut a torn tail (`bytesTruncated` counts its bytes): `"last-segment"`, or
+   * `"mid-log"` when the damage was in an earlier segment and every later one was deleted (they
+   * are among `segmentsDeleted`); `"none"` when nothing was cut.
+   */
+  readonly tailCut: "none" | "last-segment" | "mid-log";
+  /** Segments deleted because they did not continue the log (an offset gap above the recovery point). */
+  readonly segmentsDeletedAfterGap: number;
+  /** Interrupted `truncateTo` calls the open finished: a replacement segment overlapped the one it was cutting. */
+  readonly truncationsFinished: number;
+  /** The checkpointed start offset was past every surviving record: the log started over, empty, there. */
+  readonly startedOver: boolean;
   /** Milliseconds spent opening this log. */
   readonly durationMs: number;
 }
@@ -119,6 +133,11 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       segmentsDeleted: tally.segmentsDeleted,
       indexesRebuilt: tally.indexesRebuilt,
       filesRemoved: removable.length,
+      leftoversRemoved: removable,
+      tailCut: tally.tailCut,
+      segmentsDeletedAfterGap: tally.segmentsDeletedAfterGap,
+      truncationsFinished: tally.truncationsFinished.size,
+      startedOver: bases.length > 0 && plan.startOverAt !== undefined,
       durationMs: now() - started,
     },
   };

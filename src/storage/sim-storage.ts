@@ -19,13 +19,14 @@ import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { baseName, checkNonNegativeInteger, joinPath, normalizePath, parentOf, ROOT } from "./paths.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
-import { type CrashChooser, chooserFrom } from "./sim/crash-chooser.js";
+import { type CrashChooser, chooserFrom, countingChooser } from "./sim/crash-chooser.js";
 import { Prng } from "./sim/prng.js";
 import { SimDir, type SimNode } from "./sim/sim-dir.js";
 import { SimFile } from "./sim/sim-file.js";
 import { SimInode } from "./sim/sim-inode.js";
 import { fileMapOf, memoryOf, pendingStateOf } from "./sim/sim-inspect.js";
 import {
+  type CrashReport,
   FAULT_CODE,
   type FaultSpec,
   type FileMap,
@@ -42,6 +43,7 @@ export type { CrashChooser, PageFate, RandomSource } from "./sim/crash-chooser.j
 export { keepEverything, keepNothing, randomChooser } from "./sim/crash-chooser.js";
 export type { ByteRange } from "./sim/crash-chooser.js";
 export type {
+  CrashReport,
   FaultSpec,
   FileMap,
   PendingState,
@@ -76,6 +78,7 @@ export class SimStorage implements Storage {
   #faults: Array<ReturnType<typeof resolveFaultSpec>> = [];
   #locks = new Set<string>();
   #trace: TraceEvent[] = [];
+  #lastCrash: CrashReport | undefined;
 
   /** An empty simulated disk, its page cache clean, with these options (an unknown key is a `TypeError`). */
   constructor(options: SimStorageOptions = {}) {
@@ -122,11 +125,16 @@ export class SimStorage implements Storage {
     if (this.#power === "crashed")
       throw new Error("SimStorage.crash(): this storage already crashed; use the one crash() returned");
     this.#power = "crashed";
-    const choose = chooser ?? chooserFrom(this.#prng);
+    const fates = { pagesWritten: 0, pagesLost: 0, pagesTorn: 0, sizesKept: 0, sizesUndone: 0 };
+    const dirs = { dirChangesKept: 0, createsLost: 0, renamesLost: 0, removesLost: 0 };
+    const choose = countingChooser(chooser ?? chooserFrom(this.#prng), fates);
     const inodes = new Map<SimInode, SimInode>();
     const rebuild = (dir: SimDir, path: string): SimDir => {
       const after = new SimDir();
       const keep = dir.pendingCount === 0 ? 0 : choose.dirPrefix(path, dir.pendingCount);
+      dirs.dirChangesKept += keep;
+      for (const kind of dir.lostChanges(keep))
+        dirs[kind === "set" ? "createsLost" : kind === "rename" ? "renamesLost" : "removesLost"]++;
       for (const [name, node] of dir.survivingEntries(keep)) {
         const child = joinPath(path, name);
         if (node instanceof SimDir) after.entries.set(name, rebuild(node, child));
@@ -143,7 +151,17 @@ export class SimStorage implements Storage {
     const rebooted = new SimStorage({ ...this.options, seed: this.#prng.nextU32() });
     rebooted.#root = root;
     rebooted.#collectInodes(root);
+    rebooted.#lastCrash = { ...fates, ...dirs };
     return rebooted;
+  }
+
+  /**
+   * What the power cut that this storage came out of decided (undefined for one that never
+   * crashed): how many dirty pages were written, lost or torn, unsynced sizes kept or undone,
+   * unsynced directory changes kept or lost.
+   */
+  get lastCrash(): CrashReport | undefined {
+    return this.#lastCrash;
   }
 
   /**

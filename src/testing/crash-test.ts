@@ -87,6 +87,14 @@ export interface CrashTestSummary {
   readonly recordsRecovered: number;
   /** The guarantees that broke, each with the schedule that replays it (empty: none). */
   readonly violations: readonly CrashTestViolation[];
+  /**
+   * How often each decision fired over the schedules that passed: the engine's (crash steps,
+   * cuts inside a call or inside recovery, injected faults that failed a call), the simulated
+   * power cuts' (pages written, lost or torn, sizes kept or undone, directory changes lost) and
+   * the log's own (`AdapterLog.recoveryDecisions`: pagelog's tail cuts, deletions, rebuilt
+   * indexes, finished truncations, …). A decision at 0 is a path these workloads never reached.
+   */
+  readonly reach: Readonly<Record<string, number>>;
 }
 
 /** Thrown by `crashTest` (unless `throwOnViolation: false`) when a guarantee broke. */
@@ -196,6 +204,7 @@ export async function crashTest(
     powerCuts: report.powerCuts,
     recordsRecovered: report.recordsRecovered,
     violations: report.violationList,
+    reach: report.reach,
   };
   if (summary.violations.length > 0 && o.throwOnViolation) throw new CrashTestError(summary);
   return summary;

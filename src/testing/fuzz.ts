@@ -8,7 +8,7 @@ import { brokenAdapter, type BrokenVariant } from "./broken/variants.js";
 import type { CrashTestAdapter, ExtraStep } from "./engine/adapter.js";
 import { type CrashTestProgress, type RunReport, runSchedules } from "./engine/run-loop.js";
 import { runSchedule, type ScheduleOutcome } from "./engine/run-schedule.js";
-import { generateSchedule, type Schedule } from "./engine/schedule.js";
+import { generateSchedule, type Schedule, type Workload } from "./engine/schedule.js";
 import { tunedPagelogAdapter } from "./pagelog-adapter.js";
 import { withPolicies } from "./with-policies.js";
 import type { CoursePolicies } from "../policies/policy-types.js";
@@ -26,6 +26,8 @@ export interface FuzzOptions {
   readonly minutes?: number;
   /** At most this many steps per workload. @defaultValue 30 */
   readonly maxOps?: number;
+  /** The workload generator (`--workload`). @defaultValue "swarm" */
+  readonly workload?: Workload;
   /** Stop at the first violation. @defaultValue true */
   readonly failFast?: boolean;
   /** Called after every schedule (the CLI draws its progress line from it). */
@@ -58,6 +60,7 @@ export function fuzzedLog(
 export interface ReplayArgs {
   readonly brokenVariant?: BrokenVariant | undefined;
   readonly maxOps?: number | undefined;
+  readonly workload?: Workload | undefined;
   /** The module of `--policies`, as given. */
   readonly policiesPath?: string | undefined;
   /** Only these steps of the schedule (a shrunk case). */
@@ -74,21 +77,26 @@ export function replayCommand(scheduleSeed: number, brokenVariant?: BrokenVarian
 export function replayCommand(scheduleSeed: number, args: ReplayArgs): string;
 export function replayCommand(scheduleSeed: number, second?: BrokenVariant | ReplayArgs, maxOpsArg?: number): string {
   const args: ReplayArgs = typeof second === "object" ? second : { brokenVariant: second, maxOps: maxOpsArg };
-  const { brokenVariant, maxOps, policiesPath, steps } = args;
+  const { brokenVariant, maxOps, policiesPath, steps, workload } = args;
   return (
     `npx pagelog fuzz` +
     (policiesPath === undefined ? "" : ` --policies ${shellWord(policiesPath)}`) +
     ` --replay ${scheduleSeed}` +
     (steps === undefined ? "" : ` --steps ${formatSteps(steps)}`) +
     (brokenVariant === undefined ? "" : ` --broken ${brokenVariant}`) +
-    (maxOps === undefined || maxOps === 30 ? "" : ` --max-ops ${maxOps}`)
+    (maxOps === undefined || maxOps === 30 ? "" : ` --max-ops ${maxOps}`) +
+    (workload === undefined || workload === "swarm" ? "" : ` --workload ${workload}`)
   );
 }
 
-/** The schedule a seed stands for, for an adapter. */
-export function scheduleFor(adapter: CrashTestAdapter, seed: number, maxOps?: number): Schedule {
+/** The schedule a seed stands for, for an adapter (`workload`: the generator, swarm by default). */
+export function scheduleFor(adapter: CrashTestAdapter, seed: number, maxOps?: number, workload?: Workload): Schedule {
   const extraSteps: readonly ExtraStep[] = adapter.extraSteps ?? [];
-  return generateSchedule(seed, { extraSteps, ...(maxOps === undefined ? {} : { maxOps }) });
+  return generateSchedule(seed, {
+    extraSteps,
+    ...(maxOps === undefined ? {} : { maxOps }),
+    ...(workload === undefined ? {} : { workload }),
+  });
 }
 
 /** Runs one schedule of pagelog's log by its seed; rejects with a CrashViolation if a guarantee breaks. */
@@ -100,10 +108,12 @@ export async function replay(
     maxOps?: number;
     policies?: Partial<CoursePolicies>;
     steps?: readonly number[];
+    /** The generator the seed goes through (regression seeds recorded before the swarm: classic). */
+    workload?: Workload;
   } = {},
 ): Promise<ScheduleOutcome> {
   const adapter = fuzzedLog(brokenVariant, options.maxOpenFiles, options.policies);
-  const schedule = scheduleFor(adapter, seed, options.maxOps);
+  const schedule = scheduleFor(adapter, seed, options.maxOps, options.workload);
   return runSchedule(adapter, options.steps === undefined ? schedule : withSteps(schedule, options.steps));
 }
 
@@ -114,7 +124,7 @@ export async function fuzz(options: PagelogFuzzOptions): Promise<RunReport> {
     ...options,
     maxOps,
     failFast: options.failFast ?? true,
-    replay: (seed) => replayCommand(seed, options.brokenVariant, maxOps),
+    replay: (seed) => replayCommand(seed, { brokenVariant: options.brokenVariant, maxOps, workload: options.workload }),
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
-import type { Log } from "../log/log.js";
+import type { Log, LogRecovery } from "../log/log.js";
 import { type LogOptions, resolveLogOptions } from "../log/log-options.js";
 import { type Present, resolveOptions } from "../options.js";
 import { checkMaxOpenFiles } from "../storage/handle-pool.js";
@@ -28,6 +28,40 @@ const ALL_STEPS: readonly ExtraStep[] = ["concurrentAppends", "truncate", "delet
 
 /** Codes a call may fail with when an injected fault hits it. */
 const LOUD_CODES = new Set<string>([ErrorCode.IO, ErrorCode.NO_SPACE, ErrorCode.FAILED]);
+
+/** What each recovery decision pagelog's adapter reports means (`AdapterLog.recoveryDecisions`). */
+export const LOG_DECISIONS: Readonly<Record<string, string>> = {
+  "clean-open": "opened after a clean shutdown: files trusted, indexes sanity-checked",
+  "crash-recovery": "opened after a crash: segments walked from the recovery point",
+  "tail-cut": "a torn tail cut in the last segment",
+  "mid-log-cut": "a cut mid-log, every later segment deleted",
+  "gap-deleted": "segments deleted after an offset gap",
+  "truncation-finished": "an interrupted truncateTo finished (an overlapping replacement)",
+  "tmp-removed": "a leftover .tmp removed (a replacement batch never renamed in)",
+  "orphan-index-removed": "an orphaned index removed (a segment deletion cut short)",
+  "started-over": "the log started over, empty, at its checkpointed start",
+};
+
+/**
+ * The decisions one open made, from the log's own recovery report. Not among them: an index
+ * below the recovery point that fails its sanity check and is rebuilt. No power cut makes one
+ * (those indexes were fsynced before the recovery point passed them), so the crash workloads
+ * never reach it; the corruption sweep (test/integration/corruption-sweep.test.ts) does.
+ */
+export function recoveryDecisions(r: LogRecovery): Record<string, number> {
+  const removed = (suffix: RegExp): number => r.leftoversRemoved.filter((name) => suffix.test(name)).length;
+  return {
+    "clean-open": r.clean ? 1 : 0,
+    "crash-recovery": r.clean ? 0 : 1,
+    "tail-cut": r.tailCut === "last-segment" ? 1 : 0,
+    "mid-log-cut": r.tailCut === "mid-log" ? 1 : 0,
+    "gap-deleted": r.segmentsDeletedAfterGap,
+    "truncation-finished": r.truncationsFinished,
+    "tmp-removed": removed(/\.tmp$/),
+    "orphan-index-removed": removed(/\.(index|timeindex)$/),
+    "started-over": r.startedOver ? 1 : 0,
+  };
+}
 
 /** What one open goes through besides `LogDir.open`: how a broken log (src/testing/broken) hooks in. */
 export interface OpenSession {
@@ -165,6 +199,7 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
     deleteBefore: async (offset) => void (await call(log.deleteRecordsBefore(offset))),
     checkpoint: () => call(dir.checkpoint()),
     durableEnd: () => log.recoveryPoint,
+    recoveryDecisions: () => recoveryDecisions(log.recovery),
     selfCheck: (moment) => selfCheck(log, moment),
   };
 }

@@ -18,14 +18,23 @@ const BUDGET = 1500;
  * variant, recovery-truncation-not-durable, shows only when a recovery's cut is followed by
  * appends and another crash before anything syncs that segment's `.log` (the loader's rewrite of
  * the unflushed tail, or a durable append, makes the cut durable as a side effect): about one
- * schedule in 700 of 100 steps, one in several thousand of 30.
+ * schedule in 700 of 100 steps, one in several thousand of 30. The classic workload: at 100 steps
+ * it reaches that one soonest today (schedule 82 of run seed 1; the swarm one, whose schedules
+ * are longer, at 987). broken-reach.test.ts holds the default (swarm) workload to 100 schedules.
  */
 const MAX_OPS = 100;
+const WORKLOAD = "classic";
 
 describe("the crash suite catches every broken variant", () => {
   for (const variant of BROKEN_VARIANTS) {
     it(`catches '${variant}'`, async () => {
-      const report = await fuzz({ seed: RUN_SEED, schedules: BUDGET, maxOps: MAX_OPS, brokenVariant: variant });
+      const report = await fuzz({
+        seed: RUN_SEED,
+        schedules: BUDGET,
+        maxOps: MAX_OPS,
+        brokenVariant: variant,
+        workload: WORKLOAD,
+      });
       const found = report.violationList[0];
       expect(
         found,
@@ -36,7 +45,7 @@ describe("the crash suite catches every broken variant", () => {
   }
 
   it("the same schedules pass on the real log", async () => {
-    const report = await fuzz({ seed: RUN_SEED, schedules: 60, maxOps: MAX_OPS });
+    const report = await fuzz({ seed: RUN_SEED, schedules: 60, maxOps: MAX_OPS, workload: WORKLOAD });
     expect(report.violationList.map((v) => v.message)).toEqual([]);
   });
 });

@@ -93,6 +93,35 @@ export function chooserFrom(prng: RandomSource): CrashChooser {
   };
 }
 
+/** Page and size fates, counted as `chooser` decides them (directory changes are counted by the caller). */
+export interface FateCounts {
+  pagesWritten: number;
+  pagesLost: number;
+  pagesTorn: number;
+  sizesKept: number;
+  sizesUndone: number;
+}
+
+/** @internal `chooser`, counting each page and size fate it decides into `counts`. */
+export function countingChooser(chooser: CrashChooser, counts: FateCounts): CrashChooser {
+  return {
+    pageFate(path, page, sectors) {
+      const fate = chooser.pageFate(path, page, sectors);
+      if (fate === "written") counts.pagesWritten++;
+      else if (fate === "lost") counts.pagesLost++;
+      else counts.pagesTorn++;
+      return fate;
+    },
+    sizeCommitted(path, durableSize, cachedSize) {
+      const kept = chooser.sizeCommitted(path, durableSize, cachedSize);
+      if (kept) counts.sizesKept++;
+      else counts.sizesUndone++;
+      return kept;
+    },
+    dirPrefix: (dir, pending) => chooser.dirPrefix(dir, pending),
+  };
+}
+
 /** A chooser that keeps everything: the disk after an orderly write-back of the whole cache. */
 export const keepEverything: CrashChooser = {
   pageFate: () => "written",

@@ -67,6 +67,11 @@ export class SimDir {
     return out;
   }
 
+  /** The kinds of the pending changes a reboot that keeps the first `keep` of them loses. */
+  lostChanges(keep: number): Array<EntryChange["kind"]> {
+    return this.#pending.slice(keep).map((change) => change.kind);
+  }
+
   /** The entries a reboot finds if the first `keep` pending changes reached the disk. */
   survivingEntries(keep: number): Map<string, SimNode> {
     const out = new Map(this.#durable);

@@ -105,6 +105,30 @@ export interface FileMap {
   readonly dirtyPages: readonly number[];
 }
 
+/**
+ * What one power cut decided (`SimStorage.lastCrash`, on the storage the reboot found): the fate
+ * of each dirty page, each unsynced size change and each unsynced directory entry change. A
+ * crash test reads it to know which kinds of damage its schedules actually produced.
+ */
+export interface CrashReport {
+  /** Dirty pages that reached the disk whole. */
+  readonly pagesWritten: number;
+  /** Dirty pages none of which reached the disk (it keeps what it held before). */
+  readonly pagesLost: number;
+  /** Dirty pages that reached the disk in part: some sectors new, the others old. */
+  readonly pagesTorn: number;
+  /** Files whose unsynced size change reached the disk (any part no page write covered reads as zeros). */
+  readonly sizesKept: number;
+  /** Files whose unsynced size change was undone: the durable size came back (a truncation undone). */
+  readonly sizesUndone: number;
+  /** Unsynced directory entry changes that survived (each directory keeps a prefix of its own). */
+  readonly dirChangesKept: number;
+  /** Unsynced entries created (a new file or directory), renames and removals that the cut lost. */
+  readonly createsLost: number;
+  readonly renamesLost: number;
+  readonly removesLost: number;
+}
+
 /** What is not durable yet: the inputs to a crash, for tests that enumerate crash states. */
 export interface PendingState {
   /** Each file with unsynced state: its dirty pages, and whether its size change is unsynced. */

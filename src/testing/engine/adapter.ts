@@ -71,6 +71,13 @@ export interface AdapterLog {
    * recovery point). The engine holds the log to it after every resolved call.
    */
   durableEnd?(): number;
+  /**
+   * Optional: what opening this log decided (a tail cut, segments deleted, an index rebuilt, …),
+   * as decision name → count, with every decision it can make present (0 when it did not). The
+   * engine adds these up over every reopen of a run: the run's reach (`CrashTestSummary.reach`),
+   * which shows whether the workloads reach each recovery path. Read it without storage calls.
+   */
+  recoveryDecisions?(): Readonly<Record<string, number>>;
   /** Optional: the log's own checks at `moment` (index truth, status, counters); throws to report. */
   selfCheck?(moment: SelfCheckMoment): Promise<void>;
 }

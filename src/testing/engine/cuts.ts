@@ -2,6 +2,7 @@
  * Where the power cuts of a schedule fall: the dry run that counts a workload's storage
  * operations before the real cut, and the reboot with further power cuts nested inside recovery.
  */
+import { type Reach, sumReach } from "./reach.js";
 import { CrashViolation } from "./violation.js";
 
 /** What a run with one cut must report for `cutWhereSeeded` to place the next. */
@@ -9,13 +10,15 @@ export interface CutOutcome {
   /** Storage operations the workload ran before its cut. */
   readonly workloadOps: number;
   readonly powerCuts: number;
+  /** The decisions the run made. */
+  readonly reach: Reach;
 }
 
 /**
  * Runs the workload with the cut at its very end — a schedule in its own right, which also
  * counts the workload's storage operations — then the same seed again, cut after
- * `floor(cutAt × ops)` operations. Resolves with the second run, its power cuts summed with the
- * dry run's.
+ * `floor(cutAt × ops)` operations. Resolves with the second run, its power cuts and reach summed
+ * with the dry run's.
  */
 export async function cutWhereSeeded<O extends CutOutcome>(
   cutAt: number,
@@ -23,7 +26,7 @@ export async function cutWhereSeeded<O extends CutOutcome>(
 ): Promise<O> {
   const atEnd = await runCut(Number.MAX_SAFE_INTEGER);
   const cut = await runCut(Math.floor(cutAt * atEnd.workloadOps));
-  return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts };
+  return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts, reach: sumReach(atEnd.reach, cut.reach) };
 }
 
 /** What `recoverThroughNestedCuts` needs from an engine. */
@@ -38,6 +41,8 @@ export interface NestedCutSteps<L> {
   openAndCheck(when: string, level: number, cut: number | undefined): Promise<L>;
   /** Recovery finished before its cut at this level: what it found is now the model's truth. */
   recoveredBeforeCut?(log: L, level: number): Promise<void> | void;
+  /** The power went off inside the recovery at this level, as its cut said. */
+  cutInsideRecovery?(level: number): void;
   /** Whether `err` is the storage losing power (not a failure of the log). */
   isPowerCut(err: unknown): boolean;
   /** The violation for a reopen that failed without a power cut. */
@@ -69,6 +74,7 @@ export async function recoverThroughNestedCuts<L>(
     } catch (err) {
       if (err instanceof CrashViolation) throw err;
       if (!steps.isPowerCut(err)) throw await steps.reopenFailed(err);
+      steps.cutInsideRecovery?.(level);
       steps.trace.push(`level ${level}: POWER CUT inside recovery after ${cut} op(s)`);
     }
   }

@@ -6,8 +6,9 @@
  */
 import { Prng } from "../../storage/sim/prng.js";
 import type { CrashTestAdapter } from "./adapter.js";
+import { type Reach, sumReach } from "./reach.js";
 import { runSchedule } from "./run-schedule.js";
-import { generateSchedule } from "./schedule.js";
+import { generateSchedule, type Workload } from "./schedule.js";
 import { violationMessage } from "./violation.js";
 
 /** How far a `crashTest` run is, passed to `onProgress` after every schedule. */
@@ -45,6 +46,8 @@ export interface RunLoopOptions {
   readonly minutes?: number;
   /** At most this many steps per workload. */
   readonly maxOps: number;
+  /** The workload generator. @defaultValue "swarm" */
+  readonly workload?: Workload | undefined;
   /** Stop at the first violation. */
   readonly failFast: boolean;
   readonly onProgress?: (progress: CrashTestProgress) => void;
@@ -55,6 +58,8 @@ export interface RunLoopOptions {
 export interface RunReport extends CrashTestProgress {
   readonly seed: number;
   readonly violationList: readonly CrashTestViolation[];
+  /** How often each decision fired over the schedules that passed (see reach.ts). */
+  readonly reach: Reach;
 }
 
 /** The seeds of a run: its own seed first (so a violation's seed replays it as schedule 0), then drawn ones. */
@@ -74,6 +79,7 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
   let schedules = 0;
   let powerCuts = 0;
   let recordsRecovered = 0;
+  let reach: Reach = {};
   const progress = (): CrashTestProgress => ({
     schedules,
     powerCuts,
@@ -84,11 +90,16 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
   const seeds = scheduleSeeds(options.seed);
   for (let index = 0; index < runs && Date.now() < deadline; index++) {
     const seed = seeds.next().value as number;
-    const schedule = generateSchedule(seed, { maxOps: options.maxOps, extraSteps: adapter.extraSteps ?? [] });
+    const schedule = generateSchedule(seed, {
+      maxOps: options.maxOps,
+      extraSteps: adapter.extraSteps ?? [],
+      ...(options.workload === undefined ? {} : { workload: options.workload }),
+    });
     try {
       const outcome = await runSchedule(adapter, schedule);
       powerCuts += outcome.powerCuts;
       recordsRecovered += outcome.recordsRecovered;
+      reach = sumReach(reach, outcome.reach);
     } catch (err) {
       violations.push({ seed, index, message: violationMessage(err), replay: options.replay(seed) });
     }
@@ -96,5 +107,5 @@ export async function runSchedules(adapter: CrashTestAdapter, options: RunLoopOp
     options.onProgress?.(progress());
     if (violations.length > 0 && options.failFast) break;
   }
-  return { ...progress(), seed: options.seed, violationList: violations };
+  return { ...progress(), seed: options.seed, violationList: violations, reach };
 }

@@ -28,12 +28,6 @@ const LONGEST = 96;
  */
 const ALLOWED: readonly Allowed[] = [
   {
-    file: "src/testing/engine/run-schedule.ts",
-    name: "runCut",
-    maxLines: 256,
-    reason: "temporary: split by the reach work",
-  },
-  {
     file: "src/cli/fuzz.ts",
     name: "run",
     maxLines: 106,

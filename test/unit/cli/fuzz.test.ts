@@ -10,6 +10,63 @@ describe("pagelog fuzz", () => {
     expect(run.stdout).toMatch(/summary: 25 schedules, \d+ power cuts, \d+ records recovered, 0 violations/);
   });
 
+  it("fuzz: ends with the reach table, each decision with the times it fired, one that never did marked NEVER", async () => {
+    const run = await cli(["fuzz", "--runs", "25", "--seed", "3"]);
+    const table = run.stdout.slice(run.stdout.indexOf("reach (decision, times it fired):"));
+    expect(table).not.toBe("");
+    const rows = table
+      .split("\n")
+      .slice(1)
+      .filter((line) => line.startsWith("  "))
+      .map((line) => /^ {2}(\S+) +(\d+)(  NEVER)?/.exec(line));
+    const counts = Object.fromEntries(rows.map((m) => [m![1], Number(m![2])]));
+    for (const name of [
+      "crash-step",
+      "nested-cut",
+      "fsync-failed",
+      "page-torn",
+      "size-undone",
+      "tail-cut",
+      "clean-open",
+    ])
+      expect(counts, name).toHaveProperty(name);
+    expect(counts["crash-recovery"]).toBeGreaterThanOrEqual(50); // two runs per schedule, each reopens after a cut
+    for (const m of rows) expect(m![3] !== undefined, m![0]).toBe(Number(m![2]) === 0);
+  });
+
+  it("fuzz --workload classic: runs the first engine's mix, and its replay command says so", async () => {
+    const run = await cli([
+      "fuzz",
+      "--runs",
+      "200",
+      "--seed",
+      "1",
+      "--broken",
+      "skip-crc-in-recovery",
+      "--workload",
+      "classic",
+    ]);
+    expect(run.code).toBe(0);
+    const replay = /replay: npx pagelog fuzz --replay (\d+) --broken skip-crc-in-recovery --workload classic$/m.exec(
+      run.stdout,
+    );
+    expect(replay).not.toBeNull();
+    // The seed replays the same (classic) schedule: it fails again, with the same message.
+    const again = await cli([
+      "fuzz",
+      "--replay",
+      replay![1]!,
+      "--broken",
+      "skip-crc-in-recovery",
+      "--workload",
+      "classic",
+    ]);
+    expect(again.code).toBe(1);
+    const bad = await cli(["fuzz", "--runs", "1", "--workload", "vintage"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--workload must be swarm or classic, got 'vintage'/);
+  });
+
   it("fuzz --replay: runs one schedule by its seed and prints its trace", async () => {
     const run = await cli(["fuzz", "--replay", "12345"]);
     expect(run.code).toBe(0);
