@@ -11,7 +11,6 @@ import { type BenchOptions, isDirectory } from "../bench/options.js";
 import { ROWS, rowNamed } from "../bench/rows.js";
 import { runBench } from "../bench/run-bench.js";
 import { renderJson, renderText } from "../bench/table.js";
-import type { CrcName } from "../bench/crc.js";
 
 export const BENCH_HELP = `pagelog bench [options]
 
@@ -92,10 +91,10 @@ export function benchOptionsOf(values: Values): BenchOptions {
     scale: scaleOption(values.scale),
     rows: rowsOption(values.rows),
     json: values.json,
-    crc: crc as CrcName,
+    crc: crc,
     inProcess: values["in-process"],
   };
-  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as BenchOptions;
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {

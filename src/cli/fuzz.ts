@@ -4,6 +4,8 @@
  * checked against a model of what was appended and flushed. Exit 0 with no violation, 1 with
  * one (its report and replay command printed), 2 on bad arguments.
  */
+import type { CrashTestAdapter } from "../testing/engine/adapter.js";
+import type { Workload } from "../testing/engine/schedule.js";
 import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
 import { formatReach } from "../testing/engine/reach.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
@@ -132,31 +134,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     (path === undefined ? "" : ` · adapter ${String(adapter.name ?? path)}`) +
     (yours === undefined ? "" : ` · running on: your ${yours}`);
 
-  if (values.replay !== undefined) {
-    const seed = intOption(values.replay, "replay", 0, 0, 2 ** 31 - 1);
-    const steps = values.steps === undefined ? undefined : parseSteps(values.steps);
-    if (values.steps !== undefined && steps === undefined)
-      throw new UsageError(`--steps must be step numbers and ranges such as 0-3,5, got '${values.steps}'`);
-    const full = scheduleFor(adapter, seed, maxOps, workload);
-    let schedule = full;
-    try {
-      if (steps !== undefined) schedule = withSteps(full, steps);
-    } catch (err) {
-      throw new UsageError(`--steps: ${(err as Error).message}`);
-    }
-    try {
-      const outcome = await runSchedule(adapter, schedule);
-      io.stdout.write(
-        `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${plural(outcome.powerCuts, "power cut")}, ${plural(outcome.recordsRecovered, "record")} recovered)\n`,
-      );
-      return 0;
-    } catch (err) {
-      io.stdout.write(
-        `schedule ${seed}${yours === undefined ? "" : ` on your ${yours}`}: VIOLATION\n${violationMessage(err)}\n`,
-      );
-      return 1;
-    }
-  }
+  if (values.replay !== undefined)
+    return replayOne(adapter, values.replay, values.steps, { maxOps, workload, yours }, io);
 
   const { runs, minutes, seed } = runLength(values);
   io.stdout.write(
@@ -173,34 +152,84 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     onProgress: progressDrawer(io),
   });
   printReport(report, io);
+  await shrinkFirst(adapter, report, { broken, maxOps, workload, replayOf }, io);
+  return brokenOutcome(report, broken, io) ?? (report.violations === 0 ? 0 : 1);
+}
+
+/** `--replay SEED [--steps …]`: runs that one schedule and prints its trace, or its violation. */
+async function replayOne(
+  adapter: CrashTestAdapter,
+  replay: string,
+  stepsText: string | undefined,
+  how: { maxOps: number; workload: Workload | undefined; yours: string | undefined },
+  io: CliIo,
+): Promise<number> {
+  const seed = intOption(replay, "replay", 0, 0, 2 ** 31 - 1);
+  const steps = stepsText === undefined ? undefined : parseSteps(stepsText);
+  if (stepsText !== undefined && steps === undefined)
+    throw new UsageError(`--steps must be step numbers and ranges such as 0-3,5, got '${stepsText}'`);
+  const full = scheduleFor(adapter, seed, how.maxOps, how.workload);
+  let schedule = full;
+  try {
+    if (steps !== undefined) schedule = withSteps(full, steps);
+  } catch (err) {
+    throw new UsageError(`--steps: ${(err as Error).message}`);
+  }
+  try {
+    const outcome = await runSchedule(adapter, schedule);
+    io.stdout.write(
+      `${outcome.trace.join("\n")}\n\nschedule ${seed}: no violation (${plural(outcome.powerCuts, "power cut")}, ${plural(outcome.recordsRecovered, "record")} recovered)\n`,
+    );
+    return 0;
+  } catch (err) {
+    io.stdout.write(
+      `schedule ${seed}${how.yours === undefined ? "" : ` on your ${how.yours}`}: VIOLATION\n${violationMessage(err)}\n`,
+    );
+    return 1;
+  }
+}
+
+/** After a run of pagelog's own log or an adapter: the first violation, shrunk to its fewest steps. */
+async function shrinkFirst(
+  adapter: CrashTestAdapter,
+  report: FuzzReport,
+  how: {
+    broken: string | undefined;
+    maxOps: number;
+    workload: Workload | undefined;
+    replayOf: (seed: number, steps?: readonly number[]) => string;
+  },
+  io: CliIo,
+): Promise<void> {
   const first = report.violationList[0];
   if (first !== undefined && first.message.includes(DID_NOT_SETTLE)) {
     // Every rerun of a hang waits out the time limit: shrinking would take hundreds of them.
     io.stdout.write(`\nnot shrinking schedule ${first.seed}: a call that never settles would hang every rerun\n`);
-  } else if (first !== undefined && broken === undefined) {
+  } else if (first !== undefined && how.broken === undefined) {
     // The smallest case is what a reader debugs: the same seed with the fewest steps that fail.
     io.stdout.write(`\nshrinking schedule ${first.seed} (at most 400 reruns)…\n`);
-    const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, maxOps, workload));
+    const shrunk = await shrinkSchedule(adapter, scheduleFor(adapter, first.seed, how.maxOps, how.workload));
     if (shrunk === undefined)
       io.stdout.write("it did not fail again when rerun: the log under test is not deterministic\n");
     else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
     else
       io.stdout.write(
-        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${replayOf(first.seed, shrunk.steps)}\n`,
+        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${how.replayOf(first.seed, shrunk.steps)}\n`,
       );
   }
-  if (broken !== undefined) {
-    // Fuzzing a broken log, a violation is the suite doing its job.
-    if (report.violations === 0) {
-      io.stdout.write(`the broken variant '${broken}' was NOT caught: the suite does not bite (try more --runs)\n`);
-      return 1;
-    }
-    io.stdout.write(
-      `the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`,
-    );
-    return 0;
+}
+
+/** Fuzzing a broken log, a violation is the suite doing its job: the exit code says whether it bit. */
+function brokenOutcome(report: FuzzReport, broken: string | undefined, io: CliIo): number | undefined {
+  if (broken === undefined) return undefined;
+  if (report.violations === 0) {
+    io.stdout.write(`the broken variant '${broken}' was NOT caught: the suite does not bite (try more --runs)\n`);
+    return 1;
   }
-  return report.violations === 0 ? 0 : 1;
+  io.stdout.write(
+    `the broken variant '${broken}' was caught at schedule ${report.violationList[0]!.index} (seed ${report.violationList[0]!.seed})\n`,
+  );
+  return 0;
 }
 
 /** The command that replays one schedule of the adapter at `path`. */

@@ -125,7 +125,9 @@ export interface CrashReport {
   readonly dirChangesKept: number;
   /** Unsynced entries created (a new file or directory), renames and removals that the cut lost. */
   readonly createsLost: number;
+  /** Unsynced renames the cut lost: the entry is back under its old name. */
   readonly renamesLost: number;
+  /** Unsynced removals the cut lost: the file is back. */
   readonly removesLost: number;
 }
 

@@ -27,7 +27,7 @@ describe("SimStorage.lastCrash: what a power cut decided", () => {
 
   it("keepNothing: every dirty page lost, every size undone, every directory change lost, by kind", async () => {
     const sim = await pendingDisk();
-    expect((await sim.crash(keepNothing)).lastCrash).toEqual({
+    expect(sim.crash(keepNothing).lastCrash).toEqual({
       pagesWritten: 0,
       // Only a is left to decide: b's creation is lost, so no name reaches b. a's size goes back
       // to 64, which holds one of its dirty pages.
@@ -44,7 +44,7 @@ describe("SimStorage.lastCrash: what a power cut decided", () => {
 
   it("keepEverything: every dirty page written, every size kept, every change kept", async () => {
     const sim = await pendingDisk();
-    expect((await sim.crash(keepEverything)).lastCrash).toEqual({
+    expect(sim.crash(keepEverything).lastCrash).toEqual({
       pagesWritten: 5,
       pagesLost: 0,
       pagesTorn: 0,
@@ -68,15 +68,15 @@ describe("SimStorage.lastCrash: what a power cut decided", () => {
       sizeCommitted: () => true,
       dirPrefix: (dir, pending) => (dir === "d" ? 1 : pending),
     };
-    const report = (await sim.crash(chooser)).lastCrash!;
+    const report = sim.crash(chooser).lastCrash!;
     expect(report.pagesTorn).toBe(asked.length);
     expect(report).toMatchObject({ pagesWritten: 0, pagesLost: 0, sizesKept: 2, dirChangesKept: 1 });
     expect(report).toMatchObject({ createsLost: 0, renamesLost: 1, removesLost: 1 });
   });
 
   it("the seeded default chooser is counted too, and counting changes none of its draws", async () => {
-    const one = await (await pendingDisk()).crash();
-    const two = await (await pendingDisk()).crash();
+    const one = (await pendingDisk()).crash();
+    const two = (await pendingDisk()).crash();
     expect(one.lastCrash).toEqual(two.lastCrash);
     const r = one.lastCrash!;
     expect(r.pagesWritten + r.pagesLost + r.pagesTorn).toBeGreaterThan(0);
