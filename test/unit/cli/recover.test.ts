@@ -111,6 +111,17 @@ describe("pagelog recover", () => {
     );
   });
 
+  it("recover: a log the loader refuses is a one-line error, exit 1, and the directory stays unclean and unlocked", async () => {
+    const dir = await uncleanLogDir();
+    writeFileSync(join(dir, "orders-1", "00000000000000000000.log.swap"), "");
+    const run = await cli(["recover", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trimEnd().split("\n").pop()).toMatch(/^pagelog recover: .*swap/);
+    expect(run.stdout).toBe("");
+    expect(existsSync(join(dir, ".kafka_cleanshutdown"))).toBe(false); // the next open recovers again
+    expect(existsSync(join(dir, ".lock"))).toBe(false);
+  });
+
   it("recover: a directory whose lock is held is a one-line PAGELOG_LOCKED error, exit 2, and changes nothing", async () => {
     const dir = await uncleanLogDir();
     const holder = await LogDir.open(dir);
