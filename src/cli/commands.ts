@@ -20,6 +20,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "check every batch, record, index entry and checkpoint of a log directory as reads do",
     load: async () => (await import("./verify.js")).run,
   },
+  recover: {
+    summary: "open a log directory and every partition, recovering after a crash, with progress",
+    load: async () => (await import("./recover.js")).run,
+  },
   check: {
     summary: "run the course's unit cases against your storage policies (or pagelog's)",
     load: async () => (await import("./check.js")).run,
