@@ -31,12 +31,20 @@ export default defineConfig({
           // Vitest's default is one worker less than the cores: one on this 2-core machine. The unit
           // files are independent, so two workers use both cores (the tier's wall time about halves).
           maxWorkers: 2,
+          // Vitest runs projects with different maxWorkers in separate groups: the unit tier first.
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
         // The 2,000-schedule crash property has taken over 120 s on a loaded 2-core machine.
-        test: { name: "property", include: ["test/property/**/*.test.ts"], testTimeout: 300_000, hookTimeout: 60_000 },
+        test: {
+          name: "property",
+          include: ["test/property/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,
@@ -46,12 +54,19 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 600_000,
+          sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
         // Bundles the page and drives it in Chromium.
-        test: { name: "browser", include: ["test/browser/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
