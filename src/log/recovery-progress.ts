@@ -1,4 +1,4 @@
-/**
+/*
  * Progress of a long recovery, as Kafka's KIP-831 metrics report it (remaining logs and
  * segments to recover): an unclean open that must walk gigabytes of segments tells the
  * application how far it got, through `LogDir.open(…, { onProgress })`.

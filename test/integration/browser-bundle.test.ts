@@ -19,9 +19,11 @@ const repo = resolve(import.meta.dirname, "../..");
  * LogDir + SimStorage, minified and gzipped (issue 10: 30 KB). 33 KB since issue 18: records()
  * iterators track truncations under them (about 0.35 KB), options are checked (crc32c's known
  * answers, clocks, headers, lone surrogates), SimStorage forgets what no power cut can bring
- * back, and retention frees a full disk: 32.0 KB when it was raised.
+ * back, and retention frees a full disk: 32.0 KB when it was raised. 36 KB since issues 19 and 20:
+ * lazy segments (the idle slot and its first-use checks), the power-cut report of SimStorage
+ * (`lastCrash`), recovery's decision fields and the crc32c checks of pagelog/format: 34.3 KB then.
  */
-const BUDGET_BYTES = 33 * 1024;
+const BUDGET_BYTES = 36 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
