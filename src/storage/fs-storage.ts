@@ -34,6 +34,10 @@ export class FsStorage implements Storage {
   #closing: Promise<void> | undefined;
 
   private constructor(root: string, rootId: FileIdentity) {
+    // The constructor is private in the types only: a JavaScript caller can still reach it, and
+    // would get a storage whose first call fails on the missing root identity.
+    if (typeof rootId !== "object" || rootId === null)
+      throw new TypeError("FsStorage: open one with `await FsStorage.open(root)`, not `new FsStorage(root)`");
     this.root = root;
     this.#rootId = rootId;
   }

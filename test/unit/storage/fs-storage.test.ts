@@ -345,3 +345,12 @@ describe("FsStorage on a real directory", () => {
     await (await s.lock(".lock")).release();
   });
 });
+
+describe("FsStorage construction", () => {
+  it("new FsStorage(root) from JavaScript is a TypeError pointing at FsStorage.open, not a broken storage", () => {
+    // The constructor is private in the types; plain JavaScript can still call it.
+    const Construct = FsStorage as unknown as new (root: string) => FsStorage;
+    expect(() => new Construct(os.tmpdir())).toThrow(TypeError);
+    expect(() => new Construct(os.tmpdir())).toThrow(/FsStorage\.open\(root\)/);
+  });
+});
