@@ -256,7 +256,7 @@ describe("property: a durable follower yields only what every later power cut ke
       { ...fastCheckParams(), numRuns: RUNS },
     );
     if (result.failed) {
-      const seed = (result.counterexample?.[0]) ?? failedSeed;
+      const seed = result.counterexample?.[0] ?? failedSeed;
       throw new Error(
         `durable follower property failed (fast-check seed ${result.seed}, path ${result.counterexamplePath})\n` +
           `${String((result.errorInstance as Error)?.message ?? result.errorInstance)}\n\n` +
