@@ -13,6 +13,7 @@ import type { Stopwatch } from "./log-clock.js";
 import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -78,6 +79,8 @@ export interface LogState {
   openGroup: PendingAppend[] | undefined;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
+  /** Opened read-only (another process may be writing the files): what following them needs. */
+  readonly readOnly: ReadOnlyState | undefined;
 }
 
 /** The segment appends go to: always the last one. */
@@ -169,6 +172,7 @@ export function failedError(s: LogState, op: string): PagelogError {
 }
 
 export function checkWritable(s: LogState, op: string): void {
+  if (s.readOnly !== undefined) throw readOnlyError(s.name, op);
   if (s.status === "failed") throw failedError(s, op);
   if (s.status !== "open")
     throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });

@@ -51,12 +51,15 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
+import { loadReadOnlyLog, type ReadOnlyLoaded } from "./log-load-readonly.js";
+import { closeReadOnly, refreshLog } from "./log-refresh.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -117,8 +120,8 @@ export class Log {
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
-      // Loading left everything durable: the whole log is below the recovery point.
-      recoveryPoint: loaded.segments[loaded.segments.length - 1]!.nextOffset,
+      // Loading left everything durable (read-only: what the writer's checkpoint says).
+      recoveryPoint: loaded.readOnly?.recoveryPoint ?? loaded.segments[loaded.segments.length - 1]!.nextOffset,
       status: "open",
       failure: undefined,
       unflushedRecords: 0,
@@ -133,11 +136,12 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       cursors: new Set(),
+      readOnly: loaded.readOnly?.state,
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock) this.#armFlushTimer(options.flushMs);
+    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly) this.#armFlushTimer(options.flushMs);
   }
 
   /**
@@ -248,6 +252,7 @@ export class Log {
     // Every field of every record is read once, now: later changes to the objects (or getters
     // that answer differently each time) cannot change what is written. Uint8Array contents are
     // read when the batch is written: leave them alone until the append resolves.
+    if (this.#s.readOnly !== undefined) return Promise.reject(readOnlyError(this.name, "append"));
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records);
@@ -388,6 +393,20 @@ export class Log {
     });
   }
 
+  /**
+   * Read-only: re-reads the files another process writes and resolves with the new end offset
+   * (log-refresh.ts; docs/consumers.md, "Reading from another process"). A writable log sees
+   * its own end: there it resolves at once.
+   */
+  refresh(): Promise<number> {
+    return this.#run(async () => {
+      const s = this.#s;
+      checkReadable(s);
+      if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
+      return this.endOffset;
+    });
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------
 
   /**
@@ -400,6 +419,7 @@ export class Log {
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
       stopTimer(s);
+      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
@@ -440,6 +460,7 @@ export async function openLog(
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
     onProgress?: ProgressListener | undefined;
+    readOnly?: Pick<ReadOnlyState, "readCheckpoints" | "pollMs"> | undefined;
   },
 ): Promise<Log> {
   const segmentOptions: SegmentOptions = {
@@ -459,7 +480,9 @@ export async function openLog(
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+  const { readOnly, ...loadState } = state;
+  const input = { storage: host.storage, dir: name, segmentOptions, ...loadState };
+  const loaded = readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, readOnly);
   return construct(name, host, options, segmentOptions, loaded, opened);
 }
 
