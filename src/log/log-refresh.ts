@@ -19,10 +19,20 @@ import { loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.
 import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
 import { listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { cutCursors } from "./read-cursors.js";
+import { wake } from "./log-waiters.js";
+import { stopPolling } from "./read-only-poll.js";
 import { SegmentSlot } from "./segment-slot.js";
 
-/** Brings a read-only log's view of its files up to date (see the file comment). In the log's queue. */
+/** Brings a read-only log's view of its files up to date (see the file comment), then wakes the waiters. */
 export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> {
+  try {
+    await refreshFiles(s, ro);
+  } finally {
+    wake(s.waiters);
+  }
+}
+
+async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   const checkpointed = await ro.readCheckpoints();
   const bases = await listSegmentBases(s.host.storage, s.name);
   const listed = new Set(bases);
@@ -152,7 +162,9 @@ async function reload(
 
 /** A read-only log's close: its handles only (there is nothing of this process's to flush). */
 export async function closeReadOnly(s: LogState): Promise<void> {
+  stopPolling(s);
   s.status = "closing";
+  wake(s.waiters); // a waiting follower ends now with PAGELOG_CLOSED, never hangs
   await Promise.allSettled(s.segments.map((slot) => slot.close()));
   s.status = "closed";
 }

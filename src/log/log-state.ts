@@ -14,6 +14,7 @@ import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
+import { wake, type Waiters } from "./log-waiters.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -81,6 +82,8 @@ export interface LogState {
   readonly cursors: ReadCursors;
   /** Opened read-only (another process may be writing the files): what following them needs. */
   readonly readOnly: ReadOnlyState | undefined;
+  /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
+  readonly waiters: Waiters;
 }
 
 /** The segment appends go to: always the last one. */
@@ -128,6 +131,7 @@ export async function flushLog(
   s.unflushedRecords = 0;
   s.lastFlushAt = startedAt;
   s.flushes++;
+  wake(s.waiters); // durable followers and waitFor({ durable }) wait on the recovery point
   await s.host.flushed?.();
 }
 
@@ -162,6 +166,7 @@ export function fail(s: LogState, err: unknown): void {
   s.status = "failed";
   s.failure ??= err;
   stopTimer(s);
+  wake(s.waiters); // a failed log never grows: a waiter must not wait for ever
 }
 
 export function failedError(s: LogState, op: string): PagelogError {

@@ -23,6 +23,10 @@ export interface ReadOnlyState {
   readonly pollMs: number;
   /** The writer had created no segment yet: the active segment is an empty stand-in. */
   phantom: boolean;
+  /** `log.refresh()`, through the log's queue (set by the Log): what a poll runs. */
+  refresh?: () => Promise<unknown>;
+  /** The poll armed while someone waits (read-only-poll.ts). */
+  pollTimer?: ReturnType<typeof setTimeout> | undefined;
 }
 
 export function readOnlyError(name: string, op: string): PagelogError {

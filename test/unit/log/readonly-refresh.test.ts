@@ -213,3 +213,59 @@ describe("read-only refresh", () => {
     await w.close();
   });
 });
+
+describe("read-only follow (polling)", () => {
+  it("a follower sees what another writer appends, every pollMs, across rolls, with no gap or duplicate", async () => {
+    const sim = new SimStorage({ seed: 21 });
+    const w = await LogDir.open(sim, { log: SMALL });
+    const writer = await w.log(NAME);
+    const model = await appendBatches(writer, 2, 2);
+    const r = await LogDir.open(sim, { readOnly: true, pollMs: 2 });
+    const reader = await r.log(NAME);
+    const ac = new AbortController();
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const rec of reader.records({ follow: true, signal: ac.signal })) {
+        seen.push(rec.offset);
+        if (seen.length === 60) ac.abort();
+      }
+    })().catch((err: unknown) => err);
+    for (let i = 0; i < 28; i++) {
+      model.push(...(await appendBatches(writer, 1, 2)));
+      if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ended = await following;
+    expect((ended as Error).name).toBe("AbortError");
+    expect(seen).toEqual([...Array(60).keys()]);
+    expect(reader.segmentCount).toBe(writer.segmentCount);
+    await r.close();
+    await w.close();
+  });
+
+  it("waitFor and a durable follower wake when the writer's checkpoint moves; close ends a waiting follower", async () => {
+    const sim = new SimStorage({ seed: 22 });
+    const w = await LogDir.open(sim, { checkpointIntervalMs: -1 });
+    const writer = await w.log(NAME);
+    await appendBatches(writer, 2, 2);
+    const r = await LogDir.open(sim, { readOnly: true, pollMs: 1 });
+    const reader = await r.log(NAME);
+    const durable: number[] = [];
+    const follower = (async () => {
+      for await (const rec of reader.records({ follow: true, durable: true })) durable.push(rec.offset);
+    })().catch((err: unknown) => err);
+    const waited = reader.waitFor(5);
+    await appendBatches(writer, 1, 2);
+    expect(await waited).toBe(6);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(durable).toEqual([]); // appended, not checkpointed
+    await writer.flush();
+    await w.checkpoint();
+    await reader.waitFor(3, { durable: true });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(durable).toEqual([0, 1, 2, 3, 4, 5]);
+    await r.close();
+    const ended = await follower;
+    expect((ended as { code?: string }).code).toBe(ErrorCode.CLOSED);
+    await w.close();
+  });
+});
