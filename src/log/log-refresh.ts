@@ -28,6 +28,7 @@ export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> 
   try {
     await refreshFiles(s, ro);
   } finally {
+    ro.lastRefreshAt = Date.now();
     wake(s.waiters);
   }
 }
