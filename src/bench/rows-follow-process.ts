@@ -7,12 +7,13 @@
  * can go, the follower's MB/s against the writer's own (reference): 1.0 is keeping up.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { LogDir } from "../log/log-dir.js";
 import { FsStorage } from "../storage/fs-storage.js";
 import { type BenchContext, freshDir, PARTITION, removeDir, scaled } from "./context.js";
 import { sharedNow, type WriterJob } from "./follow-writer.js";
 import { MB, type Measured } from "./measure.js";
-import { childScript } from "./runner.js";
 
 const CALL_BYTES = 100 * 1024;
 
@@ -26,8 +27,9 @@ interface Run {
 
 /** The writer, a process of its own; resolves with each call's resolve time by last offset. */
 function startWriter(job: WriterJob): { ready: Promise<void>; done: Promise<Map<number, number>> } {
-  const script = childScript();
-  if (script === undefined) throw new Error("follow-process needs the built bench child (dist/bench-child.js)");
+  // The bench's child entry, built next to the CLI (as runner.ts finds it; not imported: a cycle).
+  const script = fileURLToPath(new URL("./bench-child.js", import.meta.url));
+  if (!existsSync(script)) throw new Error("follow-process needs the built bench child (dist/bench-child.js)");
   const proc = spawn(process.execPath, [script, JSON.stringify({ writer: job })], {
     stdio: ["ignore", "pipe", "pipe"],
   });
