@@ -11,6 +11,7 @@
  * A missing checkpoint is recovery point 0 (everything is walked) and the first segment's base
  * as the start offset.
  */
+import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment } from "../segment/segment.js";
 import type { LoadInput } from "./log-load-input.js";
 import type { LoadedLog } from "./log-loader.js";
@@ -101,9 +102,31 @@ export type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
 
 /** `openLog`'s read-only load: the segments, and the state following them needs. */
 export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Promise<LoadedLog & ReadOnlyLoaded> {
-  const load = await loadReadOnly(input);
+  let load = await loadReadOnly(input);
+  const end = load.segments[load.segments.length - 1]!.nextOffset;
+  if ((input.recoveryPoint ?? 0) > end) {
+    // Below the recovery point the writer made every record durable: unless it truncated since
+    // (it lowers the checkpoint before it cuts), valid batches that end there are damage.
+    await Promise.allSettled(load.segments.map((slot) => slot.close()));
+    const again = await host.readCheckpoints();
+    checkDurablePrefix(input.dir, end, again.recoveryPoint);
+    load = await loadReadOnly({ ...input, ...again });
+  }
   const state: ReadOnlyState = { ...host, marks: load.marks, phantom: load.phantom };
   return { ...load, readOnly: { recoveryPoint: load.recoveryPoint, state } };
+}
+
+/**
+ * Throws `PAGELOG_CORRUPT` if the valid batches end below the recovery point the writer
+ * checkpointed (read again after the walk: a truncateTo lowers it before it cuts).
+ */
+export function checkDurablePrefix(dir: string, end: number, recoveryPoint: number | undefined): void {
+  if (recoveryPoint !== undefined && recoveryPoint > end)
+    throw new PagelogError(
+      `log ${dir} is corrupt: its valid batches end at offset ${end}, below the recovery point ${recoveryPoint} its writer checkpointed`,
+      ErrorCode.CORRUPT,
+      { path: dir },
+    );
 }
 
 /** Opens one segment read-only and walks it (segment-follow.ts), marking its batches. */

@@ -15,7 +15,7 @@
  * never saw (a killed process loses no page-cache bytes) and rewrites the rest with the same bytes.
  */
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
-import { loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
+import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
 import { listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { cutCursors } from "./read-cursors.js";
@@ -57,6 +57,8 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
   const end = endOffsetOf(s);
+  if ((checkpointed.recoveryPoint ?? 0) > end)
+    checkDurablePrefix(s.name, end, (await ro.readCheckpoints()).recoveryPoint);
   const first = s.segments[0]!.baseOffset;
   s.startOffset = Math.min(Math.max(s.startOffset, first, checkpointed.logStartOffset ?? first), end);
   const durable = Math.min(checkpointed.recoveryPoint ?? 0, end);

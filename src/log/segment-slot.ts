@@ -126,9 +126,16 @@ export class SegmentSlot {
 
   async #firstUse(): Promise<Segment> {
     const { storage, dir, segmentOptions } = this.#context;
-    // (Read-only: a segment the writer deleted since is missing like any other, PAGELOG_CORRUPT,
-    // until a refresh of the log drops it.)
     const path = this.#logPath();
+    // Read-only: a segment the writer deleted since the last refresh went by its retention (or
+    // deleteRecordsBefore): the offsets are below its start now, as a fetch there would say.
+    if (this.#context.readOnly === true && (await storage.stat(path)) === null) {
+      throw new PagelogError(
+        `segment ${path} is gone: its writer deleted it (retention or deleteRecordsBefore) since the log was last refreshed`,
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        { path },
+      );
+    }
     let segment: Segment;
     try {
       segment = this.#context.readOnly

@@ -103,6 +103,20 @@ describe("read-only open", () => {
     await w.dir.close().catch(() => undefined);
   });
 
+  it("damage below the checkpointed recovery point is PAGELOG_CORRUPT, not a shorter log; nothing changes", async () => {
+    const sim = new SimStorage({ seed: 9 });
+    const w = await writer(sim, 6);
+    await w.dir.close(); // clean: the recovery point is the end, 12
+    const path = segPath(0, ".log");
+    const size = await fileSize(sim, path);
+    await writeFile(sim, path, Math.floor(size / 2), new Uint8Array([0xff, 0x00, 0xff]));
+    const before = await snapshotStorage(sim);
+    const dir = await LogDir.open(sim, { readOnly: true });
+    expect((await expectCode(() => dir.log(NAME), ErrorCode.CORRUPT)).message).toContain("recovery point 12");
+    await dir.close();
+    expect(await snapshotStorage(sim)).toEqual(before);
+  });
+
   it("every write is PAGELOG_READ_ONLY naming the mode; close() writes nothing", async () => {
     const sim = new SimStorage({ seed: 6 });
     const w = await writer(sim, 3);

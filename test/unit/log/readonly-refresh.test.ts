@@ -269,3 +269,23 @@ describe("read-only follow (polling)", () => {
     await w.close();
   });
 });
+
+describe("read-only reads racing the writer's retention", () => {
+  it("a segment deleted since the last refresh is OFFSET_OUT_OF_RANGE, never CORRUPT", async () => {
+    const sim = new SimStorage({ seed: 23 });
+    const w = await LogDir.open(sim, { log: SMALL });
+    const writer = await w.log(NAME);
+    await appendBatches(writer, 40, 2);
+    await writer.flush();
+    await w.checkpoint(); // the reader trusts (leaves idle) the segments below the recovery point
+    const r = await LogDir.open(sim, { readOnly: true });
+    const reader = await r.log(NAME);
+    await writer.deleteRecordsBefore(50);
+    await expectCode(() => reader.read(0), ErrorCode.OFFSET_OUT_OF_RANGE);
+    await reader.refresh();
+    expect(reader.startOffset).toBe(50);
+    expect((await reader.read(50)).map(plain)[0]).toEqual(expectedAt(50));
+    await r.close();
+    await w.close();
+  });
+});
