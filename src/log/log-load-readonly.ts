@@ -1,6 +1,6 @@
 /*
- * Opening a partition's log read-only, while another process may be writing it (DESIGN §8: a
- * read-only open takes no lock and writes nothing, not even a repair). Nothing is cut, removed
+ * Opening a partition's log read-only, while another process may be writing it (a read-only
+ * open takes no lock and writes nothing, not even a repair: only the writer recovers). Nothing is cut, removed
  * or rebuilt on disk, and no file is opened for writing:
  * - segments below the one holding the checkpointed recovery point are trusted as a clean open
  *   trusts them: idle, checked on first use, a failed index check rebuilt in memory only;

@@ -134,7 +134,10 @@ async function extend(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number
     if (stat === null || stat.kind !== "file") return;
     const marks = ro.marks.get(active.baseOffset);
     const stop = await active.catchUp(stat.size, (batch) => marks?.add(batch));
-    if (stop.reason !== undefined || !listed.has(active.nextOffset) || active.nextOffset === active.baseOffset) return;
+    // As at open: only a next segment that continues this one exactly (not after a gap, nor one
+    // that overlaps it: a truncateTo the writer is in the middle of) is part of the log for now.
+    const next = Math.min(...[...listed].filter((base) => base > active.baseOffset));
+    if (stop.reason !== undefined || next !== active.nextOffset) return;
     const { segment, marked } = await walkSegment(s.slotContext, active.nextOffset);
     s.segments.push(SegmentSlot.of(s.slotContext, segment));
     ro.marks.set(segment.baseOffset, marked);
