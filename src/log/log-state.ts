@@ -115,6 +115,10 @@ export async function flushLog(
   // `at`: the stopwatch as the caller read it before its work began. Read first otherwise: an
   // injected clock that throws fails this flush before it does anything.
   const startedAt = at ?? s.stopwatch.now();
+  // After a failed fsync the kernel may have marked the lost pages clean: a later fsync
+  // "succeeds" without writing them. A failed log never flushes, so its recovery point (what
+  // durable readers are shown) never moves past what did reach the disk.
+  if (s.status === "failed") throw failedError(s, "flush");
   const end = endOffsetOf(s);
   const active = activeSegment(s);
   for (const segment of s.dirtySegments) await segment.flush({ indexes: indexes || segment !== active });

@@ -148,6 +148,23 @@ describe("durable reads", () => {
     await again.close();
   });
 
+  it("a failed log's flush policy never moves the recovery point past what a failed fsync lost", async () => {
+    // Found by the durable-follower property: after the failed fsync, an append group refused
+    // with PAGELOG_FAILED still ran the flush policy, whose fsync "succeeded" over the pages the
+    // failure had marked clean, and the recovery point claimed records a power cut then took.
+    const { sim, dir, log } = await freshLog({ flushMessages: 1 });
+    await appendBatches(log, 2);
+    expect(log.recoveryPoint).toBe(2);
+    sim.injectFault({ op: "sync", code: "EIO" });
+    await expectCode(() => log.append([{ value: "lost" }]), ErrorCode.IO);
+    expect(log.status).toBe("failed");
+    await expectCode(() => log.append([{ value: "refused" }]), ErrorCode.FAILED);
+    await expectCode(() => log.append([{ value: "refused" }]), ErrorCode.FAILED);
+    expect(log.recoveryPoint).toBe(2);
+    expect((await log.read(0, { durable: true })).map((r) => r.offset)).toEqual([0, 1]);
+    await expect(dir.close()).rejects.toBeDefined();
+  });
+
   it("durable must be a boolean (a TypeError naming it) on read and readBatches", async () => {
     const { dir, log } = await freshLog();
     await expectTypeError(() => log.read(0, { durable: 1 } as never), "durable");

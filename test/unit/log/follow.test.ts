@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { LogDir } from "../../../src/log/log-dir.js";
-import type { Log, LogRecord } from "../../../src/log/log.js";
+import type { LogRecord } from "../../../src/log/log.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { HookedStorage } from "../../../src/testing/hooked-storage.js";
 import { appendBatches, expectCode, expectTypeError, freshLog, NAME, plain, recordAt, expectedAt } from "./helpers.js";
