@@ -115,6 +115,12 @@ async function rewalkIfChanged(s: LogState, ro: ReadOnlyState, cutAfter: number)
     if (changedAt === undefined && cutAfter === Infinity) return Infinity;
   } else if (cutAfter === Infinity) {
     return Infinity;
+  } else {
+    // No marks (a segment trusted at open, never walked), and the segments after it are gone: a
+    // truncateTo reached into it. It lowered the checkpointed recovery point to its offset before
+    // it cut (read again now: after the cut), which bounds the cut even if the writer refilled
+    // the segment since. (A later checkpoint may have raised it again: then the old end does.)
+    changedAt = Math.min(slot.nextOffset, (await ro.readCheckpoints()).recoveryPoint ?? slot.nextOffset);
   }
   const oldEnd = slot.nextOffset;
   await slot.close();
@@ -122,7 +128,6 @@ async function rewalkIfChanged(s: LogState, ro: ReadOnlyState, cutAfter: number)
   const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
   s.segments[index] = SegmentSlot.of(s.slotContext, segment);
   ro.marks.set(slot.baseOffset, marked);
-  // Without marks (a segment trusted at open) only a shorter walk shows where it was cut.
   return Math.min(changedAt ?? oldEnd, segment.nextOffset);
 }
 

@@ -289,3 +289,32 @@ describe("read-only reads racing the writer's retention", () => {
     await w.close();
   });
 });
+
+describe("read-only cuts in segments the reader never walked", () => {
+  it("a truncateTo into an old trusted segment, refilled past its old end, is a cut where the writer cut", async () => {
+    const sim = new SimStorage({ seed: 24 });
+    const w = await LogDir.open(sim, { log: SMALL, checkpointIntervalMs: -1 });
+    const writer = await w.log(NAME);
+    await appendBatches(writer, 40, 2);
+    await writer.flush();
+    await w.checkpoint();
+    const r = await LogDir.open(sim, { readOnly: true });
+    const reader = await r.log(NAME);
+    // An old segment, below the recovery point: trusted at open, never walked.
+    const bases = writer.segmentBaseOffsets;
+    const at = bases.findIndex((b, i) => i > 0 && i + 2 < bases.length && bases[i + 1]! - b >= 6);
+    const [base, end] = [bases[at]!, bases[at + 1]!];
+    const it = reader.records({ from: base });
+    expect(await drain(it, 4)).toEqual([base, base + 1, base + 2, base + 3]);
+    await writer.truncateTo(base + 2);
+    for (let i = 0; i < 30; i++) await writer.append([{ key: "other", value: `o${i}`, timestamp: 5 }]);
+    expect(writer.endOffset).toBeGreaterThan(end);
+    await reader.refresh();
+    // Records base+2 and base+3 it handed out are gone: never spliced with the new ones.
+    await expectCode(() => it.next(), ErrorCode.TRUNCATED);
+    const values = (await reader.read(base + 2)).map((x) => plain(x).value);
+    expect(values[0]).toBe("o0");
+    await r.close();
+    await w.close();
+  });
+});
