@@ -10,6 +10,7 @@ import { durableAppend } from "./rows-durable.js";
 import { followLatency, followThroughput } from "./rows-follow.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
+import { followProcess } from "./rows-follow-process.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
@@ -79,6 +80,11 @@ export const ROWS: readonly RowSpec[] = [
     name: "follow-throughput",
     summary: "a follower of a 100 x 1 KiB per call writer vs records() on the finished log (tmpfs)",
     run: followThroughput,
+  },
+  {
+    name: "follow-process",
+    summary: "read-only follower in a second process: latency (pollMs 100, 10) and MB/s vs the writer (tmpfs)",
+    run: followProcess,
   },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];

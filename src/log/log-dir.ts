@@ -12,7 +12,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
 import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { HandlePool } from "../storage/handle-pool.js";
-import type { Storage, StorageLock } from "../storage/storage.js";
+import type { Storage, StorageLock, StorageStat } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
@@ -54,6 +54,8 @@ export class LogDir {
    */
   readonly storage: HandlePool;
   readonly #ownsStorage: boolean;
+  /** Read-only (LogDirOptions.readOnly): no lock (a stand-in), nothing written, ever. */
+  readonly #readOnly: { readonly pollMs: number } | undefined;
   readonly #lock: StorageLock;
   readonly #clean: boolean;
   readonly #defaults: LogOptions;
@@ -93,8 +95,10 @@ export class LogDir {
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
+    readOnly: { readonly pollMs: number } | undefined;
   }) {
     this.storage = fields.storage;
+    this.#readOnly = fields.readOnly;
     this.#ownsStorage = fields.ownsStorage;
     this.#lock = fields.lock;
     this.#clean = fields.clean;
@@ -108,7 +112,8 @@ export class LogDir {
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
     this.#lastCheckpointAt = this.#stopwatch.now();
-    if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
+    const timed = this.#checkpointIntervalMs > 0 && this.#clock === systemClock && this.#readOnly === undefined;
+    if (timed) this.#scheduleCheckpointTimer();
   }
 
   /**
@@ -146,7 +151,7 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    const { log, checkpointIntervalMs, maxOpenFiles, onProgress } = resolveOptions(
+    const { log, checkpointIntervalMs, maxOpenFiles, onProgress, readOnly, pollMs } = resolveOptions(
       options,
       "LogDir.open options",
       DIR_RESOLVERS,
@@ -155,10 +160,11 @@ export class LogDir {
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
     // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
-    const raw = typeof where === "string" ? await openPathStorage(where) : where;
+    const raw = typeof where === "string" ? await openPathStorage(where, { readOnly }) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
     const storage = new HandlePool(raw, { maxOpenFiles });
-    const lock = await storage.lock(LOCK_FILE);
+    // Read-only takes no lock: the writer holds it, and a reader must not keep it from opening.
+    const lock = readOnly ? { path: LOCK_FILE, release: async () => undefined } : await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
       const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
@@ -173,7 +179,7 @@ export class LogDir {
       const names = await storage.list("");
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
-      for (const name of names) {
+      for (const name of readOnly ? [] : names) {
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
         if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
@@ -186,8 +192,9 @@ export class LogDir {
       for (const name of ownTmpFiles) await storage.remove(name);
       // The marker is deleted durably before anything else is written: from here on a crash
       // must look like one, whatever this session does. (One syncDir makes both changes durable.)
-      if (clean) await storage.remove(CLEAN_SHUTDOWN_FILE);
-      if (clean || ownTmpFiles.length > 0) await storage.syncDir("");
+      // Read-only: nothing is written, so the marker stays the writer's.
+      if (clean && !readOnly) await storage.remove(CLEAN_SHUTDOWN_FILE);
+      if ((clean && !readOnly) || ownTmpFiles.length > 0) await storage.syncDir("");
       return new LogDir({
         storage,
         ownsStorage,
@@ -199,12 +206,18 @@ export class LogDir {
         startOffsets,
         checkpointIntervalMs,
         onProgress,
+        readOnly: readOnly ? { pollMs } : undefined,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
       if (ownsStorage) await storage.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Opened with `{ readOnly: true }`: no lock, and every write is `PAGELOG_READ_ONLY`. */
+  get readOnly(): boolean {
+    return this.#readOnly !== undefined;
   }
 
   /** True if the last shutdown of this directory was clean. */
@@ -265,6 +278,7 @@ export class LogDir {
 
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
+    if (this.#readOnly !== undefined) return this.#openReadOnlyLog(name, options, existing);
     if (existing === null) {
       // The partition directory must be durable before anything in it can be.
       await this.storage.mkdir(name);
@@ -287,6 +301,32 @@ export class LogDir {
         onProgress: this.#onProgress,
       },
     );
+    this.#opened.set(name, log);
+    return log;
+  }
+
+  /** A read-only open of a log (log-load-readonly.ts): a missing partition is not created. */
+  async #openReadOnlyLog(
+    name: string,
+    options: ReturnType<typeof resolveLogOptions>,
+    existing: StorageStat | null,
+  ): Promise<Log> {
+    if (existing === null)
+      throw new PagelogError(`log ${name} does not exist (the directory was opened read-only)`, ErrorCode.NOT_FOUND, {
+        path: name,
+      });
+    if (existing.kind !== "dir")
+      throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
+    const readCheckpoints = async () => ({
+      recoveryPoint: (await readCheckpoint(this.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
+      logStartOffset: (await readCheckpoint(this.storage, LOG_START_CHECKPOINT)).get(name),
+    });
+    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
+      clean: this.#clean,
+      recoveryPoint: this.#recoveryPoints.get(name),
+      logStartOffset: this.#startOffsets.get(name),
+      readOnly: { pollMs: this.#readOnly!.pollMs, readCheckpoints },
+    });
     this.#opened.set(name, log);
     return log;
   }
@@ -324,6 +364,10 @@ export class LogDir {
   checkpoint(): Promise<void> {
     // A checkpoint queued and not started yet will read every log's values when it starts, so it
     // serves this request too: the queue never holds more than one running and one waiting.
+    if (this.#readOnly !== undefined)
+      return Promise.reject(
+        new PagelogError("the log directory was opened read-only (checkpoint)", ErrorCode.READ_ONLY),
+      );
     if (this.#pendingCheckpoint !== undefined) return this.#pendingCheckpoint;
     const queued: Promise<void> = this.#checkpoints.run(async () => {
       if (this.#pendingCheckpoint === queued) this.#pendingCheckpoint = undefined;
@@ -387,13 +431,8 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
-      await this.checkpoint();
-      const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
-      const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
-      if (failure === undefined && !anyFailed && everyLogRecovered) {
-        await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
-        await this.storage.syncDir("");
-      }
+      // Read-only: writes nothing (no checkpoint, no marker); the finally closes the storage.
+      if (this.#readOnly === undefined) await this.#closeWrites(failure);
     } catch (err) {
       failure ??= err;
     } finally {
@@ -407,6 +446,17 @@ export class LogDir {
     }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
     if (failure !== undefined) throw failure;
+  }
+
+  /** Close's writes: the checkpoints, then the marker if every log closed cleanly and was recovered. */
+  async #closeWrites(failure: unknown): Promise<void> {
+    await this.checkpoint();
+    const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
+    const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
+    if (failure === undefined && !anyFailed && everyLogRecovered) {
+      await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
+      await this.storage.syncDir("");
+    }
   }
 
   /** After a crash: whether every partition directory there at open was opened (so recovered). */

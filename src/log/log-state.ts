@@ -13,6 +13,7 @@ import type { Stopwatch } from "./log-clock.js";
 import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 import { wake, type Waiters } from "./log-waiters.js";
 
 /**
@@ -79,6 +80,8 @@ export interface LogState {
   openGroup: PendingAppend[] | undefined;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
+  /** Opened read-only (another process may be writing the files): what following them needs. */
+  readonly readOnly: ReadOnlyState | undefined;
   /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
   readonly waiters: Waiters;
 }
@@ -178,6 +181,7 @@ export function failedError(s: LogState, op: string): PagelogError {
 }
 
 export function checkWritable(s: LogState, op: string): void {
+  if (s.readOnly !== undefined) throw readOnlyError(s.name, op);
   if (s.status === "failed") throw failedError(s, op);
   if (s.status !== "open")
     throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });

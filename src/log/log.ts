@@ -54,13 +54,16 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
+import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
+import { closeReadOnly, refreshed } from "./log-refresh.js";
+import { segmentOptionsOf } from "./segment-options-of.js";
 
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
 export type { RecordsOptions, WaitOptions } from "./records-iterator.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -121,8 +124,8 @@ export class Log {
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
-      // Loading left everything durable: the whole log is below the recovery point.
-      recoveryPoint: loaded.segments[loaded.segments.length - 1]!.nextOffset,
+      // Loading left everything durable (read-only: what the writer's checkpoint says).
+      recoveryPoint: loaded.readOnly?.recoveryPoint ?? loaded.segments[loaded.segments.length - 1]!.nextOffset,
       status: "open",
       failure: undefined,
       unflushedRecords: 0,
@@ -137,12 +140,14 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       cursors: new Set(),
+      readOnly: loaded.readOnly?.state,
       waiters: new Set(),
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock) this.#armFlushTimer(options.flushMs);
+    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly) this.#armFlushTimer(options.flushMs);
+    if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
   }
 
   /**
@@ -406,6 +411,14 @@ export class Log {
     });
   }
 
+  /**
+   * Read-only: re-reads the files another process writes; resolves with the new end offset
+   * (log-refresh.ts, docs/consumers.md). A writable log sees its own end: it resolves at once.
+   */
+  refresh(): Promise<number> {
+    return this.#run(() => refreshed(this.#s));
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------
 
   /**
@@ -418,6 +431,7 @@ export class Log {
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
       stopTimer(s);
+      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
@@ -460,26 +474,15 @@ export async function openLog(
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
     onProgress?: ProgressListener | undefined;
+    readOnly?: ReadOnlyHost | undefined;
   },
 ): Promise<Log> {
-  const segmentOptions: SegmentOptions = {
-    indexIntervalBytes: options.indexIntervalBytes,
-    maxIndexBytes: options.maxIndexBytes,
-    maxBatchBytes: options.maxBatchBytes,
-    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-    ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
-      ? {}
-      : {
-          policies: {
-            ...(options.policies.lookup === undefined ? {} : { lookup: options.policies.lookup }),
-            ...(options.policies.recover === undefined ? {} : { recover: options.policies.recover }),
-          },
-        }),
-  };
+  const segmentOptions = segmentOptionsOf(options);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+  const input = { storage: host.storage, dir: name, segmentOptions, ...state }; // (readOnly is not LoadInput's)
+  const loaded = state.readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, state.readOnly);
   return construct(name, host, options, segmentOptions, loaded, opened);
 }
 
