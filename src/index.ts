@@ -15,6 +15,8 @@ export type { PagelogErrorOptions, PolicyFault } from "./errors.js";
 // The log.
 export { LogDir, parsePartitionName } from "./log/log-dir.js";
 export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-dir.js";
+export { Consumer } from "./log/log-dir.js";
+export type { ConsumerPosition, ConsumerPositionState } from "./log/log-dir.js";
 export { Log } from "./log/log.js";
 export type { LogRecord, LogRecovery, LogStatus, ReadOptions, RecordsOptions } from "./log/log.js";
 export type { Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";

@@ -5,6 +5,7 @@
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
  * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
+ * the consumer positions (a malformed file is not read as empty: see `consumer()`) and removes
  * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
  * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
  */
@@ -23,9 +24,14 @@ import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-fi
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
+import { checkConsumerName, Consumer, corruptPositions } from "./consumer.js";
+import { CONSUMER_OFFSET_TMP, PositionStore, type PositionsRead, readPositions } from "./consumer-positions.js";
 
 export type { RecoveryProgress } from "./recovery-progress.js";
 export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
+export type { ConsumerPosition, ConsumerPositionState } from "./consumer.js";
+export { Consumer } from "./consumer.js";
+export { CONSUMER_OFFSET_CHECKPOINT } from "./consumer-positions.js";
 
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
@@ -38,7 +44,9 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
 const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE]
+    .map((f) => f + TMP_SUFFIX)
+    .concat(CONSUMER_OFFSET_TMP),
 );
 
 /**
@@ -71,6 +79,9 @@ export class LogDir {
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
+  /** The consumer positions, or why the file read at open is not one (every consumer() then refuses). */
+  readonly #positions: PositionStore | string;
+  readonly #consumers = new Map<string, Consumer>();
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -93,6 +104,7 @@ export class LogDir {
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
+    positions: PositionsRead;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -104,6 +116,8 @@ export class LogDir {
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
+    const read = fields.positions;
+    this.#positions = read.state === "ok" ? new PositionStore(fields.storage, read.positions) : read.reason;
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -180,6 +194,7 @@ export class LogDir {
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
+      const positions = await readPositions(storage);
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.
@@ -199,6 +214,7 @@ export class LogDir {
         startOffsets,
         checkpointIntervalMs,
         onProgress,
+        positions,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -288,7 +304,27 @@ export class LogDir {
       },
     );
     this.#opened.set(name, log);
+    if (typeof this.#positions !== "string") this.#positions.logOpened(name, log.endOffset);
     return log;
+  }
+
+  /**
+   * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters, not "." or ".."): its committed offsets, one per
+   * partition, kept in the directory's `consumer-offset-checkpoint` (docs/consumers.md). The same name gives the same
+   * Consumer. Throws `PAGELOG_CORRUPT` if that file was there at open but is not a positions file: positions are never
+   * silently reset; move the file aside to start every consumer over.
+   */
+  consumer(name: string): Consumer {
+    checkConsumerName(name);
+    this.#checkOpen();
+    const store = this.#positions;
+    if (typeof store === "string") throw corruptPositions(store);
+    let consumer = this.#consumers.get(name);
+    if (consumer === undefined) {
+      consumer = new Consumer(name, { store, check: () => this.#checkOpen() });
+      this.#consumers.set(name, consumer);
+    }
+    return consumer;
   }
 
   /** Names of the partition directories in this log directory, sorted. */
@@ -387,6 +423,8 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
+      // Commits made before close() are written before the lock goes (they report their own failures).
+      if (typeof this.#positions !== "string") await this.#positions.drain();
       await this.checkpoint();
       const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
       const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
