@@ -9,6 +9,7 @@ import { append100B, append1KiB, append4GB, appendInFlight } from "./rows-append
 import { durableAppend } from "./rows-durable.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
+import { consumerCommits } from "./rows-positions.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
@@ -68,6 +69,12 @@ export const ROWS: readonly RowSpec[] = [
   },
   { name: "open-10k-partitions", summary: "clean LogDir.open of 10,000 partitions vs readdir", run: open10kPartitions },
   { name: "idle-segment-bytes", summary: "heap bytes per idle segment after a clean open", run: idleSegmentBytes },
+  // Issue 21 (consumer positions): rows-positions.ts.
+  {
+    name: "consumer-commits",
+    summary: "64 consumer commits in flight vs one atomic file write per commit (real disk); syncs per commit",
+    run: consumerCommits,
+  },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];
 
