@@ -22,9 +22,13 @@ export function isPositionName(name: unknown): name is string {
 
 /** One line of the file: a consumer's committed offset for one partition. */
 export interface ConsumerOffsetEntry {
+  /** The consumer's name. */
   readonly consumer: string;
+  /** The topic's name. */
   readonly topic: string;
+  /** The partition number. */
   readonly partition: number;
+  /** The committed offset: the next offset the consumer reads. */
   readonly offset: number;
 }
 
