@@ -4,16 +4,15 @@
  *
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
- * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
- * the consumer positions (a malformed file is not read as empty: see `consumer()`) and removes
- * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
- * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
+ * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and the consumer
+ * positions (a malformed file is not read as empty), removes the temp files a crash can leave of its
+ * own atomic writes (`<file>.tmp` of each root file), and nothing else. Logs are opened, and recovered, on first use.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
 import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { HandlePool } from "../storage/handle-pool.js";
-import type { Storage, StorageLock } from "../storage/storage.js";
+import type { Storage, StorageLock, StorageStat } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
@@ -24,14 +23,12 @@ import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-fi
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
-import { checkConsumerName, Consumer, corruptPositions } from "./consumer.js";
-import { CONSUMER_OFFSET_TMP, PositionStore, type PositionsRead, readPositions } from "./consumer-positions.js";
+import type { Consumer } from "./consumer.js";
+import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import { DirConsumers } from "./dir-consumers.js";
 
 export type { RecoveryProgress } from "./recovery-progress.js";
 export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
-export type { ConsumerPosition, ConsumerPositionState } from "./consumer.js";
-export { Consumer } from "./consumer.js";
-export { CONSUMER_OFFSET_CHECKPOINT } from "./consumer-positions.js";
 
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
@@ -44,9 +41,9 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
 const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE]
-    .map((f) => f + TMP_SUFFIX)
-    .concat(CONSUMER_OFFSET_TMP),
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE, CONSUMER_OFFSET_CHECKPOINT].map(
+    (f) => f + TMP_SUFFIX,
+  ),
 );
 
 /**
@@ -62,6 +59,8 @@ export class LogDir {
    */
   readonly storage: HandlePool;
   readonly #ownsStorage: boolean;
+  /** Read-only (LogDirOptions.readOnly): no lock (a stand-in), nothing written, ever. */
+  readonly #readOnly: { readonly pollMs: number } | undefined;
   readonly #lock: StorageLock;
   readonly #clean: boolean;
   readonly #defaults: LogOptions;
@@ -79,9 +78,7 @@ export class LogDir {
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
-  /** The consumer positions, or why the file read at open is not one (every consumer() then refuses). */
-  readonly #positions: PositionStore | string;
-  readonly #consumers = new Map<string, Consumer>();
+  readonly #consumers: DirConsumers;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -105,8 +102,10 @@ export class LogDir {
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
     positions: PositionsRead;
+    readOnly: { readonly pollMs: number } | undefined;
   }) {
     this.storage = fields.storage;
+    this.#readOnly = fields.readOnly;
     this.#ownsStorage = fields.ownsStorage;
     this.#lock = fields.lock;
     this.#clean = fields.clean;
@@ -116,13 +115,13 @@ export class LogDir {
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
-    const read = fields.positions;
-    this.#positions = read.state === "ok" ? new PositionStore(fields.storage, read.positions) : read.reason;
+    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
     this.#lastCheckpointAt = this.#stopwatch.now();
-    if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
+    const timed = this.#checkpointIntervalMs > 0 && this.#clock === systemClock && this.#readOnly === undefined;
+    if (timed) this.#scheduleCheckpointTimer();
   }
 
   /**
@@ -160,7 +159,7 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    const { log, checkpointIntervalMs, maxOpenFiles, onProgress } = resolveOptions(
+    const { log, checkpointIntervalMs, maxOpenFiles, onProgress, readOnly, pollMs } = resolveOptions(
       options,
       "LogDir.open options",
       DIR_RESOLVERS,
@@ -169,10 +168,11 @@ export class LogDir {
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
     // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
-    const raw = typeof where === "string" ? await openPathStorage(where) : where;
+    const raw = typeof where === "string" ? await openPathStorage(where, { readOnly }) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
     const storage = new HandlePool(raw, { maxOpenFiles });
-    const lock = await storage.lock(LOCK_FILE);
+    // Read-only takes no lock: the writer holds it, and a reader must not keep it from opening.
+    const lock = readOnly ? { path: LOCK_FILE, release: async () => undefined } : await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
       const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
@@ -187,7 +187,7 @@ export class LogDir {
       const names = await storage.list("");
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
-      for (const name of names) {
+      for (const name of readOnly ? [] : names) {
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
         if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
@@ -201,8 +201,9 @@ export class LogDir {
       for (const name of ownTmpFiles) await storage.remove(name);
       // The marker is deleted durably before anything else is written: from here on a crash
       // must look like one, whatever this session does. (One syncDir makes both changes durable.)
-      if (clean) await storage.remove(CLEAN_SHUTDOWN_FILE);
-      if (clean || ownTmpFiles.length > 0) await storage.syncDir("");
+      // Read-only: nothing is written, so the marker stays the writer's.
+      if (clean && !readOnly) await storage.remove(CLEAN_SHUTDOWN_FILE);
+      if ((clean && !readOnly) || ownTmpFiles.length > 0) await storage.syncDir("");
       return new LogDir({
         storage,
         ownsStorage,
@@ -215,12 +216,18 @@ export class LogDir {
         checkpointIntervalMs,
         onProgress,
         positions,
+        readOnly: readOnly ? { pollMs } : undefined,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
       if (ownsStorage) await storage.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Opened with `{ readOnly: true }`: no lock, and every write is `PAGELOG_READ_ONLY`. */
+  get readOnly(): boolean {
+    return this.#readOnly !== undefined;
   }
 
   /** True if the last shutdown of this directory was clean. */
@@ -281,6 +288,7 @@ export class LogDir {
 
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
+    if (this.#readOnly !== undefined) return this.#openReadOnlyLog(name, options, existing);
     if (existing === null) {
       // The partition directory must be durable before anything in it can be.
       await this.storage.mkdir(name);
@@ -304,27 +312,44 @@ export class LogDir {
       },
     );
     this.#opened.set(name, log);
-    if (typeof this.#positions !== "string") this.#positions.logOpened(name, log.endOffset);
+    this.#consumers.logOpened(name, log.endOffset);
     return log;
   }
 
   /**
-   * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters, not "." or ".."): its committed offsets, one per
-   * partition, kept in the directory's `consumer-offset-checkpoint` (docs/consumers.md). The same name gives the same
-   * Consumer. Throws `PAGELOG_CORRUPT` if that file was there at open but is not a positions file: positions are never
-   * silently reset; move the file aside to start every consumer over.
+   * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters): its committed offsets, one per partition
+   * (docs/consumers.md). `PAGELOG_CORRUPT` if the positions file read at open is not one: never a silent reset.
+   * Read-only: `commit` is `PAGELOG_READ_ONLY`, the positions are those read at open.
    */
   consumer(name: string): Consumer {
-    checkConsumerName(name);
-    this.#checkOpen();
-    const store = this.#positions;
-    if (typeof store === "string") throw corruptPositions(store);
-    let consumer = this.#consumers.get(name);
-    if (consumer === undefined) {
-      consumer = new Consumer(name, { store, check: () => this.#checkOpen() });
-      this.#consumers.set(name, consumer);
-    }
-    return consumer;
+    return this.#consumers.get(name);
+  }
+
+  /** A read-only open of a log (log-load-readonly.ts): a missing partition is not created. */
+  async #openReadOnlyLog(
+    name: string,
+    options: ReturnType<typeof resolveLogOptions>,
+    existing: StorageStat | null,
+  ): Promise<Log> {
+    if (existing === null)
+      throw new PagelogError(`log ${name} does not exist (the directory was opened read-only)`, ErrorCode.NOT_FOUND, {
+        path: name,
+      });
+    if (existing.kind !== "dir")
+      throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
+    const readCheckpoints = async () => ({
+      recoveryPoint: (await readCheckpoint(this.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
+      logStartOffset: (await readCheckpoint(this.storage, LOG_START_CHECKPOINT)).get(name),
+    });
+    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
+      clean: this.#clean,
+      recoveryPoint: this.#recoveryPoints.get(name),
+      logStartOffset: this.#startOffsets.get(name),
+      readOnly: { pollMs: this.#readOnly!.pollMs, readCheckpoints },
+    });
+    this.#opened.set(name, log);
+    this.#consumers.logOpened(name, log.endOffset);
+    return log;
   }
 
   /** Names of the partition directories in this log directory, sorted. */
@@ -360,6 +385,10 @@ export class LogDir {
   checkpoint(): Promise<void> {
     // A checkpoint queued and not started yet will read every log's values when it starts, so it
     // serves this request too: the queue never holds more than one running and one waiting.
+    if (this.#readOnly !== undefined)
+      return Promise.reject(
+        new PagelogError("the log directory was opened read-only (checkpoint)", ErrorCode.READ_ONLY),
+      );
     if (this.#pendingCheckpoint !== undefined) return this.#pendingCheckpoint;
     const queued: Promise<void> = this.#checkpoints.run(async () => {
       if (this.#pendingCheckpoint === queued) this.#pendingCheckpoint = undefined;
@@ -423,15 +452,9 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
-      // Commits made before close() are written before the lock goes (they report their own failures).
-      if (typeof this.#positions !== "string") await this.#positions.drain();
-      await this.checkpoint();
-      const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
-      const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
-      if (failure === undefined && !anyFailed && everyLogRecovered) {
-        await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
-        await this.storage.syncDir("");
-      }
+      await this.#consumers.drain(); // commits made before close() are written before the lock goes
+      // Read-only: writes nothing (no checkpoint, no marker); the finally closes the storage.
+      if (this.#readOnly === undefined) await this.#closeWrites(failure);
     } catch (err) {
       failure ??= err;
     } finally {
@@ -445,6 +468,17 @@ export class LogDir {
     }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
     if (failure !== undefined) throw failure;
+  }
+
+  /** Close's writes: the checkpoints, then the marker if every log closed cleanly and was recovered. */
+  async #closeWrites(failure: unknown): Promise<void> {
+    await this.checkpoint();
+    const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
+    const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
+    if (failure === undefined && !anyFailed && everyLogRecovered) {
+      await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
+      await this.storage.syncDir("");
+    }
   }
 
   /** After a crash: whether every partition directory there at open was opened (so recovered). */

@@ -13,6 +13,8 @@ import type { Stopwatch } from "./log-clock.js";
 import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
+import { wake, type Waiters } from "./log-waiters.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -78,6 +80,10 @@ export interface LogState {
   openGroup: PendingAppend[] | undefined;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
+  /** Opened read-only (another process may be writing the files): what following them needs. */
+  readonly readOnly: ReadOnlyState | undefined;
+  /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
+  readonly waiters: Waiters;
 }
 
 /** The segment appends go to: always the last one. */
@@ -125,6 +131,7 @@ export async function flushLog(
   s.unflushedRecords = 0;
   s.lastFlushAt = startedAt;
   s.flushes++;
+  wake(s.waiters); // durable followers and waitFor({ durable }) wait on the recovery point
   await s.host.flushed?.();
 }
 
@@ -159,6 +166,7 @@ export function fail(s: LogState, err: unknown): void {
   s.status = "failed";
   s.failure ??= err;
   stopTimer(s);
+  wake(s.waiters); // a failed log never grows: a waiter must not wait for ever
 }
 
 export function failedError(s: LogState, op: string): PagelogError {
@@ -169,6 +177,7 @@ export function failedError(s: LogState, op: string): PagelogError {
 }
 
 export function checkWritable(s: LogState, op: string): void {
+  if (s.readOnly !== undefined) throw readOnlyError(s.name, op);
   if (s.status === "failed") throw failedError(s, op);
   if (s.status !== "open")
     throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });

@@ -49,7 +49,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     s.dirtySegments.add(segment);
     await segment.truncateTo(offset);
   }
-  // 3. Durable before resolving.
+  // 3. Durable before resolving. The flush wakes the waiters: a follower past the cut learns of it.
   await flushLog(s, { at: startedAt });
 }
 

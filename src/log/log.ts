@@ -15,23 +15,26 @@
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
 import type { SegmentOptions } from "../segment/segment.js";
-import { resolveOptions } from "../options.js";
-import { checkOffset, outOfRange, positiveInteger } from "./log-arguments.js";
+import { checkOffset, outOfRange } from "./log-arguments.js";
 import { asyncDispose } from "./async-dispose.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
 import { type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
 import {
-  DEFAULT_READ_BYTES,
   findOffsetForTimestamp,
-  iterateRecords,
   type LogRecord,
+  readDurableBatches,
+  readDurableRecords,
+  resolveReadBatchesOptions,
+  resolveReadOptions,
   readRawBatches,
+  type ReadBatchesOptions,
   readRecords,
   type ReadOptions,
-  type RecordsOptions,
 } from "./log-read.js";
+import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./records-iterator.js";
+import { wake } from "./log-waiters.js";
 import { applyRetention, moveStart, retentionCount } from "./log-retention.js";
 import {
   activeSegment,
@@ -51,12 +54,17 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
+import { loadReadOnlyLog, type ReadOnlyLoaded } from "./log-load-readonly.js";
+import { closeReadOnly, refreshLog } from "./log-refresh.js";
+import { segmentOptionsOf } from "./segment-options-of.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 
 export type { LogRecovery } from "./log-loader.js";
-export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
+export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
+export type { RecordsOptions, WaitOptions } from "./records-iterator.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -117,8 +125,8 @@ export class Log {
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
-      // Loading left everything durable: the whole log is below the recovery point.
-      recoveryPoint: loaded.segments[loaded.segments.length - 1]!.nextOffset,
+      // Loading left everything durable (read-only: what the writer's checkpoint says).
+      recoveryPoint: loaded.readOnly?.recoveryPoint ?? loaded.segments[loaded.segments.length - 1]!.nextOffset,
       status: "open",
       failure: undefined,
       unflushedRecords: 0,
@@ -133,11 +141,14 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       cursors: new Set(),
+      readOnly: loaded.readOnly?.state,
+      waiters: new Set(),
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock) this.#armFlushTimer(options.flushMs);
+    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly) this.#armFlushTimer(options.flushMs);
+    if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
   }
 
   /**
@@ -248,6 +259,7 @@ export class Log {
     // Every field of every record is read once, now: later changes to the objects (or getters
     // that answer differently each time) cannot change what is written. Uint8Array contents are
     // read when the batch is written: leave them alone until the append resolves.
+    if (this.#s.readOnly !== undefined) return Promise.reject(readOnlyError(this.name, "append"));
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records);
@@ -323,23 +335,20 @@ export class Log {
   /**
    * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
-   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
+   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. With
+   * `durable`, only records below the recovery point (at or above it gives [], as the end does).
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    let maxRecords: number;
-    let maxBytes: number;
+    let maxRecords: number, maxBytes: number, durable: boolean;
     try {
       checkOffset(offset, "offset");
-      ({ maxRecords, maxBytes } = resolveOptions<ReadOptions>(options, "read options", {
-        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
-        maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
-      }));
+      ({ maxRecords, maxBytes, durable } = resolveReadOptions(options));
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return readRecords(this.#s, offset, maxBytes, maxRecords);
+      return (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords);
     });
   }
 
@@ -347,32 +356,48 @@ export class Log {
    * Whole raw batches starting with the one holding `offset`, as a Kafka Fetch response carries
    * them: bytes that can go to a socket or a file without decoding. The first batch may start
    * below `offset` (and below the start offset); consumers skip those records, as Kafka's do.
+   * With `durable`, only whole batches whose last offset is below the recovery point.
    */
-  readBatches(offset: number, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
-    let maxBytes: number;
+  readBatches(offset: number, options: ReadBatchesOptions = {}): Promise<Uint8Array> {
+    let maxBytes: number, durable: boolean;
     try {
       checkOffset(offset, "offset");
-      ({ maxBytes } = resolveOptions<{ maxBytes?: number }>(options, "readBatches options", {
-        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
-      }));
+      ({ maxBytes, durable } = resolveReadBatchesOptions(options));
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return readRawBatches(this.#s, offset, maxBytes);
+      return (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes);
     });
   }
 
   /**
    * Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. One
    * history or an error: a truncation below where it got to is `PAGELOG_TRUNCATED`, the start
-   * offset moved past it `PAGELOG_OFFSET_OUT_OF_RANGE`, a close `PAGELOG_CLOSED` (log-read.ts).
+   * offset moved past it `PAGELOG_OFFSET_OUT_OF_RANGE`, a close `PAGELOG_CLOSED`.
+   *
+   * `follow: true` waits at the end, woken by the append itself (no polling), and goes on in
+   * offset order holding at most one read ahead, until `to`, an abort (its next step throws the
+   * signal's reason, even while waiting), a close (`PAGELOG_CLOSED`) or a failure
+   * (`PAGELOG_FAILED`). A truncation below what it yielded, or the start moved past it, is
+   * `PAGELOG_OFFSET_OUT_OF_RANGE` for a follower. `durable: true` yields only records below the
+   * recovery point. See docs/consumers.md.
    */
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
     return iterateRecords(this.#s, options, (task) => this.#run(task));
+  }
+
+  /**
+   * Resolves with the end offset once `endOffset > offset` (the log holds that record; `durable`:
+   * with the recovery point once `recoveryPoint > offset`), woken by the append (or flush) that
+   * moves it, outside the queue. Rejects with the signal's reason on an abort, `PAGELOG_CLOSED` on
+   * a close, `PAGELOG_FAILED` if the log fails first. A truncation does not end it: the log can grow back.
+   */
+  waitFor(offset: number, options: WaitOptions = {}): Promise<number> {
+    return waitForOffset(this.#s, offset, options);
   }
 
   /**
@@ -388,6 +413,20 @@ export class Log {
     });
   }
 
+  /**
+   * Read-only: re-reads the files another process writes and resolves with the new end offset
+   * (log-refresh.ts; docs/consumers.md, "Reading from another process"). A writable log sees
+   * its own end: there it resolves at once.
+   */
+  refresh(): Promise<number> {
+    return this.#run(async () => {
+      const s = this.#s;
+      checkReadable(s);
+      if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
+      return this.endOffset;
+    });
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------
 
   /**
@@ -400,12 +439,15 @@ export class Log {
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
       stopTimer(s);
+      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
+        wake(s.waiters);
         throw failedError(s, "close");
       }
       s.status = "closing";
+      wake(s.waiters); // a waiting follower ends now with PAGELOG_CLOSED, never hangs
       try {
         s.dirtySegments.add(activeSegment(s));
         await activeSegment(s).seal();
@@ -440,26 +482,16 @@ export async function openLog(
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
     onProgress?: ProgressListener | undefined;
+    readOnly?: Pick<ReadOnlyState, "readCheckpoints" | "pollMs"> | undefined;
   },
 ): Promise<Log> {
-  const segmentOptions: SegmentOptions = {
-    indexIntervalBytes: options.indexIntervalBytes,
-    maxIndexBytes: options.maxIndexBytes,
-    maxBatchBytes: options.maxBatchBytes,
-    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-    ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
-      ? {}
-      : {
-          policies: {
-            ...(options.policies.lookup === undefined ? {} : { lookup: options.policies.lookup }),
-            ...(options.policies.recover === undefined ? {} : { recover: options.policies.recover }),
-          },
-        }),
-  };
+  const segmentOptions = segmentOptionsOf(options);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
+  const { readOnly, ...loadState } = state;
+  const input = { storage: host.storage, dir: name, segmentOptions, ...loadState };
+  const loaded = readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, readOnly);
   return construct(name, host, options, segmentOptions, loaded, opened);
 }
 

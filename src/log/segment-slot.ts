@@ -24,6 +24,11 @@ export interface SlotContext {
   readonly segmentOptions: SegmentOptions;
   /** What first uses did so far (the log adds them to its `recovery`). */
   readonly firstUses: FirstUses;
+  /**
+   * A read-only open: a first use opens the files read-only and keeps a rebuilt index in memory
+   * (nothing is ever written; another process may own the files).
+   */
+  readonly readOnly?: boolean;
 }
 
 export interface FirstUses {
@@ -121,10 +126,14 @@ export class SegmentSlot {
 
   async #firstUse(): Promise<Segment> {
     const { storage, dir, segmentOptions } = this.#context;
+    // (Read-only: a segment the writer deleted since is missing like any other, PAGELOG_CORRUPT,
+    // until a refresh of the log drops it.)
     const path = this.#logPath();
     let segment: Segment;
     try {
-      segment = await Segment.openExisting(storage, dir, this.baseOffset, segmentOptions);
+      segment = this.#context.readOnly
+        ? await Segment.openReadOnly(storage, dir, this.baseOffset, segmentOptions)
+        : await Segment.openExisting(storage, dir, this.baseOffset, segmentOptions);
     } catch (err) {
       throw err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND ? this.#missing(path) : err;
     }
@@ -139,8 +148,9 @@ export class SegmentSlot {
           { path },
         );
       }
-      // Checked: write an index it rebuilt (after a clean shutdown, as the open used to).
-      await segment.commit();
+      // Checked: write an index it rebuilt (after a clean shutdown, as the open used to). Read-only:
+      // the rebuild stays in memory (a pending rebuild is never released).
+      if (this.#context.readOnly !== true) await segment.commit();
       if (this.#closed) throw this.#closedError();
       this.#context.firstUses.segmentsLoaded++;
       if (indexesRebuilt) this.#context.firstUses.indexesRebuilt++;

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { CONSUMER_OFFSET_CHECKPOINT, LogDir } from "../../../src/log/log-dir.js";
-import { MAX_POSITIONS_BYTES } from "../../../src/log/consumer-positions.js";
+import { LogDir } from "../../../src/log/log-dir.js";
+import { CONSUMER_OFFSET_CHECKPOINT, MAX_POSITIONS_BYTES } from "../../../src/log/consumer-positions.js";
 import { keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
 import { CountingStorage } from "../../../src/bench/counting-storage.js";
 import { appendBatches, expectCode, expectTypeError, NAME, readText, writeFile } from "./helpers.js";
@@ -93,6 +93,26 @@ describe("consumer positions: the API", () => {
     expect(again.clean).toBe(true);
     expect(again.consumer("c").committed("orders-0")).toBe(3);
     await again.close();
+  });
+});
+
+describe("consumer positions: a read-only directory", () => {
+  it("reads the positions of its open; commit is PAGELOG_READ_ONLY and writes nothing", async () => {
+    const sim = new SimStorage({ seed: 15 });
+    const writer = await LogDir.open(sim);
+    await writer.consumer("c").commit("orders-0", 7);
+    const before = await readText(sim, CONSUMER_OFFSET_CHECKPOINT);
+    const reader = await LogDir.open(sim, { readOnly: true });
+    const c = reader.consumer("c");
+    expect(c.committed("orders-0")).toBe(7);
+    expect(c.committed("orders-1")).toBeUndefined();
+    await expectCode(() => c.commit("orders-0", 8), ErrorCode.READ_ONLY);
+    await expectCode(() => reader.consumer("new").commit("orders-0", 1), ErrorCode.READ_ONLY);
+    expect(c.committed("orders-0")).toBe(7);
+    await reader.close();
+    expect(await readText(sim, CONSUMER_OFFSET_CHECKPOINT)).toBe(before);
+    expect(await sim.list("")).not.toContain(`${CONSUMER_OFFSET_CHECKPOINT}.tmp`);
+    await writer.close();
   });
 });
 

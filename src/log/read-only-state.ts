@@ -1,0 +1,51 @@
+/*
+ * What a log opened read-only keeps besides the usual state: the marks that tell it when the
+ * writer (another process) changed bytes it already read, and how it re-reads the checkpoints.
+ * See log-load-readonly.ts (the open) and log-refresh.ts (following the files as they change).
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import { LOG_SUFFIX, segmentBaseOf } from "../segment/segment-names.js";
+import type { Storage } from "../storage/storage.js";
+import type { TailMarks } from "./tail-marks.js";
+
+/** The directory's checkpointed values for one log, as last read (undefined: no entry). */
+export interface CheckpointedValues {
+  readonly recoveryPoint: number | undefined;
+  readonly logStartOffset: number | undefined;
+}
+
+export interface ReadOnlyState {
+  /** Marks of the last walked segments, by base offset (see tail-marks.ts). */
+  readonly marks: Map<number, TailMarks>;
+  /** Reads this log's entries of the directory's checkpoints again. */
+  readonly readCheckpoints: () => Promise<CheckpointedValues>;
+  /** How often a waiting follower re-reads the files, in ms. */
+  readonly pollMs: number;
+  /** The writer had created no segment yet: the active segment is an empty stand-in. */
+  phantom: boolean;
+  /** `log.refresh()`, through the log's queue (set by the Log): what a poll runs. */
+  refresh?: () => Promise<unknown>;
+  /** The poll armed while someone waits (read-only-poll.ts). */
+  pollTimer?: ReturnType<typeof setTimeout> | undefined;
+}
+
+export function readOnlyError(name: string, op: string): PagelogError {
+  return new PagelogError(`log ${name} was opened read-only (${op})`, ErrorCode.READ_ONLY, { path: name });
+}
+
+/** The base offsets of the `.log` files in a partition directory, sorted; [] if it is gone. */
+export async function listSegmentBases(storage: Storage, dir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await storage.list(dir);
+  } catch (err) {
+    if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return [];
+    throw err;
+  }
+  const bases: number[] = [];
+  for (const name of names) {
+    const base = segmentBaseOf(name, LOG_SUFFIX);
+    if (base !== undefined) bases.push(base);
+  }
+  return bases.sort((a, b) => a - b);
+}
