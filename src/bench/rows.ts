@@ -10,6 +10,7 @@ import { durableAppend } from "./rows-durable.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
 import { consumerCommits } from "./rows-positions.js";
+import { followProcess } from "./rows-follow-process.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
@@ -74,6 +75,12 @@ export const ROWS: readonly RowSpec[] = [
     name: "consumer-commits",
     summary: "64 consumer commits in flight vs one atomic file write per commit (real disk); syncs per commit",
     run: consumerCommits,
+  },
+  // Issue 21 (consumers): rows-follow-process.ts.
+  {
+    name: "follow-process",
+    summary: "read-only follower in a second process: latency (pollMs 100, 10) and MB/s vs the writer (tmpfs)",
+    run: followProcess,
   },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];

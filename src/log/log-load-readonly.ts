@@ -96,11 +96,11 @@ export interface ReadOnlyLoaded {
   readonly readOnly?: { readonly recoveryPoint: number; readonly state: ReadOnlyState };
 }
 
+/** What a read-only log needs from its LogDir: how to re-read the checkpoints, how often to poll. */
+export type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
+
 /** `openLog`'s read-only load: the segments, and the state following them needs. */
-export async function loadReadOnlyLog(
-  input: LoadInput,
-  host: Pick<ReadOnlyState, "readCheckpoints" | "pollMs">,
-): Promise<LoadedLog & ReadOnlyLoaded> {
+export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Promise<LoadedLog & ReadOnlyLoaded> {
   const load = await loadReadOnly(input);
   const state: ReadOnlyState = { ...host, marks: load.marks, phantom: load.phantom };
   return { ...load, readOnly: { recoveryPoint: load.recoveryPoint, state } };

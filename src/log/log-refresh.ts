@@ -16,18 +16,26 @@
  */
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
-import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
+import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
 import { listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { cutCursors } from "./read-cursors.js";
 import { wake } from "./log-waiters.js";
 import { stopPolling } from "./read-only-poll.js";
 import { SegmentSlot } from "./segment-slot.js";
 
+/** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
+export async function refreshed(s: LogState): Promise<number> {
+  checkReadable(s);
+  if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
+  return endOffsetOf(s);
+}
+
 /** Brings a read-only log's view of its files up to date (see the file comment), then wakes the waiters. */
 export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> {
   try {
     await refreshFiles(s, ro);
   } finally {
+    ro.lastRefreshAt = Date.now();
     wake(s.waiters);
   }
 }

@@ -54,10 +54,9 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
-import { loadReadOnlyLog, type ReadOnlyLoaded } from "./log-load-readonly.js";
-import { closeReadOnly, refreshLog } from "./log-refresh.js";
+import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
+import { closeReadOnly, refreshed } from "./log-refresh.js";
 import { segmentOptionsOf } from "./segment-options-of.js";
-import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
@@ -259,7 +258,6 @@ export class Log {
     // Every field of every record is read once, now: later changes to the objects (or getters
     // that answer differently each time) cannot change what is written. Uint8Array contents are
     // read when the batch is written: leave them alone until the append resolves.
-    if (this.#s.readOnly !== undefined) return Promise.reject(readOnlyError(this.name, "append"));
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records);
@@ -414,17 +412,11 @@ export class Log {
   }
 
   /**
-   * Read-only: re-reads the files another process writes and resolves with the new end offset
-   * (log-refresh.ts; docs/consumers.md, "Reading from another process"). A writable log sees
-   * its own end: there it resolves at once.
+   * Read-only: re-reads the files another process writes; resolves with the new end offset
+   * (log-refresh.ts, docs/consumers.md). A writable log sees its own end: it resolves at once.
    */
   refresh(): Promise<number> {
-    return this.#run(async () => {
-      const s = this.#s;
-      checkReadable(s);
-      if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
-      return this.endOffset;
-    });
+    return this.#run(() => refreshed(this.#s));
   }
 
   // ---- lifecycle ------------------------------------------------------------------------
@@ -482,16 +474,15 @@ export async function openLog(
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
     onProgress?: ProgressListener | undefined;
-    readOnly?: Pick<ReadOnlyState, "readCheckpoints" | "pollMs"> | undefined;
+    readOnly?: ReadOnlyHost | undefined;
   },
 ): Promise<Log> {
   const segmentOptions = segmentOptionsOf(options);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const { readOnly, ...loadState } = state;
-  const input = { storage: host.storage, dir: name, segmentOptions, ...loadState };
-  const loaded = readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, readOnly);
+  const input = { storage: host.storage, dir: name, segmentOptions, ...state }; // (readOnly is not LoadInput's)
+  const loaded = state.readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, state.readOnly);
   return construct(name, host, options, segmentOptions, loaded, opened);
 }
 

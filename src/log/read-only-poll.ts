@@ -1,8 +1,9 @@
 /*
  * A follower of a read-only log (another process writes the files, so no append of this
  * process wakes it): while anything waits on the log (a `records({ follow: true })` at the
- * end, a `waitFor`), a timer refreshes the log every `pollMs` (log-refresh.ts), which wakes the
- * waiters whatever it found. One timer per log, armed only while someone waits and re-armed
+ * end, a `waitFor`), a timer refreshes the log `pollMs` after the last refresh (log-refresh.ts;
+ * at once if that is longer ago), which wakes the waiters whatever it found. A record appended
+ * by the writer is seen at most `pollMs` (plus one refresh) later, about half that on average. One timer per log, armed only while someone waits and re-armed
  * only after its refresh finished (a slow disk never queues refreshes). Unlike the waits of a
  * writable log, it keeps the process alive while it waits, as `tail -f` does: abort the signal
  * or close the log to end it. A refresh that fails on anything but a file gone meanwhile (a
@@ -17,21 +18,24 @@ import { wake } from "./log-waiters.js";
 export function pollWhileWaiting(s: LogState): void {
   const ro = s.readOnly;
   if (ro === undefined || ro.pollTimer !== undefined || s.waiters.size === 0 || s.status !== "open") return;
-  ro.pollTimer = setTimeout(() => {
-    void (async () => {
-      try {
-        await ro.refresh?.();
-      } catch (err) {
-        if (!(err instanceof PagelogError && (err.code === ErrorCode.NOT_FOUND || err.code === ErrorCode.CLOSED))) {
-          if (s.status === "open") fail(s, err);
+  ro.pollTimer = setTimeout(
+    () => {
+      void (async () => {
+        try {
+          await ro.refresh?.();
+        } catch (err) {
+          if (!(err instanceof PagelogError && (err.code === ErrorCode.NOT_FOUND || err.code === ErrorCode.CLOSED))) {
+            if (s.status === "open") fail(s, err);
+          }
+        } finally {
+          ro.pollTimer = undefined;
+          wake(s.waiters);
+          pollWhileWaiting(s);
         }
-      } finally {
-        ro.pollTimer = undefined;
-        wake(s.waiters);
-        pollWhileWaiting(s);
-      }
-    })();
-  }, ro.pollMs);
+      })();
+    },
+    Math.max(0, ro.pollMs - (Date.now() - (ro.lastRefreshAt ?? 0))),
+  );
 }
 
 /** Stops the poll (the log is closing). */

@@ -25,6 +25,8 @@ export interface ReadOnlyState {
   phantom: boolean;
   /** `log.refresh()`, through the log's queue (set by the Log): what a poll runs. */
   refresh?: () => Promise<unknown>;
+  /** When the last refresh finished (`Date.now()`): the next poll is due `pollMs` after it. */
+  lastRefreshAt?: number;
   /** The poll armed while someone waits (read-only-poll.ts). */
   pollTimer?: ReturnType<typeof setTimeout> | undefined;
 }
