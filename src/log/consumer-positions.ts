@@ -41,9 +41,13 @@ export type PositionsRead =
   | { readonly state: "ok"; readonly positions: Map<string, number> }
   | { readonly state: "malformed"; readonly reason: string };
 
-/** Reads the file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}. */
-export async function readPositions(storage: Storage): Promise<PositionsRead> {
-  const stat = await storage.stat(CONSUMER_OFFSET_CHECKPOINT);
+/**
+ * Reads the file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
+ * `listed`: whether the root's listing holds it; if not, no storage call is made (a directory
+ * that has no consumers costs nothing more to open).
+ */
+export async function readPositions(storage: Storage, listed: boolean): Promise<PositionsRead> {
+  const stat = listed ? await storage.stat(CONSUMER_OFFSET_CHECKPOINT) : null;
   if (stat === null) return { state: "ok", positions: new Map() };
   if (stat.kind !== "file") return { state: "malformed", reason: "it is not a file" };
   if (stat.size > MAX_POSITIONS_BYTES)
