@@ -15,6 +15,8 @@ export type { PagelogErrorOptions, PolicyFault } from "./errors.js";
 // The log.
 export { LogDir, parsePartitionName } from "./log/log-dir.js";
 export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-dir.js";
+export { Consumer } from "./log/consumer.js";
+export type { ConsumerPosition, ConsumerPositionState } from "./log/consumer.js";
 export { Log } from "./log/log.js";
 export type {
   LogRecord,

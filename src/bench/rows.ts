@@ -10,6 +10,7 @@ import { durableAppend } from "./rows-durable.js";
 import { followLatency, followThroughput } from "./rows-follow.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
+import { consumerCommits } from "./rows-positions.js";
 import { followProcess } from "./rows-follow-process.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
@@ -81,6 +82,13 @@ export const ROWS: readonly RowSpec[] = [
     summary: "a follower of a 100 x 1 KiB per call writer vs records() on the finished log (tmpfs)",
     run: followThroughput,
   },
+  // Issue 21 (consumer positions): rows-positions.ts.
+  {
+    name: "consumer-commits",
+    summary: "64 consumer commits in flight vs one atomic file write per commit (real disk); syncs per commit",
+    run: consumerCommits,
+  },
+  // Issue 21 (consumers): rows-follow-process.ts.
   {
     name: "follow-process",
     summary: "read-only follower in a second process: latency (pollMs 100, 10) and MB/s vs the writer (tmpfs)",

@@ -4,9 +4,9 @@
  *
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
- * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
- * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
- * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
+ * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and the consumer
+ * positions (a malformed file is not read as empty), removes the temp files a crash can leave of its
+ * own atomic writes (`<file>.tmp` of each root file), and nothing else. Logs are opened, and recovered, on first use.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
@@ -23,6 +23,9 @@ import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-fi
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
+import type { Consumer } from "./consumer.js";
+import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import { DirConsumers } from "./dir-consumers.js";
 
 export type { RecoveryProgress } from "./recovery-progress.js";
 export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
@@ -38,7 +41,9 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
 const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE, CONSUMER_OFFSET_CHECKPOINT].map(
+    (f) => f + TMP_SUFFIX,
+  ),
 );
 
 /**
@@ -73,6 +78,7 @@ export class LogDir {
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
+  readonly #consumers: DirConsumers;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -95,6 +101,7 @@ export class LogDir {
     startOffsets: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
+    positions: PositionsRead;
     readOnly: { readonly pollMs: number } | undefined;
   }) {
     this.storage = fields.storage;
@@ -108,6 +115,7 @@ export class LogDir {
     this.#startOffsets = fields.startOffsets;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
+    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -186,6 +194,7 @@ export class LogDir {
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
+      const positions = await readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT));
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.
@@ -206,6 +215,7 @@ export class LogDir {
         startOffsets,
         checkpointIntervalMs,
         onProgress,
+        positions,
         readOnly: readOnly ? { pollMs } : undefined,
       });
     } catch (err) {
@@ -302,7 +312,17 @@ export class LogDir {
       },
     );
     this.#opened.set(name, log);
+    this.#consumers.logOpened(name, log.endOffset);
     return log;
+  }
+
+  /**
+   * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters): its committed offsets, one per partition
+   * (docs/consumers.md). `PAGELOG_CORRUPT` if the positions file read at open is not one: never a silent reset.
+   * Read-only: `commit` is `PAGELOG_READ_ONLY`, the positions are those read at open.
+   */
+  consumer(name: string): Consumer {
+    return this.#consumers.get(name);
   }
 
   /** A read-only open of a log (log-load-readonly.ts): a missing partition is not created. */
@@ -328,6 +348,7 @@ export class LogDir {
       readOnly: { pollMs: this.#readOnly!.pollMs, readCheckpoints },
     });
     this.#opened.set(name, log);
+    this.#consumers.logOpened(name, log.endOffset);
     return log;
   }
 
@@ -431,6 +452,7 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
+      await this.#consumers.drain(); // commits made before close() are written before the lock goes
       // Read-only: writes nothing (no checkpoint, no marker); the finally closes the storage.
       if (this.#readOnly === undefined) await this.#closeWrites(failure);
     } catch (err) {
