@@ -5,7 +5,7 @@
  * batch is the end for now (the writer may be half way through writing it).
  */
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
-import { indexBatch, scanOptions, type SegmentState } from "./segment-state.js";
+import { beginWalk, indexBatch, scanOptions, type SegmentState } from "./segment-state.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
 /** A batch a read-only walk validated: where it is, its size, its last offset and stored CRC. */
@@ -18,14 +18,8 @@ export interface WalkedBatch {
 
 /** See `Segment.planFollow`. */
 export async function planFollow(s: SegmentState, onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
-  s.readAhead = undefined;
   // In memory from here on: a rebuild pending is never released (nor written: no commit()).
-  s.offsetIndex.beginRebuild();
-  s.timeIndex.beginRebuild();
-  s.nextOffset = s.baseOffset;
-  s.maxTimestamp = NO_TIMESTAMP;
-  s.offsetOfMaxTimestamp = s.baseOffset;
-  s.bytesSinceIndexEntry = 0;
+  beginWalk(s);
   const fileSize = s.size;
   s.size = 0;
   return walk(s, fileSize, onBatch);

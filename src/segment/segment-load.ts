@@ -9,6 +9,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
 import { flushSegment } from "./segment-flush.js";
 import {
+  beginWalk,
   corruptAt,
   findBatch,
   indexBatch,
@@ -153,13 +154,7 @@ export async function commit(s: SegmentState): Promise<void> {
  * `boundaries` collects every batch's start position (for a reader's recover: see recover-policy.ts).
  */
 async function rebuildFromWalk(s: SegmentState, endOffset?: number, boundaries?: Set<number>): Promise<ScanStop> {
-  s.readAhead = undefined;
-  s.offsetIndex.beginRebuild();
-  s.timeIndex.beginRebuild();
-  s.nextOffset = s.baseOffset;
-  s.maxTimestamp = NO_TIMESTAMP;
-  s.offsetOfMaxTimestamp = s.baseOffset;
-  s.bytesSinceIndexEntry = 0;
+  beginWalk(s);
   const scanner = new BatchScanner(
     s.log,
     s.size,

@@ -173,3 +173,17 @@ export function corruptAt(s: SegmentState, stop: ScanStop): PagelogError {
     { path: s.log.path },
   );
 }
+
+/**
+ * Starts a walk that rebuilds what the batches say: both indexes (rebuilt in memory until a
+ * commit), the next offset and the largest timestamp, all from the base offset again.
+ */
+export function beginWalk(s: SegmentState): void {
+  s.readAhead = undefined;
+  s.offsetIndex.beginRebuild();
+  s.timeIndex.beginRebuild();
+  s.nextOffset = s.baseOffset;
+  s.maxTimestamp = NO_TIMESTAMP;
+  s.offsetOfMaxTimestamp = s.baseOffset;
+  s.bytesSinceIndexEntry = 0;
+}

@@ -20,22 +20,12 @@ import { type Log, logEverFailed } from "../../src/log/log.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import { plain, type PlainRecord } from "../support/plain-record.js";
 import { fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { rng } from "../support/xorshift.js";
 
 const RUNS = Number(process.env.PAGELOG_FOLLOWER_RUNS ?? 160);
 const REPLAY = process.env.PAGELOG_FOLLOWER_SCHEDULE;
 const NAME = "follow-0";
 const ROUNDS = 5;
-
-/** A tiny deterministic generator: the whole schedule follows from its seed. */
-function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 interface Outcome {
   /** The first record the follower yielded that a power cut took back, described; or undefined. */

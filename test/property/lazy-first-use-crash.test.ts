@@ -14,20 +14,10 @@ import { LogDir } from "../../src/log/log-dir.js";
 import type { Log } from "../../src/log/log.js";
 import { offsetName } from "../../src/segment/segment-names.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
+import { rng } from "../support/xorshift.js";
 
 const RUNS = Number(process.env.PAGELOG_LAZY_RUNS ?? 60);
 const NAME = "lazy-0";
-
-/** A tiny deterministic generator: the whole schedule follows from its seed. */
-function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 const valueOf = (offset: number, round: number) => `r${round}-o${offset}`;
 

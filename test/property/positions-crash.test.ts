@@ -17,22 +17,12 @@ import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/consumer-positions.js"
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage, type StorageHook } from "../../src/testing/hooked-storage.js";
+import { rng } from "../support/xorshift.js";
 
 const RUNS = Number(process.env.PAGELOG_POSITIONS_RUNS ?? 40);
 const CONSUMERS = ["billing", "audit"];
 const PARTITIONS = ["orders-0", "orders-1", "events-0"];
 const TMP = `${CONSUMER_OFFSET_CHECKPOINT}.tmp`;
-
-/** A tiny deterministic generator: the whole schedule follows from its seed. */
-function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 interface Model {
   /** Per `<consumer> <partition>`: every value committed (resolved or not). */
