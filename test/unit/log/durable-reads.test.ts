@@ -9,18 +9,7 @@ import { ErrorCode } from "../../../src/errors.js";
 import { readBatchHeader } from "../../../src/format/index.js";
 import type { LogRecord } from "../../../src/log/log.js";
 import { batchSize } from "../../../src/log/log-arguments.js";
-import { appendBatches, expectCode, expectTypeError, freshLog, openSim, NAME, plain } from "./helpers.js";
-
-async function pending(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-  await new Promise((resolve) => setImmediate(resolve));
-  return !settled;
-}
+import { appendBatches, expectCode, expectTypeError, freshLog, openSim, NAME, pending, plain } from "./helpers.js";
 
 /** [baseOffset, lastOffset] of every batch in back-to-back batch bytes. */
 function batchRanges(bytes: Uint8Array): Array<[number, number]> {

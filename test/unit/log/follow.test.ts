@@ -11,21 +11,19 @@ import { LogDir } from "../../../src/log/log-dir.js";
 import type { LogRecord } from "../../../src/log/log.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { HookedStorage } from "../../../src/testing/hooked-storage.js";
-import { appendBatches, expectCode, expectTypeError, freshLog, NAME, plain, recordAt, expectedAt } from "./helpers.js";
+import {
+  appendBatches,
+  expectCode,
+  expectTypeError,
+  freshLog,
+  NAME,
+  pending,
+  plain,
+  recordAt,
+  expectedAt,
+} from "./helpers.js";
 
 const text = (r: LogRecord): string => new TextDecoder().decode(r.value!);
-
-/** Whether `promise` is still pending after everything queued so far (and the storage's work) ran. */
-async function pending(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-  await new Promise((resolve) => setImmediate(resolve));
-  return !settled;
-}
 
 async function take(it: AsyncGenerator<LogRecord>, count: number): Promise<number[]> {
   const out: number[] = [];

@@ -183,3 +183,15 @@ export function killable(sim: SimStorage): { storage: Storage; kill: () => Promi
     },
   };
 }
+
+/** Whether `promise` is still pending after everything queued so far (and the storage's work) ran. */
+export async function pending(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 50; i++) await Promise.resolve();
+  await new Promise((resolve) => setImmediate(resolve));
+  return !settled;
+}
