@@ -49,6 +49,8 @@ import {
   stopTimer,
 } from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
+import { compacts } from "./compaction/cleanup-policy.js";
+import { refuseKeyless } from "./compaction/keys.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
 
@@ -251,6 +253,7 @@ export class Log {
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records);
+      if (compacts(this.options.cleanupPolicy)) refuseKeyless(snapshot);
     } catch (err) {
       return Promise.reject(err);
     }
