@@ -20,6 +20,7 @@ import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./l
 import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
 import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
+import { CLEANER_CHECKPOINT, CleanerCheckpoint } from "./compaction/cleaner-checkpoint.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
@@ -38,7 +39,7 @@ export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
 export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
 /** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
 const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => f + TMP_SUFFIX),
+  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE, CLEANER_CHECKPOINT].map((f) => f + TMP_SUFFIX),
 );
 
 /**
@@ -66,8 +67,10 @@ export class LogDir {
   /** Checkpointed values as read at open, kept for logs not opened this session. */
   readonly #recoveryPoints: Map<string, number>;
   readonly #startOffsets: Map<string, number>;
+  /** Kafka's cleaner-offset-checkpoint: each compacted log's clean point (compaction/). */
+  readonly #cleaner: CleanerCheckpoint;
   readonly #logs = new Map<string, Promise<Log>>();
-  readonly #opened = new Map<string, Log>();
+  readonly #opened: Map<string, Log>;
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
@@ -91,8 +94,10 @@ export class LogDir {
     namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
+    cleaner: CleanerCheckpoint;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
+    opened: Map<string, Log>;
   }) {
     this.storage = fields.storage;
     this.#ownsStorage = fields.ownsStorage;
@@ -102,6 +107,8 @@ export class LogDir {
     this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
+    this.#cleaner = fields.cleaner;
+    this.#opened = fields.opened;
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
@@ -170,6 +177,7 @@ export class LogDir {
         );
       }
       const clean = marker !== null;
+      const opened = new Map<string, Log>();
       const names = await storage.list("");
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
@@ -180,6 +188,8 @@ export class LogDir {
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
+      const namesKept = (name: string): boolean => namesAtOpen.has(name) || opened.has(name);
+      const cleaner = await CleanerCheckpoint.read(storage, namesKept);
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.
@@ -197,8 +207,10 @@ export class LogDir {
         namesAtOpen,
         recoveryPoints,
         startOffsets,
+        cleaner,
         checkpointIntervalMs,
         onProgress,
+        opened,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
@@ -278,12 +290,18 @@ export class LogDir {
     const fresh = existing === null;
     const log = await openLog(
       name,
-      { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() },
+      {
+        storage: this.storage,
+        checkpoint: () => this.checkpoint(),
+        flushed: () => this.#afterFlush(),
+        cleaned: (offset) => this.#cleaner.set(name, offset),
+      },
       options,
       {
         clean: this.#clean,
         recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
         logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+        cleanPoint: fresh ? undefined : this.#cleaner.get(name),
         onProgress: this.#onProgress,
       },
     );

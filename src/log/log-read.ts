@@ -5,7 +5,7 @@
  * caller (`log.ts`); these run inside the log's queue.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { decodeBatch, type DecodedRecord } from "../format/index.js";
+import { decodeBatch, type DecodedRecord, readBatchHeader } from "../format/index.js";
 import { describeValue } from "../format/record-codec.js";
 import type { Segment } from "../segment/segment.js";
 import { type Present, resolveOptions } from "../options.js";
@@ -54,7 +54,26 @@ export async function readRecords(
   maxBytes: number,
   maxRecords: number,
 ): Promise<LogRecord[]> {
-  const raw = await readRawBatches(s, offset, maxBytes);
+  for (let at = offset; ;) {
+    const raw = await readRawBatches(s, at, maxBytes);
+    const out = await decodeRecords(s, raw, at, maxRecords);
+    // A compacted log's cleaned part can hold batches the cleaner emptied (compaction/): read on
+    // past them, so a read that finds no record says there is none up to the end.
+    if (out.length > 0 || raw.length === 0 || at >= s.offsetGaps.below) return out;
+    const after = lastOffsetOf(raw) + 1;
+    if (after <= at || after >= endOffsetOf(s)) return out;
+    at = after;
+  }
+}
+
+/** The last offset of the last whole batch in `raw`. */
+function lastOffsetOf(raw: Uint8Array): number {
+  let last = -1;
+  for (let at = 0; at < raw.length; at += batchSize(raw, at)) last = readBatchHeader(raw, at).lastOffset;
+  return last;
+}
+
+async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRecords: number): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
     const size = batchSize(raw, at);
@@ -181,8 +200,9 @@ export async function* iterateRecords(
       if (at === ahead.length) continue;
       const record = ahead[at]!;
       // Every offset of a log holds a record: a batch that skips one (as only a compacted or
-      // hostile batch can) would hand out a hole as if nothing were missing.
-      if (record.offset !== next) {
+      // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
+      // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.
+      if (record.offset !== next && !(next < s.offsetGaps.below && record.offset <= s.offsetGaps.below)) {
         throw new PagelogError(
           `log ${s.name} has no record at offset ${next} (the next record is ${record.offset})`,
           ErrorCode.CORRUPT,

@@ -51,14 +51,16 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { compacts } from "./compaction/cleanup-policy.js";
 import { refuseKeyless } from "./compaction/keys.js";
+import { compactNow, type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
 
+export type { CompactionResult } from "./compaction/cleaner.js";
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>>;
+type LoadedState = Awaited<ReturnType<typeof loadLog>> & { readonly offsetGaps: { below: number } };
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -135,6 +137,7 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       cursors: new Set(),
+      offsetGaps: loaded.offsetGaps,
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
@@ -321,6 +324,16 @@ export class Log {
     });
   }
 
+  /**
+   * Runs the log cleaner now (docs/compaction.md): the latest record of every key stays, below the
+   * active segment and the recovery point. Durable when it resolves; a log whose `cleanupPolicy`
+   * lacks `"compact"` is a TypeError.
+   */
+  compact(): Promise<CompactionResult> {
+    const s = this.#s;
+    return refuseCompaction(s) ?? this.#run(() => (checkWritable(s, "compact"), compactNow(s)));
+  }
+
   // ---- reading --------------------------------------------------------------------------
 
   /**
@@ -442,10 +455,14 @@ export async function openLog(
     clean: boolean;
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
+    cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
   },
 ): Promise<Log> {
+  // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
+  const offsetGaps = { below: state.cleanPoint ?? 0 };
   const segmentOptions: SegmentOptions = {
+    offsetGaps,
     indexIntervalBytes: options.indexIntervalBytes,
     maxIndexBytes: options.maxIndexBytes,
     maxBatchBytes: options.maxBatchBytes,
@@ -463,7 +480,7 @@ export async function openLog(
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
   const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, opened);
+  return construct(name, host, options, segmentOptions, { ...loaded, offsetGaps }, opened);
 }
 
 /**

@@ -38,6 +38,7 @@ const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
   maxBatchBytes: true,
   crc32c: true,
   policies: true,
+  offsetGaps: true,
 });
 const RECOVER_OPTIONS = optionKeys<RecoverOptions>({ minNextOffset: true, endOffset: true });
 
@@ -94,8 +95,14 @@ export class Segment {
   /**
    * Opens the segment's three files in `dir`, creating any that are missing: a new segment.
    */
-  static async open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, true);
+  static async open(
+    storage: Storage,
+    dir: string,
+    baseOffset: number,
+    options: SegmentOptions,
+    fileSuffix = "",
+  ): Promise<Segment> {
+    return Segment.#open(storage, dir, baseOffset, options, true, fileSuffix);
   }
 
   /**
@@ -110,8 +117,9 @@ export class Segment {
     dir: string,
     baseOffset: number,
     options: SegmentOptions,
+    fileSuffix = "",
   ): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, false);
+    return Segment.#open(storage, dir, baseOffset, options, false, fileSuffix);
   }
 
   static async #open(
@@ -120,12 +128,14 @@ export class Segment {
     baseOffset: number,
     options: SegmentOptions,
     create: boolean,
+    fileSuffix = "",
   ): Promise<Segment> {
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
-    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
-    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
-    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
+    // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
+    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
+    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX) + fileSuffix;
+    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX) + fileSuffix;
     const indexMissing = (await storage.stat(indexPath)) === null;
     const timeMissing = (await storage.stat(timePath)) === null;
     const openIndex = (path: string, missing: boolean) =>
