@@ -178,7 +178,9 @@ export async function* iterateRecords(
       if (next >= end || (to !== undefined && next >= to)) return [];
       const records = await readRecords(s, next, DEFAULT_READ_BYTES, to === undefined ? Infinity : to - next);
       // The log holds offsets up to its end, so a read below it always finds a record: never
-      // end an iteration early without saying why.
+      // end an iteration early without saying why. (In the cleaned part of a compacted log the
+      // cleaner may have dropped every record up to the end: readRecords read on to it.)
+      if (records.length === 0 && next < s.offsetGaps.below) return [];
       if (records.length === 0) {
         const message = `log ${s.name} has no record at or after offset ${next}, below its end ${end}`;
         throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });

@@ -178,6 +178,42 @@ describe("log.compact()", () => {
     expect(await readAll(recovered)).toEqual(left);
   });
 
+  it("truncateTo in the cleaned part, in a gap or inside a batch, ends the log exactly there and lowers the clean point", async () => {
+    for (const [label, pick] of [
+      ["in a gap", (left: PlainRecord[], gapAt: number) => left[gapAt - 1]!.offset + 1],
+      ["at a kept record", (left: PlainRecord[], gapAt: number) => left[gapAt]!.offset],
+    ] as const) {
+      const { sim, dir, log } = await freshLog({ ...SMALL, segmentBytes: 700 });
+      // Several records per batch: cleaning leaves gaps inside batches too.
+      for (let i = 0; i < 12; i++) {
+        const base = log.endOffset;
+        await log.append(
+          Array.from({ length: 5 }, (_, j) => ({
+            key: (base + j) % 7 === 3 ? `u${base + j}` : `k${j % 2}`,
+            value: `v${base + j}`,
+          })),
+        );
+        if (i % 4 === 3) await log.flush();
+      }
+      await log.flush();
+      const { cleanPoint } = await log.compact();
+      const left = await readAll(log);
+      const gapAt = left.findIndex((r, i) => i > 0 && r.offset !== left[i - 1]!.offset + 1 && r.offset < cleanPoint);
+      expect(gapAt, label).toBeGreaterThan(0);
+      const to = pick(left, gapAt);
+      await log.truncateTo(to);
+      expect(log.endOffset, label).toBe(to);
+      expect(await readAll(log), label).toEqual(left.filter((r) => r.offset < to));
+      expect((await log.append([{ key: "k0", value: "new" }])).baseOffset, label).toBe(to);
+      expect(await readText(sim, "cleaner-offset-checkpoint"), label).toBe(`0\n1\norders 0 ${to}\n`);
+      const expected = await readAll(log);
+      await log.flush();
+      const recovered = await (await openSim(sim.crash(keepEverything))).log(NAME, SMALL);
+      expect(await readAll(recovered), label).toEqual(expected);
+      void dir;
+    }
+  });
+
   it("a log whose policy does not compact refuses compact() with a TypeError", async () => {
     const { dir, log } = await freshLog();
     await expectTypeError(() => log.compact(), "cleanupPolicy");
