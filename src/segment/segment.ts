@@ -94,6 +94,7 @@ export class Segment {
 
   /**
    * Opens the segment's three files in `dir`, creating any that are missing: a new segment.
+   * `fileSuffix` is added to each file's name (`.cleaned`: the log cleaner's segment in the making).
    */
   static async open(
     storage: Storage,
