@@ -22,16 +22,19 @@ import { swapIn } from "./swap.js";
 
 /** What one `Log.compact()` did. */
 export interface CompactionResult {
-  /** Bytes of the `.log` files of the segments rewritten, before and after. */
+  /** Bytes of the `.log` files of the segments the cleaner read, before it cleaned them. */
   readonly bytesBefore: number;
+  /** Bytes of the `.log` files they became. */
   readonly bytesAfter: number;
-  /** Records in those segments before and after. */
+  /** Records in those segments before the cleaning. */
   readonly recordsBefore: number;
+  /** Records left in them. */
   readonly recordsAfter: number;
   /** Tombstones dropped (their `deleteRetentionMs` was over). */
   readonly tombstonesRemoved: number;
-  /** Segments rewritten, and the segments they became. */
+  /** Segments rewritten. */
   readonly segmentsCleaned: number;
+  /** The segments they became (fewer when small ones were grouped). */
   readonly segmentsAfter: number;
   /** The clean point after the cleaning (the first offset not cleaned). */
   readonly cleanPoint: number;
