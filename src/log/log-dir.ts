@@ -189,7 +189,7 @@ export class LogDir {
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
       const namesKept = (name: string): boolean => namesAtOpen.has(name) || opened.has(name);
-      const cleaner = await CleanerCheckpoint.read(storage, namesKept);
+      const cleaner = await CleanerCheckpoint.read(storage, names, namesKept);
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.

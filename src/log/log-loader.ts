@@ -95,8 +95,12 @@ function now(): number {
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
   // Interrupted compactions first (compaction/complete-swaps.ts): the plan sees the log as the cleaner left it.
-  const swapsCompleted = await completeSwaps(input);
-  const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir);
+  // One listing serves both unless a swap changed the directory (a log never compacted costs no
+  // storage call more than before).
+  const listed = await input.storage.list(input.dir);
+  const swapsCompleted = await completeSwaps(input, listed);
+  const names = swapsCompleted > 0 ? await input.storage.list(input.dir) : listed;
+  const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir, names);
   const { segments, plan } = await decide(input, bases, retiredBases);
   // ---- the plan is accepted: carry it out --------------------------------------------------
   // A `.deleted` that proves a full-disk deletion stays until a checkpoint no longer needs it.
@@ -156,8 +160,8 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
 async function survey(
   storage: Storage,
   dir: string,
+  names: readonly string[],
 ): Promise<{ leftovers: string[]; bases: number[]; retiredBases: number[] }> {
-  const names = await storage.list(dir);
   // completeSwaps finished every swap before this: a `.swap` still here is not a file it could
   // finish (a directory of that name, say), and the data may exist only there: refuse.
   const swap = names.find((n) => SWAP.test(n));

@@ -34,8 +34,16 @@ export class CleanerCheckpoint {
    * which names a write carries forward (those there at open or opened since, as the other
    * checkpoints do).
    */
-  static async read(storage: Storage, keep: (name: string) => boolean): Promise<CleanerCheckpoint> {
-    return new CleanerCheckpoint(storage, await readCheckpoint(storage, CLEANER_CHECKPOINT), keep);
+  static async read(
+    storage: Storage,
+    rootNames: readonly string[],
+    keep: (name: string) => boolean,
+  ): Promise<CleanerCheckpoint> {
+    // Not in the root's listing: no storage call (a directory never compacted opens as before).
+    const points = rootNames.includes(CLEANER_CHECKPOINT)
+      ? await readCheckpoint(storage, CLEANER_CHECKPOINT)
+      : new Map<string, number>();
+    return new CleanerCheckpoint(storage, points, keep);
   }
 
   /** The checkpointed clean point of `name`, if any. */

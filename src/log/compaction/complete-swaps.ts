@@ -29,10 +29,9 @@ import type { LoadInput } from "../log-load-input.js";
 import { removeIfThere } from "../segment-files.js";
 import { SWAP_SUFFIX } from "./swap.js";
 
-/** Finishes every interrupted swap in the partition; returns how many it finished. */
-export async function completeSwaps(input: LoadInput): Promise<number> {
+/** Finishes every interrupted swap in the partition (`names`: its listing); returns how many it finished. */
+export async function completeSwaps(input: LoadInput, names: readonly string[]): Promise<number> {
   const { storage, dir } = input;
-  const names = await storage.list(dir);
   const swaps = names.filter((n) => n.endsWith(SWAP_SUFFIX));
   if (swaps.length === 0) return 0;
   const logBases = new Set<number>();
