@@ -99,7 +99,8 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   // storage call more than before).
   const listed = await input.storage.list(input.dir);
   const swapsCompleted = await completeSwaps(input, listed);
-  const names = swapsCompleted > 0 ? await input.storage.list(input.dir) : listed;
+  // Any `.swap` (of a log or an index) was finished or removed: list again.
+  const names = listed.some((n) => SWAP.test(n)) ? await input.storage.list(input.dir) : listed;
   const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir, names);
   const { segments, plan } = await decide(input, bases, retiredBases);
   // ---- the plan is accepted: carry it out --------------------------------------------------
