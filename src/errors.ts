@@ -52,6 +52,11 @@ export const ErrorCode = {
    * error's `policy` says which function and why; the log wrote nothing on its answer.
    */
   POLICY: "PAGELOG_POLICY",
+  /**
+   * A write (append, flush, truncateTo, deleteRecordsBefore, applyRetention, checkpoint) on a
+   * `Log` or `LogDir` opened with `{ readOnly: true }`: a read-only open never changes a file.
+   */
+  READ_ONLY: "PAGELOG_READ_ONLY",
 } as const;
 
 /** The `code` of a `PagelogError`: one of the `ErrorCode` constants' values (`"PAGELOG_CORRUPT"`, …). */

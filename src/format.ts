@@ -33,3 +33,6 @@ export { offsetName, parseSegmentFileName } from "./segment/segment-names.js";
 // The offset checkpoint files of a log directory (`recovery-point-offset-checkpoint`, …).
 export { decodeCheckpoint, encodeCheckpoint } from "./format/checkpoint.js";
 export type { CheckpointEntry } from "./format/checkpoint.js";
+// The consumer positions file (`consumer-offset-checkpoint`).
+export { decodeConsumerOffsets, encodeConsumerOffsets } from "./format/consumer-offsets.js";
+export type { ConsumerOffsetEntry } from "./format/consumer-offsets.js";

@@ -15,8 +15,19 @@ export type { PagelogErrorOptions, PolicyFault } from "./errors.js";
 // The log.
 export { LogDir, parsePartitionName } from "./log/log-dir.js";
 export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-dir.js";
+export { Consumer } from "./log/consumer.js";
+export type { ConsumerPosition, ConsumerPositionState } from "./log/consumer.js";
 export { Log } from "./log/log.js";
-export type { CompactionResult, LogRecord, LogRecovery, LogStatus, ReadOptions, RecordsOptions } from "./log/log.js";
+export type {
+  CompactionResult,
+  LogRecord,
+  LogRecovery,
+  LogStatus,
+  ReadBatchesOptions,
+  ReadOptions,
+  RecordsOptions,
+  WaitOptions,
+} from "./log/log.js";
 export type { CleanupPolicy, CleanupPolicyInput, Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";
 export type { BytesInput, Crc32c, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
 // LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.

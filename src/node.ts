@@ -11,4 +11,4 @@ export { FsStorage };
 
 // Kept in this entry itself, not in a module it imports: the package is `sideEffects: false`
 // except for this file, so a bundler may drop a side-effect-only import but never this statement.
-setPathStorageOpener((path) => FsStorage.open(path));
+setPathStorageOpener((path, options) => FsStorage.open(path, { create: options?.readOnly !== true }));

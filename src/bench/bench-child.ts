@@ -9,10 +9,13 @@ import { loadCrc } from "./crc.js";
 import type { ChildJob } from "./runner.js";
 import { runJob } from "./runner.js";
 import { rowNamed } from "./rows.js";
+import { runWriter, type WriterJob } from "./follow-writer.js";
 
 async function main(arg: string | undefined): Promise<void> {
   if (arg === undefined) throw new Error("bench-child.js runs one job of `pagelog bench`; it is not run by hand");
-  const job = JSON.parse(arg) as ChildJob;
+  const job = JSON.parse(arg) as ChildJob & { writer?: WriterJob };
+  // The writer process of the follow-process row (rows-follow-process.ts): no report.
+  if (job.writer !== undefined) return runWriter(job.writer);
   const row = job.row === undefined ? undefined : rowNamed(job.row);
   const report = await runJob(job, loadCrc(job.options.crc), row);
   process.stdout.write(`${JSON.stringify(report)}\n`);

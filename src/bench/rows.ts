@@ -7,8 +7,11 @@ import type { BenchContext } from "./context.js";
 import type { Measured } from "./measure.js";
 import { append100B, append1KiB, append4GB, appendInFlight } from "./rows-append.js";
 import { durableAppend } from "./rows-durable.js";
+import { followLatency, followThroughput } from "./rows-follow.js";
 import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-read.js";
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
+import { consumerCommits } from "./rows-positions.js";
+import { followProcess } from "./rows-follow-process.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
@@ -68,6 +71,29 @@ export const ROWS: readonly RowSpec[] = [
   },
   { name: "open-10k-partitions", summary: "clean LogDir.open of 10,000 partitions vs readdir", run: open10kPartitions },
   { name: "idle-segment-bytes", summary: "heap bytes per idle segment after a clean open", run: idleSegmentBytes },
+  // Issue 21 (consumers): rows-follow.ts.
+  {
+    name: "follow-latency",
+    summary: "append resolving to a same-process follower yielding it: median, p99 (tmpfs)",
+    run: followLatency,
+  },
+  {
+    name: "follow-throughput",
+    summary: "a follower of a 100 x 1 KiB per call writer vs records() on the finished log (tmpfs)",
+    run: followThroughput,
+  },
+  // Issue 21 (consumer positions): rows-positions.ts.
+  {
+    name: "consumer-commits",
+    summary: "64 consumer commits in flight vs one atomic file write per commit (real disk); syncs per commit",
+    run: consumerCommits,
+  },
+  // Issue 21 (consumers): rows-follow-process.ts.
+  {
+    name: "follow-process",
+    summary: "read-only follower in a second process: latency (pollMs 100, 10) and MB/s vs the writer (tmpfs)",
+    run: followProcess,
+  },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];
 

@@ -76,7 +76,7 @@ function limited<T>(what: string, ms: number, call: () => Promise<T>): Promise<T
   });
 }
 
-/** The async methods of a log under test (durableEnd is synchronous: it cannot hang on a promise). */
+/** The async methods of a log under test (durableEnd and recoveredFiles are synchronous: they cannot hang on a promise). */
 const ASYNC_METHODS = [
   "append",
   "flush",
@@ -110,5 +110,6 @@ function limitedLog(log: AdapterLog, ms: number): AdapterLog {
         limited(`the log's ${name}()`, ms, () => (method as (...a: unknown[]) => Promise<unknown>).apply(log, args));
   }
   if (typeof log.durableEnd === "function") out.durableEnd = () => log.durableEnd!();
+  if (typeof log.recoveredFiles === "function") out.recoveredFiles = () => log.recoveredFiles!();
   return out as unknown as AdapterLog;
 }

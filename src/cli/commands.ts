@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "open a log directory and every partition, recovering after a crash, with progress",
     load: async () => (await import("./recover.js")).run,
   },
+  tail: {
+    summary: "print a partition's records, one per line, and follow it (read-only, beside a writer)",
+    load: async () => (await import("./tail.js")).run,
+  },
   check: {
     summary: "run the course's unit cases against your storage policies (or pagelog's)",
     load: async () => (await import("./check.js")).run,

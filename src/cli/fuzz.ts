@@ -37,7 +37,8 @@ one and concurrent), flushes, truncations, start-offset moves, clean reopens, cr
 jumps, OS write-back and injected I/O faults, with the power cut at a random storage operation
 and again inside recovery. After every reboot it checks the guarantees (docs/guarantees.md): the log is a valid prefix
 of what was appended, keeps every flushed record, never brings a lost one back, its indexes
-agree with a scan, and appends and clean closes work after recovery.
+agree with a scan, what recovery repaired is on the disk (not only in the page cache), and
+appends and clean closes work after recovery.
 
 With --adapter it fuzzes any log instead, with the same engine: the module (ES or CommonJS)
 exports a crashTest adapter, { name, open(storage, context) }, as its default export or as

@@ -13,6 +13,7 @@ import { checkVarints, type VarintPolicy } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
 import { SegmentSlot } from "./segment-slot.js";
 import { applyRetention, retentionCount } from "./log-retention.js";
+import { wake } from "./log-waiters.js";
 import {
   activeSegment,
   checkWritable,
@@ -43,6 +44,8 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     return;
   }
   for (const settle of g.settled) settle();
+  // Followers wake on the append itself, after its callers were told (a failure woke them in fail()).
+  wake(s.waiters);
 }
 
 /** One group's write in progress: what is encoded but not yet written, and how each append ends. */

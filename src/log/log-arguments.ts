@@ -27,6 +27,13 @@ export function positiveInteger(value: unknown, name: string, fallback: number):
   return value;
 }
 
+/** An optional boolean option: false when undefined. */
+export function booleanOption(value: unknown, name: string): boolean {
+  if (value !== undefined && typeof value !== "boolean")
+    throw new TypeError(`${name} must be a boolean, got ${describeValue(value)}`);
+  return value === true;
+}
+
 export function outOfRange(offset: number, start: number, end: number): PagelogError {
   return new PagelogError(`offset ${offset} is out of range [${start}, ${end}]`, ErrorCode.OFFSET_OUT_OF_RANGE);
 }

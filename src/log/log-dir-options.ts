@@ -41,6 +41,23 @@ export interface LogDirOptions {
    * `dir.recovery` keeps the totals.
    */
   onProgress?: (progress: RecoveryProgress) => void;
+  /**
+   * Open for reading only, while another process may be writing the directory: no lock is
+   * taken and no file is created, written, deleted or renamed (it works on a read-only mount;
+   * a path is not created either). Each log reads the valid prefix its writer left (a torn or
+   * half-written tail is the end for now, never cut); `log.refresh()` (and a waiting follower,
+   * every `pollMs`) re-reads the files. Every write is `PAGELOG_READ_ONLY`; `close()` writes
+   * nothing. See docs/consumers.md, "Reading from another process".
+   * @defaultValue false
+   */
+  readOnly?: boolean;
+  /**
+   * Read-only only: how often, in milliseconds, a follower waiting for records re-reads the
+   * files (one listing, a few stats and small reads per poll): the latency a follower in
+   * another process sees, at most this plus the read. At least 1, at most 2147483647.
+   * @defaultValue 100
+   */
+  pollMs?: number;
 }
 
 /** What opening the directory and its logs cost, summed over the logs opened so far. */
@@ -63,6 +80,9 @@ export interface LogDirRecovery {
   readonly durationMs: number;
 }
 
+/** `LogDirOptions.pollMs`'s default. */
+export const DEFAULT_POLL_MS = 100;
+
 /** One resolver per LogDir.open option: the keys here are every option it takes. */
 export type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & {
   onProgress: ProgressListener | undefined;
@@ -84,4 +104,15 @@ export const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> =
   },
   maxOpenFiles: (value) => checkMaxOpenFiles(value === undefined ? DEFAULT_MAX_OPEN_FILES : value),
   onProgress: checkProgressListener,
+  readOnly: (value) => {
+    if (value !== undefined && typeof value !== "boolean")
+      throw new TypeError(`option readOnly must be a boolean, got ${typeof value}`);
+    return value === true;
+  },
+  pollMs: (value) => {
+    const ms = value === undefined ? DEFAULT_POLL_MS : value;
+    if (typeof ms !== "number" || !Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMER_MS)
+      throw new TypeError(`option pollMs must be an integer in [1, ${MAX_TIMER_MS}], got ${String(ms)}`);
+    return ms;
+  },
 };

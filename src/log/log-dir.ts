@@ -4,9 +4,9 @@
  *
  * Opening takes the lock (`PAGELOG_LOCKED` for a second opener), reads the clean-shutdown marker
  * and deletes it durably before anything is written (so a crash from now on is seen as one),
- * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and removes
- * the temp files a crash can leave of its own atomic writes (`<checkpoint>.tmp`,
- * `.kafka_cleanshutdown.tmp`), and nothing else. Logs are opened, and recovered, on first use by `log(name)`.
+ * reads the checkpoints (a malformed one counts as absent: recovery scans from 0) and the consumer
+ * positions (a malformed file is not read as empty), removes the temp files a crash can leave of its
+ * own atomic writes (`<file>.tmp` of each root file), and nothing else. Logs are opened, and recovered, on first use.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
@@ -19,11 +19,23 @@ import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
-import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
-import { CLEANER_CHECKPOINT, CleanerCheckpoint } from "./compaction/cleaner-checkpoint.js";
+import { readCheckpoint, writeFileAtomically } from "./checkpoint-files.js";
+import { CleanerCheckpoint, readCleanPoints } from "./compaction/cleaner-checkpoint.js";
+import {
+  CLEAN_SHUTDOWN_CONTENT,
+  CLEAN_SHUTDOWN_FILE,
+  LOCK_FILE,
+  LOG_START_CHECKPOINT,
+  OWN_TMP_FILES,
+  RECOVERY_POINT_CHECKPOINT,
+} from "./root-files.js";
+import { openReadOnlyLog } from "./read-only-open.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
+import type { Consumer } from "./consumer.js";
+import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import { DirConsumers } from "./dir-consumers.js";
 
 export type { RecoveryProgress } from "./recovery-progress.js";
 export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
@@ -31,16 +43,8 @@ export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
 
-export const LOCK_FILE = ".lock";
-export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
-export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
-export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
-/** What Kafka writes into the marker (no newline). */
-export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
-/** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
-const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE, CLEANER_CHECKPOINT].map((f) => f + TMP_SUFFIX),
-);
+export { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./root-files.js";
+export { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
 /**
  * A Kafka log directory (`log.dirs`): one subdirectory per partition (`<topic>-<partition>`), the offset checkpoint
@@ -55,6 +59,8 @@ export class LogDir {
    */
   readonly storage: HandlePool;
   readonly #ownsStorage: boolean;
+  /** Read-only (LogDirOptions.readOnly): no lock (a stand-in), nothing written, ever. */
+  readonly #readOnly: { readonly pollMs: number } | undefined;
   readonly #lock: StorageLock;
   readonly #clean: boolean;
   readonly #defaults: LogOptions;
@@ -70,10 +76,11 @@ export class LogDir {
   /** Kafka's cleaner-offset-checkpoint: each compacted log's clean point (compaction/). */
   readonly #cleaner: CleanerCheckpoint;
   readonly #logs = new Map<string, Promise<Log>>();
-  readonly #opened: Map<string, Log>;
+  readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
+  readonly #consumers: DirConsumers;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -94,12 +101,14 @@ export class LogDir {
     namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
-    cleaner: CleanerCheckpoint;
+    cleanPoints: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
-    opened: Map<string, Log>;
+    positions: PositionsRead;
+    readOnly: { readonly pollMs: number } | undefined;
   }) {
     this.storage = fields.storage;
+    this.#readOnly = fields.readOnly;
     this.#ownsStorage = fields.ownsStorage;
     this.#lock = fields.lock;
     this.#clean = fields.clean;
@@ -107,15 +116,17 @@ export class LogDir {
     this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
-    this.#cleaner = fields.cleaner;
-    this.#opened = fields.opened;
+    const kept = (name: string): boolean => this.#namesAtOpen.has(name) || this.#opened.has(name);
+    this.#cleaner = new CleanerCheckpoint(fields.storage, fields.cleanPoints, kept);
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
+    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
     this.#lastCheckpointAt = this.#stopwatch.now();
-    if (this.#checkpointIntervalMs > 0 && this.#clock === systemClock) this.#scheduleCheckpointTimer();
+    const timed = this.#checkpointIntervalMs > 0 && this.#clock === systemClock && this.#readOnly === undefined;
+    if (timed) this.#scheduleCheckpointTimer();
   }
 
   /**
@@ -153,7 +164,7 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
-    const { log, checkpointIntervalMs, maxOpenFiles, onProgress } = resolveOptions(
+    const { log, checkpointIntervalMs, maxOpenFiles, onProgress, readOnly, pollMs } = resolveOptions(
       options,
       "LogDir.open options",
       DIR_RESOLVERS,
@@ -162,10 +173,11 @@ export class LogDir {
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
     // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
-    const raw = typeof where === "string" ? await openPathStorage(where) : where;
+    const raw = typeof where === "string" ? await openPathStorage(where, { readOnly }) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
     const storage = new HandlePool(raw, { maxOpenFiles });
-    const lock = await storage.lock(LOCK_FILE);
+    // Read-only takes no lock: the writer holds it, and a reader must not keep it from opening.
+    const lock = readOnly ? { path: LOCK_FILE, release: async () => undefined } : await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
       const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
@@ -177,27 +189,27 @@ export class LogDir {
         );
       }
       const clean = marker !== null;
-      const opened = new Map<string, Log>();
       const names = await storage.list("");
       const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
       const ownTmpFiles: string[] = [];
-      for (const name of names) {
+      for (const name of readOnly ? [] : names) {
         // Only the temp files pagelog itself writes here, and only if they are files: anything
         // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
         if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
-      const namesKept = (name: string): boolean => namesAtOpen.has(name) || opened.has(name);
-      const cleaner = await CleanerCheckpoint.read(storage, names, namesKept);
+      const cleanPoints = await readCleanPoints(storage, names);
+      const positions = await readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT));
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.
       for (const name of ownTmpFiles) await storage.remove(name);
       // The marker is deleted durably before anything else is written: from here on a crash
       // must look like one, whatever this session does. (One syncDir makes both changes durable.)
-      if (clean) await storage.remove(CLEAN_SHUTDOWN_FILE);
-      if (clean || ownTmpFiles.length > 0) await storage.syncDir("");
+      // Read-only: nothing is written, so the marker stays the writer's.
+      if (clean && !readOnly) await storage.remove(CLEAN_SHUTDOWN_FILE);
+      if ((clean && !readOnly) || ownTmpFiles.length > 0) await storage.syncDir("");
       return new LogDir({
         storage,
         ownsStorage,
@@ -207,16 +219,22 @@ export class LogDir {
         namesAtOpen,
         recoveryPoints,
         startOffsets,
-        cleaner,
+        cleanPoints,
         checkpointIntervalMs,
         onProgress,
-        opened,
+        positions,
+        readOnly: readOnly ? { pollMs } : undefined,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);
       if (ownsStorage) await storage.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Opened with `{ readOnly: true }`: no lock, and every write is `PAGELOG_READ_ONLY`. */
+  get readOnly(): boolean {
+    return this.#readOnly !== undefined;
   }
 
   /** True if the last shutdown of this directory was clean. */
@@ -277,6 +295,21 @@ export class LogDir {
 
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
+    if (this.#readOnly !== undefined) {
+      // read-only-open.ts: a missing partition is not created, a refresh re-reads the checkpoints.
+      const log = await openReadOnlyLog(name, options, existing, {
+        storage: this.storage,
+        clean: this.#clean,
+        pollMs: this.#readOnly.pollMs,
+        recoveryPoint: this.#recoveryPoints.get(name),
+        logStartOffset: this.#startOffsets.get(name),
+        cleanPoint: this.#cleaner.get(name),
+        checkpoint: () => this.checkpoint(),
+      });
+      this.#opened.set(name, log);
+      this.#consumers.logOpened(name, log.endOffset);
+      return log;
+    }
     if (existing === null) {
       // The partition directory must be durable before anything in it can be.
       await this.storage.mkdir(name);
@@ -306,7 +339,17 @@ export class LogDir {
       },
     );
     this.#opened.set(name, log);
+    this.#consumers.logOpened(name, log.endOffset);
     return log;
+  }
+
+  /**
+   * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters): its committed offsets, one per partition
+   * (docs/consumers.md). `PAGELOG_CORRUPT` if the positions file read at open is not one: never a silent reset.
+   * Read-only: `commit` is `PAGELOG_READ_ONLY`, the positions are those read at open.
+   */
+  consumer(name: string): Consumer {
+    return this.#consumers.get(name);
   }
 
   /** Names of the partition directories in this log directory, sorted. */
@@ -342,6 +385,10 @@ export class LogDir {
   checkpoint(): Promise<void> {
     // A checkpoint queued and not started yet will read every log's values when it starts, so it
     // serves this request too: the queue never holds more than one running and one waiting.
+    if (this.#readOnly !== undefined)
+      return Promise.reject(
+        new PagelogError("the log directory was opened read-only (checkpoint)", ErrorCode.READ_ONLY),
+      );
     if (this.#pendingCheckpoint !== undefined) return this.#pendingCheckpoint;
     const queued: Promise<void> = this.#checkpoints.run(async () => {
       if (this.#pendingCheckpoint === queued) this.#pendingCheckpoint = undefined;
@@ -405,13 +452,9 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
-      await this.checkpoint();
-      const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
-      const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
-      if (failure === undefined && !anyFailed && everyLogRecovered) {
-        await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
-        await this.storage.syncDir("");
-      }
+      await this.#consumers.drain(); // commits made before close() are written before the lock goes
+      // Read-only: writes nothing (no checkpoint, no marker); the finally closes the storage.
+      if (this.#readOnly === undefined) await this.#closeWrites(failure);
     } catch (err) {
       failure ??= err;
     } finally {
@@ -425,6 +468,17 @@ export class LogDir {
     }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
     if (failure !== undefined) throw failure;
+  }
+
+  /** Close's writes: the checkpoints, then the marker if every log closed cleanly and was recovered. */
+  async #closeWrites(failure: unknown): Promise<void> {
+    await this.checkpoint();
+    const everyLogRecovered = this.#clean || (await this.#everyPartitionOpened());
+    const anyFailed = [...this.#opened.values()].some((l) => logEverFailed(l));
+    if (failure === undefined && !anyFailed && everyLogRecovered) {
+      await writeFileAtomically(this.storage, CLEAN_SHUTDOWN_FILE, new TextEncoder().encode(CLEAN_SHUTDOWN_CONTENT));
+      await this.storage.syncDir("");
+    }
   }
 
   /** After a crash: whether every partition directory there at open was opened (so recovered). */

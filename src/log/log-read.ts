@@ -1,17 +1,15 @@
 /**
  * The read path: raw batches from the segment holding an offset, decoding them into records,
- * iterating a range, finding an offset by timestamp, and the small cache that keeps the indexes
- * of the last few old segments a reader touched in memory. Arguments were checked by the
- * caller (`log.ts`); these run inside the log's queue.
+ * durable reads (only below the recovery point), finding an offset by timestamp, and the small
+ * cache that keeps the indexes of the last few old segments a reader touched in memory.
+ * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
+ * a range, and following the log, is records-iterator.ts.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
 import { decodeBatch, type DecodedRecord, readBatchHeader } from "../format/index.js";
-import { describeValue } from "../format/record-codec.js";
 import type { Segment } from "../segment/segment.js";
-import { type Present, resolveOptions } from "../options.js";
-import { batchSize, checkOffset, outOfRange } from "./log-arguments.js";
-import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
-import { openCursor, type ReadCursor } from "./read-cursors.js";
+import { resolveOptions } from "../options.js";
+import { batchSize, booleanOption, outOfRange, positiveInteger } from "./log-arguments.js";
+import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -26,25 +24,42 @@ export interface ReadOptions {
   maxBytes?: number;
   /** Return at most this many records. @defaultValue unlimited */
   maxRecords?: number;
+  /**
+   * Only records below the recovery point: records no power cut can take back (the single-node
+   * high watermark). An offset at or above the recovery point reads as the end does: `[]`.
+   * @defaultValue false
+   */
+  durable?: boolean;
 }
 
-/** The range, and the signal that stops it, of `Log.records`. */
-export interface RecordsOptions {
-  /** First offset. @defaultValue the log start offset */
-  from?: number;
-  /** Stop before this offset. @defaultValue the log end offset when each read runs */
-  to?: number;
-  /** Abort the iteration. */
-  signal?: AbortSignal;
+/** Limits of `Log.readBatches`. */
+export interface ReadBatchesOptions {
+  /** As {@link ReadOptions.maxBytes}. @defaultValue 1 MiB */
+  maxBytes?: number;
+  /**
+   * Only whole batches whose last offset is below the recovery point; at or above it the read is
+   * empty bytes, as at the end. @defaultValue false
+   */
+  durable?: boolean;
 }
 
 export const DEFAULT_READ_BYTES = 1 << 20;
 
-function optionalOffset(name: string) {
-  return (value: unknown): number | undefined => {
-    if (value !== undefined) checkOffset(value, name);
-    return value;
-  };
+/** `read`'s options, checked, defaults filled in. */
+export function resolveReadOptions(options: ReadOptions): Required<ReadOptions> {
+  return resolveOptions<ReadOptions>(options, "read options", {
+    maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+    maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
+    durable: (value) => booleanOption(value, "durable"),
+  });
+}
+
+/** `readBatches`'s options, checked, defaults filled in. */
+export function resolveReadBatchesOptions(options: ReadBatchesOptions): Required<ReadBatchesOptions> {
+  return resolveOptions<ReadBatchesOptions>(options, "readBatches options", {
+    maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+    durable: (value) => booleanOption(value, "durable"),
+  });
 }
 
 /** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
@@ -96,9 +111,49 @@ async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRe
   return out;
 }
 
+/**
+ * Where a read stops: the end, or with `durable` the recovery point (never above the end: a
+ * start moved past the recovery point leaves nothing durable to read until a flush).
+ */
+export function readLimit(s: LogState, durable: boolean): number {
+  const end = endOffsetOf(s);
+  return durable ? Math.min(end, s.recoveryPoint) : end;
+}
+
+/** `readRecords` of only the records below the recovery point; the offset is range-checked as ever. */
+export async function readDurableRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
+  checkInRange(s, offset);
+  const limit = readLimit(s, true);
+  if (offset >= limit) return [];
+  // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
+  // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
+  const records = await readRecords(s, offset, maxBytes, Math.min(maxRecords, limit - offset));
+  return records.filter((r) => r.offset < limit);
+}
+
+/** `readRawBatches` cut to the whole batches whose last offset is below the recovery point. */
+export async function readDurableBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
+  checkInRange(s, offset);
+  const limit = readLimit(s, true);
+  if (offset >= limit) return new Uint8Array(0);
+  const raw = await readRawBatches(s, offset, maxBytes);
+  let at = 0;
+  while (at < raw.length && readBatchHeader(raw, at).lastOffset < limit) at += batchSize(raw, at);
+  return raw.subarray(0, at);
+}
+
+function checkInRange(s: LogState, offset: number): void {
+  if (offset < s.startOffset || offset > endOffsetOf(s)) throw outOfRange(offset, s.startOffset, endOffsetOf(s));
+}
+
 /** Whole raw batches from the one holding `offset`. `offset` and `maxBytes` were checked by the caller. */
 export async function readRawBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
-  if (offset < s.startOffset || offset > endOffsetOf(s)) throw outOfRange(offset, s.startOffset, endOffsetOf(s));
+  checkInRange(s, offset);
   let index = s.segments.length - 1;
   while (index > 0 && s.segments[index]!.baseOffset > offset) index--;
   for (; index < s.segments.length; index++) {
@@ -109,116 +164,6 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
     if (read !== null) return read.bytes;
   }
   return new Uint8Array(0);
-}
-
-/**
- * Every record from `from` (inclusive) to `to` (exclusive), read in batches through `run` (the
- * log's queue, so each read keeps call order with the other calls). Its checks run at the first
- * next(), as a generator's do.
- *
- * One history: every record is handed out only if the log holds it at that offset at that
- * moment. A truncation below the next offset took records already handed out (a follower's
- * history diverged): `PAGELOG_TRUNCATED`. A truncation at or above it drops what was read ahead
- * from the cut on, and the iteration goes on in the log as it now is. A start offset moved past
- * the next offset (retention, deleteRecordsBefore) is `PAGELOG_OFFSET_OUT_OF_RANGE`, as a fetch
- * there is; a closed log is `PAGELOG_CLOSED`. Offsets are taken as `read()` takes them: `from`
- * at the end is an empty iteration, past it or below the start is out of range.
- */
-export async function* iterateRecords(
-  s: LogState,
-  options: RecordsOptions,
-  run: <T>(task: () => Promise<T>) => Promise<T>,
-): AsyncGenerator<LogRecord, void, undefined> {
-  const { from, to, signal } = resolveOptions<RecordsOptions, Present<RecordsOptions>>(options, "records options", {
-    from: optionalOffset("from"),
-    to: optionalOffset("to"),
-    signal: (value) => {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: `value` is unknown
-      if (value !== undefined && typeof (value as { throwIfAborted?: unknown } | null)?.throwIfAborted !== "function")
-        throw new TypeError(`signal must be an AbortSignal, got ${describeValue(value)}`);
-      return value as AbortSignal | undefined;
-    },
-  });
-  /** Opened by the first read, in the queue: what was called before the iteration is its history. */
-  let cursor: ReadCursor | undefined;
-  let next = from ?? 0;
-  let ahead: LogRecord[] = [];
-  let at = 0;
-
-  /**
-   * Checks that the position and what was read ahead still hold, dropping read-ahead a cut took.
-   * Synchronous: nothing runs between it and the yield after it.
-   */
-  const settle = (cursor: ReadCursor): void => {
-    checkReadable(s);
-    const cut = cursor.cut;
-    cursor.cut = Infinity;
-    if (cut < next) {
-      const message = `log ${s.name} was truncated to ${cut}, below the iterator's offset ${next}`;
-      throw new PagelogError(message, ErrorCode.TRUNCATED, { path: s.name });
-    }
-    if (cut < Infinity) {
-      ahead = ahead.slice(at).filter((r) => r.offset < cut);
-      at = 0;
-    }
-    if (next < s.startOffset) throw outOfRange(next, s.startOffset, endOffsetOf(s));
-  };
-
-  const fill = (): Promise<LogRecord[]> =>
-    run(async () => {
-      checkReadable(s);
-      if (cursor === undefined) {
-        next = from ?? s.startOffset;
-        if (next < s.startOffset || next > endOffsetOf(s)) throw outOfRange(next, s.startOffset, endOffsetOf(s));
-        cursor = openCursor(s.cursors);
-      } else {
-        settle(cursor);
-      }
-      const end = endOffsetOf(s);
-      if (next >= end || (to !== undefined && next >= to)) return [];
-      const records = await readRecords(s, next, DEFAULT_READ_BYTES, to === undefined ? Infinity : to - next);
-      // The log holds offsets up to its end, so a read below it always finds a record: never
-      // end an iteration early without saying why. (In the cleaned part of a compacted log the
-      // cleaner may have dropped every record up to the end: readRecords read on to it.)
-      if (records.length === 0 && next < s.offsetGaps.below) return [];
-      if (records.length === 0) {
-        const message = `log ${s.name} has no record at or after offset ${next}, below its end ${end}`;
-        throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
-      }
-      return records;
-    });
-
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      if (at === ahead.length) {
-        if (cursor !== undefined && to !== undefined && next >= to) return;
-        ahead = await fill();
-        at = 0;
-        if (ahead.length === 0) return;
-      }
-      // What happened to the log while these records waited (or since the read resolved).
-      settle(cursor!);
-      if (at === ahead.length) continue;
-      const record = ahead[at]!;
-      // Every offset of a log holds a record: a batch that skips one (as only a compacted or
-      // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
-      // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.
-      if (record.offset !== next && !(next < s.offsetGaps.below && record.offset <= s.offsetGaps.below)) {
-        throw new PagelogError(
-          `log ${s.name} has no record at offset ${next} (the next record is ${record.offset})`,
-          ErrorCode.CORRUPT,
-          { path: s.name },
-        );
-      }
-      signal?.throwIfAborted();
-      at++;
-      next = record.offset + 1;
-      yield record;
-    }
-  } finally {
-    if (cursor !== undefined) s.cursors.delete(cursor.ref);
-  }
 }
 
 /** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */

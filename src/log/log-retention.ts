@@ -6,6 +6,7 @@
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { deleteSegmentFiles, removeIfThere, RETIRED_SUFFIX } from "./segment-files.js";
 import { keepsLogOpen, type LogState } from "./log-state.js";
+import { wake } from "./log-waiters.js";
 import { isNoRoom } from "./checkpoint-files.js";
 import { type SegmentSummary, segmentsToDelete } from "./retention.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
@@ -76,6 +77,18 @@ export async function applyRetention(s: LogState, count: number): Promise<void> 
  * open (its data is intact) with the start at the first segment left, and rejects.
  */
 export async function moveStart(
+  s: LogState,
+  newStart: number,
+  doomed: (segment: SegmentSlot, index: number) => boolean,
+): Promise<void> {
+  try {
+    await moveStartDurably(s, newStart, doomed);
+  } finally {
+    wake(s.waiters); // a follower the start passed learns of it now, not at the next append
+  }
+}
+
+async function moveStartDurably(
   s: LogState,
   newStart: number,
   doomed: (segment: SegmentSlot, index: number) => boolean,

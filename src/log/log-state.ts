@@ -13,6 +13,8 @@ import type { Stopwatch } from "./log-clock.js";
 import type { SegmentSlot, SlotContext } from "./segment-slot.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
+import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
+import { wake, type Waiters } from "./log-waiters.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -86,6 +88,10 @@ export interface LogState {
    * object (`SegmentOptions.offsetGaps`), so moving it moves what they accept.
    */
   readonly offsetGaps: { below: number };
+  /** Opened read-only (another process may be writing the files): what following them needs. */
+  readonly readOnly: ReadOnlyState | undefined;
+  /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
+  readonly waiters: Waiters;
 }
 
 /** The segment appends go to: always the last one. */
@@ -117,6 +123,10 @@ export async function flushLog(
   // `at`: the stopwatch as the caller read it before its work began. Read first otherwise: an
   // injected clock that throws fails this flush before it does anything.
   const startedAt = at ?? s.stopwatch.now();
+  // After a failed fsync the kernel may have marked the lost pages clean: a later fsync
+  // "succeeds" without writing them. A failed log never flushes, so its recovery point (what
+  // durable readers are shown) never moves past what did reach the disk.
+  if (s.status === "failed") throw failedError(s, "flush");
   const end = endOffsetOf(s);
   const active = activeSegment(s);
   for (const segment of s.dirtySegments) await segment.flush({ indexes: indexes || segment !== active });
@@ -133,6 +143,7 @@ export async function flushLog(
   s.unflushedRecords = 0;
   s.lastFlushAt = startedAt;
   s.flushes++;
+  wake(s.waiters); // durable followers and waitFor({ durable }) wait on the recovery point
   await s.host.flushed?.();
 }
 
@@ -167,6 +178,7 @@ export function fail(s: LogState, err: unknown): void {
   s.status = "failed";
   s.failure ??= err;
   stopTimer(s);
+  wake(s.waiters); // a failed log never grows: a waiter must not wait for ever
 }
 
 export function failedError(s: LogState, op: string): PagelogError {
@@ -177,6 +189,7 @@ export function failedError(s: LogState, op: string): PagelogError {
 }
 
 export function checkWritable(s: LogState, op: string): void {
+  if (s.readOnly !== undefined) throw readOnlyError(s.name, op);
   if (s.status === "failed") throw failedError(s, op);
   if (s.status !== "open")
     throw new PagelogError(`log ${s.name} is ${s.status} (${op})`, ErrorCode.CLOSED, { path: s.name });

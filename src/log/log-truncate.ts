@@ -55,7 +55,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     if (segment.nextOffset < offset && offset <= s.offsetGaps.below)
       await segment.append(emptyBatchUpTo(s, segment.nextOffset, offset));
   }
-  // 3. Durable before resolving.
+  // 3. Durable before resolving. The flush wakes the waiters: a follower past the cut learns of it.
   await flushLog(s, { at: startedAt });
   // Then the clean point comes down to the new end: above it nothing is cleaned any more.
   if (offset < s.offsetGaps.below) {

@@ -14,24 +14,27 @@
 // log-append.ts (group commit, roll), log-truncate.ts, log-read.ts and log-retention.ts.
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
-import type { SegmentOptions } from "../segment/segment.js";
-import { resolveOptions } from "../options.js";
-import { checkOffset, outOfRange, positiveInteger } from "./log-arguments.js";
+import { checkOffset, outOfRange } from "./log-arguments.js";
 import { asyncDispose } from "./async-dispose.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
 import { type Stopwatch, stopwatchFor } from "./log-clock.js";
-import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { armFlushTimer } from "./flush-timer.js";
 import {
-  DEFAULT_READ_BYTES,
   findOffsetForTimestamp,
-  iterateRecords,
   type LogRecord,
+  readDurableBatches,
+  readDurableRecords,
+  resolveReadBatchesOptions,
+  resolveReadOptions,
   readRawBatches,
+  type ReadBatchesOptions,
   readRecords,
   type ReadOptions,
-  type RecordsOptions,
 } from "./log-read.js";
+import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./records-iterator.js";
+import { wake } from "./log-waiters.js";
 import { applyRetention, moveStart, retentionCount } from "./log-retention.js";
 import {
   activeSegment,
@@ -54,13 +57,17 @@ import { refuseKeyless } from "./compaction/keys.js";
 import { compactNow, type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
+import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
+import { closeReadOnly, refreshed } from "./log-refresh.js";
+import { type LogSegmentOptions, segmentOptionsOf } from "./segment-options-of.js";
 
 export type { CompactionResult } from "./compaction/cleaner.js";
 export type { LogRecovery } from "./log-loader.js";
-export type { LogRecord, ReadOptions, RecordsOptions } from "./log-read.js";
+export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
+export type { RecordsOptions, WaitOptions } from "./records-iterator.js";
 export type { LogHost, LogStatus } from "./log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>> & { readonly offsetGaps: { below: number } };
+type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -71,7 +78,7 @@ let construct: (
   name: string,
   host: LogHost,
   options: ResolvedLogOptions,
-  segmentOptions: SegmentOptions,
+  segmentOptions: LogSegmentOptions,
   loaded: LoadedState,
   opened: OpenedAt,
 ) => Log;
@@ -105,7 +112,7 @@ export class Log {
     name: string,
     host: LogHost,
     options: ResolvedLogOptions,
-    segmentOptions: SegmentOptions,
+    segmentOptions: LogSegmentOptions,
     loaded: LoadedState,
     opened: OpenedAt,
   ) {
@@ -121,8 +128,8 @@ export class Log {
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       startOffset: loaded.startOffset,
-      // Loading left everything durable: the whole log is below the recovery point.
-      recoveryPoint: loaded.segments[loaded.segments.length - 1]!.nextOffset,
+      // Loading left everything durable (read-only: what the writer's checkpoint says).
+      recoveryPoint: loaded.readOnly?.recoveryPoint ?? loaded.segments[loaded.segments.length - 1]!.nextOffset,
       status: "open",
       failure: undefined,
       unflushedRecords: 0,
@@ -137,49 +144,16 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       cursors: new Set(),
-      offsetGaps: loaded.offsetGaps,
+      readOnly: loaded.readOnly?.state,
+      waiters: new Set(),
+      offsetGaps: segmentOptions.offsetGaps,
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock) this.#armFlushTimer(options.flushMs);
-  }
-
-  /**
-   * Arms the flush timer to fire `wait` ms from now. The timer keeps its own schedule: armed
-   * after a flush, it fires when flushMs has passed by the timer's clock, whatever the wall
-   * clock did meanwhile. It re-arms only after its own flush finished, so a slow disk never
-   * builds a queue of timed flushes for `flush()` to wait behind.
-   */
-  #armFlushTimer(wait: number): void {
-    const s = this.#s;
-    // Past setTimeout's limit the timer fires early and waits out the rest.
-    const delay = Math.min(MAX_TIMER_MS, Math.max(1, wait));
-    const flushes = s.flushes;
-    const timer = setTimeout(() => {
-      // #timedFlush never rejects: a failed flush is kept in the status for the next call.
-      void this.#timedFlush(flushes, wait - delay).then((next) => {
-        if (s.flushTimer === timer && s.status === "open") this.#armFlushTimer(next);
-      });
-    }, delay);
-    s.flushTimer = timer;
-    (timer as { unref?: () => void }).unref?.();
-  }
-
-  /**
-   * The flush timer fired: flushes if none ran since it was armed and nothing of its wait is
-   * left. Returns how long to wait next.
-   */
-  async #timedFlush(flushesWhenArmed: number, left: number): Promise<number> {
-    const s = this.#s;
-    const { flushMs } = this.options;
-    // Another flush ran meanwhile: the next one is due flushMs after it.
-    if (s.flushes !== flushesWhenArmed) return flushMs - (s.stopwatch.now() - s.lastFlushAt);
-    if (left > 0) return left;
-    if (s.status === "open" && s.recoveryPoint !== this.endOffset) {
-      await this.flush().catch(() => undefined); // the failure is kept in the status; callers see it on their next call
-    }
-    return flushMs;
+    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly)
+      armFlushTimer(this.#s, options.flushMs, () => this.flush());
+    if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -339,23 +313,20 @@ export class Log {
   /**
    * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
-   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage.
+   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. With
+   * `durable`, only records below the recovery point (at or above it gives [], as the end does).
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    let maxRecords: number;
-    let maxBytes: number;
+    let maxRecords: number, maxBytes: number, durable: boolean;
     try {
       checkOffset(offset, "offset");
-      ({ maxRecords, maxBytes } = resolveOptions<ReadOptions>(options, "read options", {
-        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
-        maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
-      }));
+      ({ maxRecords, maxBytes, durable } = resolveReadOptions(options));
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return readRecords(this.#s, offset, maxBytes, maxRecords);
+      return (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords);
     });
   }
 
@@ -363,32 +334,48 @@ export class Log {
    * Whole raw batches starting with the one holding `offset`, as a Kafka Fetch response carries
    * them: bytes that can go to a socket or a file without decoding. The first batch may start
    * below `offset` (and below the start offset); consumers skip those records, as Kafka's do.
+   * With `durable`, only whole batches whose last offset is below the recovery point.
    */
-  readBatches(offset: number, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
-    let maxBytes: number;
+  readBatches(offset: number, options: ReadBatchesOptions = {}): Promise<Uint8Array> {
+    let maxBytes: number, durable: boolean;
     try {
       checkOffset(offset, "offset");
-      ({ maxBytes } = resolveOptions<{ maxBytes?: number }>(options, "readBatches options", {
-        maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
-      }));
+      ({ maxBytes, durable } = resolveReadBatchesOptions(options));
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return readRawBatches(this.#s, offset, maxBytes);
+      return (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes);
     });
   }
 
   /**
    * Every record from `from` (inclusive) to `to` (exclusive), read in batches as it goes. One
    * history or an error: a truncation below where it got to is `PAGELOG_TRUNCATED`, the start
-   * offset moved past it `PAGELOG_OFFSET_OUT_OF_RANGE`, a close `PAGELOG_CLOSED` (log-read.ts).
+   * offset moved past it `PAGELOG_OFFSET_OUT_OF_RANGE`, a close `PAGELOG_CLOSED`.
+   *
+   * `follow: true` waits at the end, woken by the append itself (no polling), and goes on in
+   * offset order holding at most one read ahead, until `to`, an abort (its next step throws the
+   * signal's reason, even while waiting), a close (`PAGELOG_CLOSED`) or a failure
+   * (`PAGELOG_FAILED`). A truncation below what it yielded, or the start moved past it, is
+   * `PAGELOG_OFFSET_OUT_OF_RANGE` for a follower. `durable: true` yields only records below the
+   * recovery point. See docs/consumers.md.
    */
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
     return iterateRecords(this.#s, options, (task) => this.#run(task));
+  }
+
+  /**
+   * Resolves with the end offset once `endOffset > offset` (the log holds that record; `durable`:
+   * with the recovery point once `recoveryPoint > offset`), woken by the append (or flush) that
+   * moves it, outside the queue. Rejects with the signal's reason on an abort, `PAGELOG_CLOSED` on
+   * a close, `PAGELOG_FAILED` if the log fails first. A truncation does not end it: the log can grow back.
+   */
+  waitFor(offset: number, options: WaitOptions = {}): Promise<number> {
+    return waitForOffset(this.#s, offset, options);
   }
 
   /**
@@ -404,6 +391,14 @@ export class Log {
     });
   }
 
+  /**
+   * Read-only: re-reads the files another process writes; resolves with the new end offset
+   * (log-refresh.ts, docs/consumers.md). A writable log sees its own end: it resolves at once.
+   */
+  refresh(): Promise<number> {
+    return this.#run(() => refreshed(this.#s));
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------
 
   /**
@@ -416,12 +411,15 @@ export class Log {
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
       stopTimer(s);
+      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
+        wake(s.waiters);
         throw failedError(s, "close");
       }
       s.status = "closing";
+      wake(s.waiters); // a waiting follower ends now with PAGELOG_CLOSED, never hangs
       try {
         s.dirtySegments.add(activeSegment(s));
         await activeSegment(s).seal();
@@ -457,30 +455,17 @@ export async function openLog(
     logStartOffset: number | undefined;
     cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
+    readOnly?: ReadOnlyHost | undefined;
   },
 ): Promise<Log> {
   // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
-  const offsetGaps = { below: state.cleanPoint ?? 0 };
-  const segmentOptions: SegmentOptions = {
-    offsetGaps,
-    indexIntervalBytes: options.indexIntervalBytes,
-    maxIndexBytes: options.maxIndexBytes,
-    maxBatchBytes: options.maxBatchBytes,
-    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-    ...(options.policies?.lookup === undefined && options.policies?.recover === undefined
-      ? {}
-      : {
-          policies: {
-            ...(options.policies.lookup === undefined ? {} : { lookup: options.policies.lookup }),
-            ...(options.policies.recover === undefined ? {} : { recover: options.policies.recover }),
-          },
-        }),
-  };
+  const segmentOptions = segmentOptionsOf(options, state.cleanPoint ?? 0);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const loaded = await loadLog({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, { ...loaded, offsetGaps }, opened);
+  const input = { storage: host.storage, dir: name, segmentOptions, ...state }; // (readOnly is not LoadInput's)
+  const loaded = state.readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, state.readOnly);
+  return construct(name, host, options, segmentOptions, loaded, opened);
 }
 
 /**

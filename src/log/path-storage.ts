@@ -6,8 +6,11 @@
  */
 import type { Storage } from "../storage/storage.js";
 
-/** Opens (creating if missing) a Storage rooted at a directory path. */
-export type PathStorageOpener = (path: string) => Promise<Storage>;
+/**
+ * Opens a Storage rooted at a directory path: creating it if missing, or with `readOnly`
+ * (a read-only LogDir) only if it exists (`PAGELOG_NOT_FOUND`), creating nothing.
+ */
+export type PathStorageOpener = (path: string, options?: { readOnly?: boolean }) => Promise<Storage>;
 
 let opener: PathStorageOpener | undefined;
 
@@ -17,12 +20,12 @@ export function setPathStorageOpener(open: PathStorageOpener): void {
 }
 
 /** The Storage for `LogDir.open(path)`; a TypeError where no file system was plugged in. */
-export function openPathStorage(path: string): Promise<Storage> {
+export function openPathStorage(path: string, options: { readOnly?: boolean } = {}): Promise<Storage> {
   if (opener === undefined) {
     throw new TypeError(
       `LogDir.open(${JSON.stringify(path)}): a directory path needs a file system, which only pagelog's Node entry provides; ` +
         'pass a Storage instead, such as new SimStorage() or FsStorage.open(path) from "pagelog/fs" (docs/entry-points.md)',
     );
   }
-  return opener(path);
+  return opener(path, options);
 }

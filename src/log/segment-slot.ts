@@ -24,6 +24,11 @@ export interface SlotContext {
   readonly segmentOptions: SegmentOptions;
   /** What first uses did so far (the log adds them to its `recovery`). */
   readonly firstUses: FirstUses;
+  /**
+   * A read-only open: a first use opens the files read-only and keeps a rebuilt index in memory
+   * (nothing is ever written; another process may own the files).
+   */
+  readonly readOnly?: boolean;
 }
 
 export interface FirstUses {
@@ -122,9 +127,20 @@ export class SegmentSlot {
   async #firstUse(): Promise<Segment> {
     const { storage, dir, segmentOptions } = this.#context;
     const path = this.#logPath();
+    // Read-only: a segment the writer deleted since the last refresh went by its retention (or
+    // deleteRecordsBefore): the offsets are below its start now, as a fetch there would say.
+    if (this.#context.readOnly === true && (await storage.stat(path)) === null) {
+      throw new PagelogError(
+        `segment ${path} is gone: its writer deleted it (retention or deleteRecordsBefore) since the log was last refreshed`,
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        { path },
+      );
+    }
     let segment: Segment;
     try {
-      segment = await Segment.openExisting(storage, dir, this.baseOffset, segmentOptions);
+      segment = this.#context.readOnly
+        ? await Segment.openReadOnly(storage, dir, this.baseOffset, segmentOptions)
+        : await Segment.openExisting(storage, dir, this.baseOffset, segmentOptions);
     } catch (err) {
       throw err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND ? this.#missing(path) : err;
     }
@@ -139,8 +155,9 @@ export class SegmentSlot {
           { path },
         );
       }
-      // Checked: write an index it rebuilt (after a clean shutdown, as the open used to).
-      await segment.commit();
+      // Checked: write an index it rebuilt (after a clean shutdown, as the open used to). Read-only:
+      // the rebuild stays in memory (a pending rebuild is never released).
+      if (this.#context.readOnly !== true) await segment.commit();
       if (this.#closed) throw this.#closedError();
       this.#context.firstUses.segmentsLoaded++;
       if (indexesRebuilt) this.#context.firstUses.indexesRebuilt++;

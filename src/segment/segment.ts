@@ -19,7 +19,11 @@ import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
 import { checkCrc32c } from "../format/check-crc32c.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
+import type { ScanStop } from "./batch-scanner.js";
+import { ErrorCode, PagelogError } from "../errors.js";
+import { absentFile } from "./absent-file.js";
 import { createdOnWrite } from "./created-on-write.js";
+import { catchUp, planFollow, type WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { commit, planLoadClean, planRecovery } from "./segment-load.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
@@ -31,6 +35,7 @@ import { appendBatch, appendBatches, canHold, seal, truncateSegment } from "./se
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
+export type { WalkedBatch } from "./segment-follow.js";
 
 const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
   indexIntervalBytes: true,
@@ -103,7 +108,7 @@ export class Segment {
     options: SegmentOptions,
     fileSuffix = "",
   ): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, true, fileSuffix);
+    return Segment.#open(storage, dir, baseOffset, options, "create", fileSuffix);
   }
 
   /**
@@ -120,7 +125,23 @@ export class Segment {
     options: SegmentOptions,
     fileSuffix = "",
   ): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, false, fileSuffix);
+    return Segment.#open(storage, dir, baseOffset, options, "existing", fileSuffix);
+  }
+
+  /**
+   * Opens a segment another process may be writing, for reading only: every file with
+   * `{ readOnly: true }`, a missing one (even the `.log`) as an empty file that refuses writes.
+   * Load it with `planFollow()` (its indexes stay in memory) or `planLoadClean()`, never
+   * `commit()`.
+   * @internal
+   */
+  static async openReadOnly(
+    storage: Storage,
+    dir: string,
+    baseOffset: number,
+    options: SegmentOptions,
+  ): Promise<Segment> {
+    return Segment.#open(storage, dir, baseOffset, options, "readOnly");
   }
 
   static async #open(
@@ -128,9 +149,10 @@ export class Segment {
     dir: string,
     baseOffset: number,
     options: SegmentOptions,
-    create: boolean,
+    mode: "create" | "existing" | "readOnly",
     fileSuffix = "",
   ): Promise<Segment> {
+    const create = mode === "create";
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
     // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
@@ -139,9 +161,18 @@ export class Segment {
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX) + fileSuffix;
     const indexMissing = (await storage.stat(indexPath)) === null;
     const timeMissing = (await storage.stat(timePath)) === null;
-    const openIndex = (path: string, missing: boolean) =>
-      missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create });
-    const log = await storage.open(logPath, { create });
+    const openIndex = async (path: string, missing: boolean): Promise<StorageFile> => {
+      if (mode === "readOnly") return missing ? absentFile(path) : storage.open(path, { readOnly: true });
+      return missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create });
+    };
+    const log =
+      mode === "readOnly"
+        ? await storage.open(logPath, { readOnly: true }).catch((err: unknown) => {
+            // Not created yet by the writer (or deleted since the listing): empty for now.
+            if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return absentFile(logPath);
+            throw err;
+          })
+        : await storage.open(logPath, { create });
     const handles: StorageFile[] = [log];
     try {
       const indexFile = await openIndex(indexPath, indexMissing);
@@ -238,6 +269,26 @@ export class Segment {
     const result = await this.planLoadClean();
     await this.commit();
     return result;
+  }
+
+  /**
+   * A read-only walk of a segment another process may be writing: every batch from byte 0 is
+   * validated and indexed in memory (the indexes stay there: nothing is ever written), and the
+   * walk ends, without error, at the first byte that is not a valid batch: the end for now.
+   * Each batch is told to `onBatch`. Returns where it stopped.
+   * @internal
+   */
+  planFollow(onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
+    return planFollow(this.#s, onBatch);
+  }
+
+  /**
+   * After `planFollow()`: walks the bytes the file gained since (up to `fileSize`) and extends
+   * the segment (next offset, size, in-memory indexes) by the whole valid batches among them.
+   * @internal
+   */
+  catchUp(fileSize: number, onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
+    return catchUp(this.#s, fileSize, onBatch);
   }
 
   /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. @internal */

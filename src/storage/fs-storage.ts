@@ -9,6 +9,7 @@
  * `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything durable.
  */
 import { checkOpenOptions } from "./open-options.js";
+import { checkKnownKeys } from "../options.js";
 import * as fs from "node:fs/promises";
 import { constants as fsConstants } from "node:fs";
 import * as nodePath from "node:path";
@@ -46,9 +47,14 @@ export class FsStorage implements Storage {
    * Opens a storage rooted at `root`, creating the directory and any missing parents. When it
    * had to create directories, it fsyncs the directory holding each new one, so the root itself
    * survives a power cut (a new directory entry is durable only once its parent is synced).
+   * With `create: false` it creates nothing: a missing root is `PAGELOG_NOT_FOUND` (what a
+   * read-only `LogDir` opens, on a read-only mount too).
    */
-  static async open(root: string): Promise<FsStorage> {
+  static async open(root: string, options: { create?: boolean } = {}): Promise<FsStorage> {
     if (typeof root !== "string" || root === "") throw new TypeError("root must be a non-empty string");
+    checkKnownKeys(options, "FsStorage.open options", ["create"]);
+    if (options.create !== undefined && typeof options.create !== "boolean")
+      throw new TypeError(`option create must be a boolean, got ${typeof options.create}`);
     // Node would reject it with its own wording (ERR_INVALID_ARG_VALUE); it is a path no file
     // system can hold, as normalizePath says of the paths inside the root.
     if (root.includes("\0")) {
@@ -59,7 +65,7 @@ export class FsStorage implements Storage {
     const absolute = nodePath.resolve(root);
     let firstCreated: string | undefined;
     try {
-      firstCreated = await fs.mkdir(absolute, { recursive: true });
+      if (options.create !== false) firstCreated = await fs.mkdir(absolute, { recursive: true });
     } catch (err) {
       throw fromFsError(err, "open storage at", absolute);
     }

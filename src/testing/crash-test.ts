@@ -17,6 +17,8 @@
  * - **no resurrection**: after a crash the model becomes what survived, and every record is
  *   unique, so a record lost in one crash that reappears after a later one is caught;
  * - **the log's own checks** (`selfCheck`), after every flush, recovery and clean reopen;
+ * - **recovered files durable**: after every recovery, each file the log names as counting on
+ *   (`recoveredFiles`) is on the simulated disk exactly as it reads;
  * - **progress**: after recovery an append lands at the end and survives a clean close + reopen,
  *   which must give back exactly what was there.
  *

@@ -9,6 +9,7 @@ import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log, LogRecovery } from "../log/log.js";
 import { type LogOptions, resolveLogOptions } from "../log/log-options.js";
 import { type Present, resolveOptions } from "../options.js";
+import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
 import { checkMaxOpenFiles } from "../storage/handle-pool.js";
 import type { Storage } from "../storage/storage.js";
 import type {
@@ -25,6 +26,9 @@ const PARTITION = "crash-0";
 
 /** pagelog takes every extra step. */
 const ALL_STEPS: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefore", "checkpoint", "faults"];
+
+/** The files of one segment. */
+const SEGMENT_SUFFIXES = [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX] as const;
 
 /** Codes a call may fail with when an injected fault hits it. */
 const LOUD_CODES = new Set<string>([ErrorCode.IO, ErrorCode.NO_SPACE, ErrorCode.FAILED]);
@@ -200,8 +204,20 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
     checkpoint: () => call(dir.checkpoint()),
     durableEnd: () => log.recoveryPoint,
     recoveryDecisions: () => recoveryDecisions(log.recovery),
+    recoveredFiles: () => segmentFiles(log),
     selfCheck: (moment) => selfCheck(log, moment),
   };
+}
+
+/**
+ * Every file of every segment: after a recovery all of them are durable (docs/recovery.md,
+ * Open (Log), 7: each cut and rebuild is fsynced before the log opens, and the rest was durable
+ * already), and the log trusts them until the next crash moves its recovery point back.
+ */
+function segmentFiles(log: Log): string[] {
+  return log.segmentBaseOffsets.flatMap((base) =>
+    SEGMENT_SUFFIXES.map((suffix) => segmentFilePath(log.name, base, suffix)),
+  );
 }
 
 /** pagelog's own claims at each moment the engine names. */

@@ -22,8 +22,10 @@ const repo = resolve(import.meta.dirname, "../..");
  * back, and retention frees a full disk: 32.0 KB when it was raised. 36 KB since issues 19 and 20:
  * lazy segments (the idle slot and its first-use checks), the power-cut report of SimStorage
  * (`lastCrash`), recovery's decision fields and the crc32c checks of pagelog/format: 34.3 KB then.
+ * 42 KB since issue 21: followers (waiters, the follow iterator), read-only opens with their
+ * refresh walk and truncation marks, and consumer positions are all part of LogDir: 40.2 KB then.
  */
-const BUDGET_BYTES = 36 * 1024;
+const BUDGET_BYTES = 42 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {

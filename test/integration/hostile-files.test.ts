@@ -25,6 +25,10 @@
  * heap (`--max-old-space-size=256`), a time limit and a peak-memory check, so an abort, a hang or
  * an out-of-memory fails one case, not the run.
  *
+ * Every case (but the clean variant of a case that has others) is also opened read-only, as a
+ * second process would (hostile/run-read-only.ts): no write call, no byte changed, and the same
+ * rules for what it serves or throws.
+ *
  * Every PAGELOG_HOSTILE_FS_EVERY-th open (default 25) runs again on real files (FsStorage) and
  * must end the same way.
  *
@@ -41,6 +45,7 @@ import { fileSeed, testReplayCommand } from "../support/seed.js";
 import { ErrorCode, SimStorage } from "../../src/node.js";
 import { type Case, describePristine, generateCases, type Variant } from "./hostile/cases.js";
 import { runCase } from "./hostile/run-case.js";
+import { runReadOnlyCase } from "./hostile/run-read-only.js";
 import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, writePristine } from "./hostile/tree.js";
 
 // The random cases are drawn at import time, from the file's seed (test/support/seed.ts).
@@ -92,6 +97,13 @@ describe("hostile files: every file kind, every field, sizes and names", () => {
             } finally {
               rmSync(dir, { recursive: true, force: true });
             }
+          }
+          if (variant !== "clean" || c.variants.length === 1) {
+            // The same bytes read by a second process (a read-only open): guarantee 9 holds there too.
+            const ro = await runReadOnlyCase(pristine, originals, c, variant);
+            result.violations.push(...ro.violations);
+            const roKey = `${group}, ${variant}: ${ro.outcome}`;
+            tally.set(roKey, (tally.get(roKey) ?? 0) + 1);
           }
           const key = `${group}, ${variant}: ${result.outcome}`;
           tally.set(key, (tally.get(key) ?? 0) + 1);

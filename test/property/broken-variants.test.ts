@@ -15,12 +15,12 @@ const RUN_SEED = 1;
 const BUDGET = 1500;
 /**
  * Long workloads (up to 100 steps): several crash-and-recover cycles per schedule. The hardest
- * variant, recovery-truncation-not-durable, shows only when a recovery's cut is followed by
- * appends and another crash before anything syncs that segment's `.log` (the loader's rewrite of
- * the unflushed tail, or a durable append, makes the cut durable as a side effect): about one
- * schedule in 700 of 100 steps, one in several thousand of 30. The classic workload: at 100 steps
- * it reaches that one soonest today (schedule 82 of run seed 1; the swarm one, whose schedules
- * are longer, at 987). broken-reach.test.ts holds the default (swarm) workload to 100 schedules.
+ * variant, recovery-truncation-not-durable, once showed in what the log reads only when a
+ * recovery's cut was followed by appends and another crash before anything synced that segment
+ * (about one schedule in 700 of 100 steps: schedule 82 of run seed 1). The engine now checks on
+ * the simulated disk that every file a recovery leaves is durable (`AdapterLog.recoveredFiles`),
+ * which catches it at its first recovery (schedule 0). broken-reach.test.ts holds the default
+ * (swarm) workload to 100 schedules.
  */
 const MAX_OPS = 100;
 const WORKLOAD = "classic";

@@ -111,6 +111,42 @@ describe("every optional member of an adapter's log is held to its claim", () =>
     expect(message).toMatch(/after flush: the log's self-check failed: my recovery point is wrong/);
   });
 
+  it("recoveredFiles: a log counting on a file its recovery never synced is caught at once", async () => {
+    const real = pagelogAdapter({ segmentBytes: 300, indexIntervalBytes: 0 });
+    const adapter: CrashTestAdapter = {
+      name: "claims an unsynced file",
+      extraSteps: ALL,
+      async open(storage, context) {
+        const log = await real.open(storage, context);
+        // What a recovery that skips its fsync leaves: a file it wrote, only in the page cache.
+        const file = await storage.open("repaired", { create: true });
+        await file.write(0, new Uint8Array(100).fill(7));
+        await file.close();
+        return { ...log, recoveredFiles: () => [...log.recoveredFiles!(), "repaired"] };
+      },
+    };
+    const message = await caught(adapter, 20);
+    expect(message).toMatch(/recovery left repaired not durable, though the log counts on it from now on/);
+  });
+
+  it("recoveredFiles: pagelog's adapter lists every segment file", async () => {
+    let listed: readonly string[] = [];
+    const real = pagelogAdapter({ segmentBytes: 300, indexIntervalBytes: 0 });
+    const adapter: CrashTestAdapter = {
+      name: "records what it lists",
+      extraSteps: ALL,
+      async open(storage, context) {
+        const log = await real.open(storage, context);
+        listed = log.recoveredFiles!();
+        return log;
+      },
+    };
+    await crashTest(adapter, { seed: SEED, schedules: 1 });
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length % 3).toBe(0);
+    for (const path of listed) expect(path).toMatch(/^crash-0\/\d{20}\.(log|index|timeindex)$/);
+  });
+
   it("an adapter that declares a step its log cannot take is told so", async () => {
     const summary = await crashTest(
       lying("no truncateTo", () => ({ truncateTo: undefined }), ["truncate"]),

@@ -16,6 +16,12 @@ import { SerialQueue } from "../serial-queue.js";
 /** Kafka's file name. */
 export const CLEANER_CHECKPOINT = "cleaner-offset-checkpoint";
 
+/** Reads the file at a directory's open (absent or malformed: no clean points, so no log may have gaps). */
+export async function readCleanPoints(storage: Storage, rootNames: readonly string[]): Promise<Map<string, number>> {
+  // Not in the root's listing: no storage call (a directory never compacted opens as before).
+  return rootNames.includes(CLEANER_CHECKPOINT) ? readCheckpoint(storage, CLEANER_CHECKPOINT) : new Map();
+}
+
 /** The clean points of a log directory: read at open, written durably after each cleaning. */
 export class CleanerCheckpoint {
   readonly #storage: Storage;
@@ -23,27 +29,11 @@ export class CleanerCheckpoint {
   readonly #keep: (name: string) => boolean;
   readonly #queue = new SerialQueue();
 
-  private constructor(storage: Storage, points: Map<string, number>, keep: (name: string) => boolean) {
+  /** `keep` says which names a write carries forward (those there at open or opened since, as the other checkpoints do). */
+  constructor(storage: Storage, points: Map<string, number>, keep: (name: string) => boolean) {
     this.#storage = storage;
     this.#points = points;
     this.#keep = keep;
-  }
-
-  /**
-   * Reads the file (absent or malformed: no clean points, so no log may have gaps). `keep` says
-   * which names a write carries forward (those there at open or opened since, as the other
-   * checkpoints do).
-   */
-  static async read(
-    storage: Storage,
-    rootNames: readonly string[],
-    keep: (name: string) => boolean,
-  ): Promise<CleanerCheckpoint> {
-    // Not in the root's listing: no storage call (a directory never compacted opens as before).
-    const points = rootNames.includes(CLEANER_CHECKPOINT)
-      ? await readCheckpoint(storage, CLEANER_CHECKPOINT)
-      : new Map<string, number>();
-    return new CleanerCheckpoint(storage, points, keep);
   }
 
   /** The checkpointed clean point of `name`, if any. */

@@ -4,7 +4,6 @@
  * They read the page cache's state and change nothing (no operation is counted).
  */
 import { joinPath, ROOT } from "../paths.js";
-import type { ByteRange } from "./crash-chooser.js";
 import { SimDir } from "./sim-dir.js";
 import type { SimInode } from "./sim-inode.js";
 import type { FileMap, PendingState } from "./sim-options.js";
@@ -14,13 +13,15 @@ export function fileMapOf(inode: SimInode): FileMap {
   const cached = inode.read(0, inode.size);
   const durable = inode.readDurable();
   const torn = inode.tornRanges;
-  const ranges: Array<ByteRange & { state: "durable" | "cached" | "torn" }> = [];
+  // Mutable while it is built (one range per run of bytes, not one object per byte: the crash
+  // engine maps files after every recovery).
+  const ranges: Array<{ start: number; end: number; state: "durable" | "cached" | "torn" }> = [];
   for (let i = 0; i < cached.length; i++) {
     // A byte is safe only if the disk has it and the size that covers it is durable too.
     let state: "durable" | "cached" | "torn" = i < durable.length && durable[i] === cached[i] ? "durable" : "cached";
-    if (state === "durable" && torn.some((r) => i >= r.start && i < r.end)) state = "torn";
+    if (state === "durable" && torn.length > 0 && torn.some((r) => i >= r.start && i < r.end)) state = "torn";
     const last = ranges[ranges.length - 1];
-    if (last !== undefined && last.state === state) ranges[ranges.length - 1] = { ...last, end: i + 1 };
+    if (last !== undefined && last.state === state) last.end = i + 1;
     else ranges.push({ start: i, end: i + 1, state });
   }
   return {

@@ -78,6 +78,17 @@ export interface AdapterLog {
    * which shows whether the workloads reach each recovery path. Read it without storage calls.
    */
   recoveryDecisions?(): Readonly<Record<string, number>>;
+  /**
+   * Optional: the files a reopen after a crash has made durable, by their paths in the storage
+   * `open` was given: every file the log will count on from now on without checking it again
+   * (pagelog's: every segment file, since its recovery fsyncs each cut and rebuilt index before
+   * the log opens). Asked right after each recovery, before any other call, without storage
+   * calls. On a `SimStorage` the engine checks that a power cut now would leave each one exactly
+   * as it reads (its size and every byte on the disk); a listed file that does not exist is
+   * skipped. It catches a recovery whose repairs stay in the page cache even when no later cut
+   * happens to undo them.
+   */
+  recoveredFiles?(): readonly string[];
   /** Optional: the log's own checks at `moment` (index truth, status, counters); throws to report. */
   selfCheck?(moment: SelfCheckMoment): Promise<void>;
 }

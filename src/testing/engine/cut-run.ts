@@ -20,6 +20,7 @@ import {
 } from "./model.js";
 import { describeDisk, openLog } from "./open-log.js";
 import { FAULT_DECISION, type Reach, ReachCounter } from "./reach.js";
+import { checkRecoveredFiles } from "./recovered-files.js";
 import { describeStep, type Schedule, type Step } from "./schedule.js";
 import { CrashViolation } from "./violation.js";
 
@@ -250,6 +251,7 @@ export class CutRun {
     this.#sim.scheduleCrash({ afterOps: Math.max(0, this.#cutAfter - this.#opsBefore) });
     await this.#open();
     this.#state = await this.#check(pending, when);
+    checkRecoveredFiles(this.#sim, this.#current, this.#trace, when);
     // Self-checks after every recovery, not only the last: a recovery that leaves a lookup wrong
     // is caught where it happens, before later work can heal or hide it.
     await this.#selfCheck(this.#current, { kind: "recovered" }, when);
@@ -370,6 +372,7 @@ export class CutRun {
         openAndCheck: async (moment) => {
           const log = await this.#open();
           found = await this.#check(this.#inFlight, moment);
+          checkRecoveredFiles(this.#sim, log, this.#trace, moment);
           return log;
         },
         recoveredBeforeCut: async (reopened) => {

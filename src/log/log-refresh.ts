@@ -1,0 +1,189 @@
+/*
+ * Following, from a read-only open, the files a writer in another process changes: what a
+ * refresh (`log.refresh()`, or a waiting read-only follower's poll) does. It reads only:
+ * 1. the checkpoints again (the recovery point a durable read may go up to; the start offset);
+ * 2. the partition's listing: segments the writer deleted from the front (retention) move the
+ *    start offset; segments gone from the back (a truncateTo) are a cut at the first one's base;
+ * 3. the last segment left: if bytes already read changed (its marks, see tail-marks.ts: a
+ *    truncation, maybe refilled since), it is walked again and the cut moves down to the first
+ *    changed offset. Live `records()` iterators learn of every cut (read-cursors.ts), so one
+ *    that had passed it reports `PAGELOG_TRUNCATED`, never a silent splice;
+ * 4. the end: the last segment's new whole valid batches are walked and indexed (in memory), and
+ *    while it ends exactly where a listed segment starts (a roll), that one is walked too. A torn
+ *    or half-written batch at the tail is not visible yet.
+ * A writer's crash and reopen needs nothing of its own: its recovery cuts only a tail the reader
+ * never saw (a killed process loses no page-cache bytes) and rewrites the rest with the same bytes.
+ */
+import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
+import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
+import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
+import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { cutCursors } from "./read-cursors.js";
+import { wake } from "./log-waiters.js";
+import { stopPolling } from "./read-only-poll.js";
+import { SegmentSlot } from "./segment-slot.js";
+
+/** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
+export async function refreshed(s: LogState): Promise<number> {
+  checkReadable(s);
+  if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
+  return endOffsetOf(s);
+}
+
+/** Brings a read-only log's view of its files up to date (see the file comment), then wakes the waiters. */
+export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> {
+  try {
+    await refreshFiles(s, ro);
+  } finally {
+    ro.lastRefreshAt = Date.now();
+    wake(s.waiters);
+  }
+}
+
+async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
+  const checkpointed = await ro.readCheckpoints();
+  followCleanPoint(s.offsetGaps, checkpointed); // before the files are read: the gaps a cleaning made are legal
+  const bases = await listSegmentBases(s.host.storage, s.name);
+  const listed = new Set(bases);
+  if (ro.phantom || !s.segments.some((slot) => listed.has(slot.baseOffset))) {
+    if (ro.phantom && bases.length === 0) return;
+    // Nothing the reader holds is there any more (or nothing was): start from the listing again.
+    if (!ro.phantom) cutCursors(s.cursors, s.startOffset);
+    await reload(s, ro, checkpointed);
+    return;
+  }
+  dropDeletedFront(s, ro, listed);
+  let cut = await cutAtBack(s, ro, listed);
+  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut));
+  if (cut < Infinity) cutCursors(s.cursors, cut);
+  await extend(s, ro, listed);
+  const end = endOffsetOf(s);
+  if ((checkpointed.recoveryPoint ?? 0) > end)
+    checkDurablePrefix(s.name, end, (await ro.readCheckpoints()).recoveryPoint);
+  const first = s.segments[0]!.baseOffset;
+  s.startOffset = Math.min(Math.max(s.startOffset, first, checkpointed.logStartOffset ?? first), end);
+  const durable = Math.min(checkpointed.recoveryPoint ?? 0, end);
+  // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
+  s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
+}
+
+/** Retention deleted the oldest segments (the front is gone, a later one of ours is still there). */
+function dropDeletedFront(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): void {
+  let gone = 0;
+  while (gone < s.segments.length - 1 && !listed.has(s.segments[gone]!.baseOffset)) gone++;
+  if (gone === 0) return;
+  for (const slot of s.segments.splice(0, gone)) {
+    ro.marks.delete(slot.baseOffset);
+    void slot.close().catch(() => undefined);
+  }
+}
+
+/** Segments gone from the back: a truncation. Returns the cut (Infinity if none) and drops them. */
+async function cutAtBack(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
+  let keep = s.segments.length;
+  while (keep > 1 && !listed.has(s.segments[keep - 1]!.baseOffset)) keep--;
+  if (keep === s.segments.length) return Infinity;
+  const cut = s.segments[keep]!.baseOffset;
+  for (const slot of s.segments.splice(keep)) {
+    ro.marks.delete(slot.baseOffset);
+    await slot.close();
+  }
+  return cut;
+}
+
+/**
+ * The last segment left: walks it again if bytes already read changed, or if the segments after
+ * it went (it may have been cut too). Returns the lowest offset that may have changed, or Infinity.
+ */
+async function rewalkIfChanged(s: LogState, ro: ReadOnlyState, cutAfter: number): Promise<number> {
+  const index = s.segments.length - 1;
+  const slot = s.segments[index]!;
+  const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
+  const marks = ro.marks.get(slot.baseOffset);
+  const loaded = slot.segment;
+  let changedAt: number | undefined;
+  if (marks !== undefined && loaded !== undefined) {
+    const stat = await s.host.storage.stat(path);
+    const size = stat?.kind === "file" ? stat.size : 0;
+    // A file replaced under its name (a truncateTo's rename) is checked through the new one.
+    const sameFile = size === (await loaded.log.size());
+    const probe = sameFile ? loaded.log : await s.host.storage.open(path, { readOnly: true });
+    try {
+      changedAt = await marks.firstChanged(probe, size);
+    } finally {
+      if (!sameFile) await probe.close();
+    }
+    if (changedAt === undefined && cutAfter === Infinity) return Infinity;
+  } else if (cutAfter === Infinity) {
+    return Infinity;
+  } else {
+    // No marks (a segment trusted at open, never walked), and the segments after it are gone: a
+    // truncateTo reached into it. It lowered the checkpointed recovery point to its offset before
+    // it cut (read again now: after the cut), which bounds the cut even if the writer refilled
+    // the segment since. (A later checkpoint may have raised it again: then the old end does.)
+    changedAt = Math.min(slot.nextOffset, (await ro.readCheckpoints()).recoveryPoint ?? slot.nextOffset);
+  }
+  const oldEnd = slot.nextOffset;
+  await slot.close();
+  ro.marks.delete(slot.baseOffset);
+  const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
+  s.segments[index] = SegmentSlot.of(s.slotContext, segment);
+  ro.marks.set(slot.baseOffset, marked);
+  return Math.min(changedAt ?? oldEnd, segment.nextOffset);
+}
+
+/** Walks the bytes the last segment gained, and on into the segments a roll started. */
+async function extend(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<void> {
+  for (;;) {
+    const active = activeSegment(s);
+    const stat = await s.host.storage.stat(segmentFilePath(s.name, active.baseOffset, LOG_SUFFIX));
+    if (stat === null || stat.kind !== "file") return;
+    const marks = ro.marks.get(active.baseOffset);
+    const stop = await active.catchUp(stat.size, (batch) => marks?.add(batch));
+    // As at open: only a next segment that continues this one exactly (not after a gap, nor one
+    // that overlaps it: a truncateTo the writer is in the middle of) is part of the log for now.
+    const next = Math.min(...[...listed].filter((base) => base > active.baseOffset));
+    if (stop.reason !== undefined || next !== active.nextOffset) return;
+    const { segment, marked } = await walkSegment(s.slotContext, active.nextOffset);
+    s.segments.push(SegmentSlot.of(s.slotContext, segment));
+    ro.marks.set(segment.baseOffset, marked);
+    for (const base of [...ro.marks.keys()].slice(0, -MARKED_SEGMENTS)) ro.marks.delete(base);
+  }
+}
+
+/** Replaces every segment with what the listing holds now, as a read-only open would. */
+async function reload(
+  s: LogState,
+  ro: ReadOnlyState,
+  checkpointed: Awaited<ReturnType<ReadOnlyState["readCheckpoints"]>>,
+): Promise<void> {
+  const loaded = await loadReadOnly(
+    {
+      storage: s.host.storage,
+      dir: s.name,
+      segmentOptions: s.segmentOptions,
+      clean: false,
+      recoveryPoint: checkpointed.recoveryPoint,
+      logStartOffset: checkpointed.logStartOffset,
+    },
+    s.slotContext,
+  );
+  const old = s.segments;
+  s.segments = loaded.segments;
+  await Promise.allSettled(old.map((slot) => slot.close()));
+  ro.marks.clear();
+  for (const [base, marked] of loaded.marks) ro.marks.set(base, marked);
+  ro.phantom = loaded.phantom;
+  s.startOffset = Math.max(s.startOffset, loaded.startOffset);
+  if (s.startOffset > endOffsetOf(s)) s.startOffset = loaded.startOffset;
+  s.recoveryPoint = loaded.recoveryPoint;
+}
+
+/** A read-only log's close: its handles only (there is nothing of this process's to flush). */
+export async function closeReadOnly(s: LogState): Promise<void> {
+  stopPolling(s);
+  s.status = "closing";
+  wake(s.waiters); // a waiting follower ends now with PAGELOG_CLOSED, never hangs
+  await Promise.allSettled(s.segments.map((slot) => slot.close()));
+  s.status = "closed";
+}

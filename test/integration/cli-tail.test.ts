@@ -1,0 +1,80 @@
+/**
+ * The built CLI (dist/cli.js: run `npm run build` first): `pagelog tail --follow` in a process of
+ * its own, beside a writer (this process) that holds the directory and appends across segment
+ * rolls; then SIGINT. It must exit 0 without a word on stderr, having printed every record once,
+ * in offset order, and the directory must hold nothing the reader wrote.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LogDir } from "../../src/log/log-dir.js";
+
+const CLI = "dist/cli.js";
+let root: string | undefined;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build before this test`);
+});
+
+afterEach(() => {
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+describe("pagelog tail --follow in its own process", () => {
+  it("prints every record a writer appends once, in order, and exits 0 on SIGINT", async () => {
+    root = mkdtempSync(join(tmpdir(), "pagelog-tail-"));
+    const dir = await LogDir.open(root);
+    const log = await dir.log("orders-0", { segmentBytes: 4096 });
+    await log.append([{ key: "k0", value: "before the tail started" }]);
+    const child = spawn(process.execPath, [CLI, "tail", root, "orders-0", "--follow", "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const lines = () => stdout.split("\n").length - 1;
+    const until = async (n: number) => {
+      for (let i = 0; i < 1_000 && lines() < n && child.exitCode === null; i++)
+        await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      await until(1);
+      let total = 1;
+      // Appends while the tail follows: several records per call, some calls flushed, segments rolling.
+      for (let call = 0; call < 60; call++) {
+        const count = 1 + (call % 4);
+        const records = Array.from({ length: count }, (_, i) => ({
+          key: `k${total + i}`,
+          value: `v${total + i}`.repeat(20),
+        }));
+        await log.append(records);
+        total += count;
+        if (call % 7 === 0) await log.flush();
+        if (call % 5 === 0) await new Promise((r) => setTimeout(r, 15));
+      }
+      await until(total);
+      expect(log.segmentCount).toBeGreaterThan(2);
+      child.kill("SIGINT");
+      const { code, signal } = await exited;
+      expect(stderr).toBe("");
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+      const got = stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { offset: number; key: string });
+      expect(got.map((r) => r.offset)).toEqual(Array.from({ length: total }, (_, i) => i));
+      expect(got.map((r) => r.key)).toEqual(Array.from({ length: total }, (_, i) => `k${i}`));
+      expect(readdirSync(root).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await dir.close();
+    }
+  });
+});
