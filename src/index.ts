@@ -19,6 +19,7 @@ export { Consumer } from "./log/consumer.js";
 export type { ConsumerPosition, ConsumerPositionState } from "./log/consumer.js";
 export { Log } from "./log/log.js";
 export type {
+  CompactionResult,
   LogRecord,
   LogRecovery,
   LogStatus,
@@ -27,7 +28,7 @@ export type {
   RecordsOptions,
   WaitOptions,
 } from "./log/log.js";
-export type { Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";
+export type { CleanupPolicy, CleanupPolicyInput, Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";
 export type { BytesInput, Crc32c, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
 // LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.
 export type {

@@ -11,6 +11,8 @@
  */
 import { decodeCheckpoint } from "../format/checkpoint.js";
 import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../log/log-dir.js";
+import { readCheckpoint } from "../log/checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "../log/compaction/cleaner-checkpoint.js";
 import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
 import type { Storage } from "../storage/storage.js";
@@ -29,7 +31,7 @@ const ROOT_TEMP_FILES: ReadonlySet<string> = new Set(
 );
 /** Left by an interrupted write in a partition: the next open of the log removes them. */
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
-/** An interrupted Kafka compaction: the log's loader refuses to open a partition holding one. */
+/** An interrupted compaction: the loader finishes it, or refuses the partition (compaction/complete-swaps.ts). */
 const SWAP = /\.swap$/;
 
 /** One finding that makes the directory damaged: the file, the byte, what is wrong. */
@@ -109,8 +111,13 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
           dirs: [{ name: asPartition, path: "" }],
         }
       : await verifyRoot(storage, notes, problems);
+  // Kafka's cleaner-offset-checkpoint: below each compacted log's clean point, offset gaps are
+  // the cleaner's and legal, as the loader takes them (a partition verified alone has none).
+  const cleanPoints =
+    asPartition === undefined ? await readCheckpoint(storage, CLEANER_CHECKPOINT) : new Map<string, number>();
   for (const dir of root.dirs) {
-    const report = await verifyPartition(storage, dir.name, dir.path, root.cleanShutdown, notes, problems);
+    const cleanPoint = asPartition === undefined ? cleanPoints.get(dir.name) : undefined;
+    const report = await verifyPartition(storage, dir, root.cleanShutdown, cleanPoint, notes, problems);
     partitions.push(report);
     for (const f of report.files) {
       problems.push(...f.problems);
@@ -252,9 +259,9 @@ async function readCheckpointEntries(
 
 async function verifyPartition(
   storage: Storage,
-  name: string,
-  dir: string,
+  { name, path: dir }: { readonly name: string; readonly path: string },
   cleanShutdown: boolean | null,
+  cleanPoint: number | undefined,
   notes: string[],
   problems: Problem[],
 ): Promise<PartitionReport> {
@@ -277,7 +284,7 @@ async function verifyPartition(
     segmentCount++;
     const logPath = join(dir, segment.log);
     const shown = join(name, segment.log);
-    const scan: LogScan = await scanLog(storage, logPath, segment.baseOffset);
+    const scan: LogScan = await scanLog(storage, logPath, segment.baseOffset, undefined, true, cleanPoint);
     bytes += scan.size;
 
     const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
@@ -373,7 +380,7 @@ function checkOthers(name: string, others: readonly string[], notes: string[], p
         path: join(name, other),
         byte: 0,
         problem:
-          "an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT) and will not delete it; let a Kafka broker finish the compaction",
+          "an interrupted compaction: the next open finishes the swap if it holds whole batches ending where a later segment starts, and otherwise refuses this log (PAGELOG_CORRUPT) without deleting it (docs/compaction.md)",
       });
     }
   }

@@ -12,14 +12,24 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
 import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { HandlePool } from "../storage/handle-pool.js";
-import type { Storage, StorageLock, StorageStat } from "../storage/storage.js";
+import type { Storage, StorageLock } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./path-storage.js";
 import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
-import { readCheckpoint, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
+import { readCheckpoint, writeFileAtomically } from "./checkpoint-files.js";
+import { CleanerCheckpoint, readCleanPoints } from "./compaction/cleaner-checkpoint.js";
+import {
+  CLEAN_SHUTDOWN_CONTENT,
+  CLEAN_SHUTDOWN_FILE,
+  LOCK_FILE,
+  LOG_START_CHECKPOINT,
+  OWN_TMP_FILES,
+  RECOVERY_POINT_CHECKPOINT,
+} from "./root-files.js";
+import { openReadOnlyLog } from "./read-only-open.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
@@ -33,18 +43,8 @@ export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
 export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
 export { maxCheckpointBytes } from "./checkpoint-files.js";
 
-export const LOCK_FILE = ".lock";
-export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
-export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
-export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
-/** What Kafka writes into the marker (no newline). */
-export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
-/** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
-const OWN_TMP_FILES: ReadonlySet<string> = new Set(
-  [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE, CONSUMER_OFFSET_CHECKPOINT].map(
-    (f) => f + TMP_SUFFIX,
-  ),
-);
+export { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./root-files.js";
+export { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
 /**
  * A Kafka log directory (`log.dirs`): one subdirectory per partition (`<topic>-<partition>`), the offset checkpoint
@@ -73,6 +73,8 @@ export class LogDir {
   /** Checkpointed values as read at open, kept for logs not opened this session. */
   readonly #recoveryPoints: Map<string, number>;
   readonly #startOffsets: Map<string, number>;
+  /** Kafka's cleaner-offset-checkpoint: each compacted log's clean point (compaction/). */
+  readonly #cleaner: CleanerCheckpoint;
   readonly #logs = new Map<string, Promise<Log>>();
   readonly #opened = new Map<string, Log>();
   readonly #checkpoints = new SerialQueue();
@@ -99,6 +101,7 @@ export class LogDir {
     namesAtOpen: Set<string>;
     recoveryPoints: Map<string, number>;
     startOffsets: Map<string, number>;
+    cleanPoints: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
     positions: PositionsRead;
@@ -113,6 +116,8 @@ export class LogDir {
     this.#namesAtOpen = fields.namesAtOpen;
     this.#recoveryPoints = fields.recoveryPoints;
     this.#startOffsets = fields.startOffsets;
+    const kept = (name: string): boolean => this.#namesAtOpen.has(name) || this.#opened.has(name);
+    this.#cleaner = new CleanerCheckpoint(fields.storage, fields.cleanPoints, kept);
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
@@ -194,6 +199,7 @@ export class LogDir {
       }
       const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
       const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
+      const cleanPoints = await readCleanPoints(storage, names);
       const positions = await readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT));
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
@@ -213,6 +219,7 @@ export class LogDir {
         namesAtOpen,
         recoveryPoints,
         startOffsets,
+        cleanPoints,
         checkpointIntervalMs,
         onProgress,
         positions,
@@ -288,7 +295,21 @@ export class LogDir {
 
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
-    if (this.#readOnly !== undefined) return this.#openReadOnlyLog(name, options, existing);
+    if (this.#readOnly !== undefined) {
+      // read-only-open.ts: a missing partition is not created, a refresh re-reads the checkpoints.
+      const log = await openReadOnlyLog(name, options, existing, {
+        storage: this.storage,
+        clean: this.#clean,
+        pollMs: this.#readOnly.pollMs,
+        recoveryPoint: this.#recoveryPoints.get(name),
+        logStartOffset: this.#startOffsets.get(name),
+        cleanPoint: this.#cleaner.get(name),
+        checkpoint: () => this.checkpoint(),
+      });
+      this.#opened.set(name, log);
+      this.#consumers.logOpened(name, log.endOffset);
+      return log;
+    }
     if (existing === null) {
       // The partition directory must be durable before anything in it can be.
       await this.storage.mkdir(name);
@@ -302,12 +323,18 @@ export class LogDir {
     const fresh = existing === null;
     const log = await openLog(
       name,
-      { storage: this.storage, checkpoint: () => this.checkpoint(), flushed: () => this.#afterFlush() },
+      {
+        storage: this.storage,
+        checkpoint: () => this.checkpoint(),
+        flushed: () => this.#afterFlush(),
+        cleaned: (offset) => this.#cleaner.set(name, offset),
+      },
       options,
       {
         clean: this.#clean,
         recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
         logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+        cleanPoint: fresh ? undefined : this.#cleaner.get(name),
         onProgress: this.#onProgress,
       },
     );
@@ -323,33 +350,6 @@ export class LogDir {
    */
   consumer(name: string): Consumer {
     return this.#consumers.get(name);
-  }
-
-  /** A read-only open of a log (log-load-readonly.ts): a missing partition is not created. */
-  async #openReadOnlyLog(
-    name: string,
-    options: ReturnType<typeof resolveLogOptions>,
-    existing: StorageStat | null,
-  ): Promise<Log> {
-    if (existing === null)
-      throw new PagelogError(`log ${name} does not exist (the directory was opened read-only)`, ErrorCode.NOT_FOUND, {
-        path: name,
-      });
-    if (existing.kind !== "dir")
-      throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
-    const readCheckpoints = async () => ({
-      recoveryPoint: (await readCheckpoint(this.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
-      logStartOffset: (await readCheckpoint(this.storage, LOG_START_CHECKPOINT)).get(name),
-    });
-    const log = await openLog(name, { storage: this.storage, checkpoint: () => this.checkpoint() }, options, {
-      clean: this.#clean,
-      recoveryPoint: this.#recoveryPoints.get(name),
-      logStartOffset: this.#startOffsets.get(name),
-      readOnly: { pollMs: this.#readOnly!.pollMs, readCheckpoints },
-    });
-    this.#opened.set(name, log);
-    this.#consumers.logOpened(name, log.endOffset);
-    return log;
   }
 
   /** Names of the partition directories in this log directory, sorted. */

@@ -15,7 +15,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment } from "../segment/segment.js";
 import type { LoadInput } from "./log-load-input.js";
 import type { LoadedLog } from "./log-loader.js";
-import { listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { SegmentSlot, type SlotContext } from "./segment-slot.js";
 import { TailMarks } from "./tail-marks.js";
 
@@ -87,6 +87,7 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
       segmentsDeletedAfterGap: 0,
       truncationsFinished: 0,
       startedOver: false,
+      swapsCompleted: 0, // only the writer finishes an interrupted compaction's swap
       durationMs: (typeof performance === "undefined" ? Date.now() : performance.now()) - started,
     },
   };
@@ -109,6 +110,8 @@ export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Pro
     // (it lowers the checkpoint before it cuts), valid batches that end there are damage.
     await Promise.allSettled(load.segments.map((slot) => slot.close()));
     const again = await host.readCheckpoints();
+    // The writer may have cleaned since its directory was opened: gaps its walk stopped at.
+    followCleanPoint(input.segmentOptions.offsetGaps, again);
     checkDurablePrefix(input.dir, end, again.recoveryPoint);
     load = await loadReadOnly({ ...input, ...again });
   }

@@ -29,6 +29,7 @@ import { carryOut } from "./log-load-apply.js";
 import { RETIRED_SUFFIX } from "./segment-files.js";
 import { type Plan, planCleanLoad, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
 import { SegmentSlot, type SlotContext } from "./segment-slot.js";
+import { completeSwaps } from "./compaction/complete-swaps.js";
 
 /** What opening a log had to do, so a user can see what a crash cost. */
 export interface LogRecovery {
@@ -63,6 +64,8 @@ export interface LogRecovery {
   readonly truncationsFinished: number;
   /** The checkpointed start offset was past every surviving record: the log started over, empty, there. */
   readonly startedOver: boolean;
+  /** Interrupted compactions the open finished (a cleaned `<base>.log.swap` renamed into place: docs/compaction.md). */
+  readonly swapsCompleted: number;
   /** Milliseconds spent opening this log. */
   readonly durationMs: number;
 }
@@ -91,7 +94,14 @@ function now(): number {
  */
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
-  const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir);
+  // Interrupted compactions first (compaction/complete-swaps.ts): the plan sees the log as the cleaner left it.
+  // One listing serves both unless a swap changed the directory (a log never compacted costs no
+  // storage call more than before).
+  const listed = await input.storage.list(input.dir);
+  const swapsCompleted = await completeSwaps(input, listed);
+  // Any `.swap` (of a log or an index) was finished or removed: list again.
+  const names = listed.some((n) => SWAP.test(n)) ? await input.storage.list(input.dir) : listed;
+  const { leftovers, bases, retiredBases } = await survey(input.storage, input.dir, names);
   const { segments, plan } = await decide(input, bases, retiredBases);
   // ---- the plan is accepted: carry it out --------------------------------------------------
   // A `.deleted` that proves a full-disk deletion stays until a checkpoint no longer needs it.
@@ -138,6 +148,7 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       segmentsDeletedAfterGap: tally.segmentsDeletedAfterGap,
       truncationsFinished: tally.truncationsFinished.size,
       startedOver: bases.length > 0 && plan.startOverAt !== undefined,
+      swapsCompleted,
       durationMs: now() - started,
     },
   };
@@ -150,15 +161,14 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
 async function survey(
   storage: Storage,
   dir: string,
+  names: readonly string[],
 ): Promise<{ leftovers: string[]; bases: number[]; retiredBases: number[] }> {
-  const names = await storage.list(dir);
-  // A `.swap` file is a Kafka compaction a broker was completing: the compacted data may exist
-  // only there (the old segments already renamed `.deleted`). pagelog never writes one and its
-  // logs have no offset gaps to hold compacted data, so it refuses rather than delete it.
+  // completeSwaps finished every swap before this: a `.swap` still here is not a file it could
+  // finish (a directory of that name, say), and the data may exist only there: refuse.
   const swap = names.find((n) => SWAP.test(n));
   if (swap !== undefined) {
     throw new PagelogError(
-      `log ${dir} holds ${swap}, an interrupted Kafka compaction: let a Kafka broker finish it (pagelog does not compact and will not delete it)`,
+      `log ${dir} holds ${swap}, an interrupted compaction pagelog cannot finish`,
       ErrorCode.CORRUPT,
       { path: joinPath(dir, swap) },
     );

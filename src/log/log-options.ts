@@ -10,6 +10,9 @@ import { checkedClock, systemClock } from "./log-clock.js";
 import { resolvePolicies } from "./policies/resolve-policies.js";
 import type { CoursePolicies } from "../policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../options.js";
+import { type CleanupPolicy, cleanupPolicy, dirtyRatio, type CleanupPolicyInput } from "./compaction/cleanup-policy.js";
+
+export type { CleanupPolicy, CleanupPolicyInput } from "./compaction/cleanup-policy.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.
 export type { Clock } from "./clock.js";
@@ -86,6 +89,41 @@ export interface LogOptions {
    */
   retentionMs?: number;
   /**
+   * What happens to old segments (Kafka: `cleanup.policy`): `"delete"` (retention by
+   * `retentionBytes` / `retentionMs`), `"compact"` (the log cleaner keeps the latest record of
+   * every key: docs/compaction.md), or both, written `"compact,delete"` (any order) or
+   * `["compact", "delete"]`. A compacted log refuses a record without a key. Retention applies only
+   * with `"delete"` in the policy, as in Kafka.
+   * @defaultValue "delete"
+   */
+  cleanupPolicy?: CleanupPolicyInput;
+  /**
+   * Clean only when the dirty part (the records after the clean point) is at least this fraction
+   * of the cleanable log (Kafka: `min.cleanable.dirty.ratio`), in [0, 1]. `compact()` cleans
+   * whatever the ratio; the background cleaning after a roll waits for it.
+   * @defaultValue 0.5
+   */
+  minCleanableDirtyRatio?: number;
+  /**
+   * How long a tombstone (a record with a null value) outlives the cleaning that first reached it
+   * (Kafka: `delete.retention.ms`): a consumer reading from the start within that time sees the
+   * delete. See docs/compaction.md for the clock pagelog measures it by.
+   * @defaultValue 1 day (86400000)
+   */
+  deleteRetentionMs?: number;
+  /**
+   * A record stays uncompacted for at least this long after its timestamp (Kafka:
+   * `min.compaction.lag.ms`): the cleaner stops before the first segment holding a younger record.
+   * @defaultValue 0
+   */
+  minCompactionLagMs?: number;
+  /**
+   * A segment whose oldest record is older than this is cleaned after the next roll whatever the
+   * dirty ratio (Kafka: `max.compaction.lag.ms`). `-1` is off. At least `minCompactionLagMs`.
+   * @defaultValue -1
+   */
+  maxCompactionLagMs?: number;
+  /**
    * A faster CRC-32C (for example a native one): a synchronous function returning the checksum
    * as a number. Checked when the options are resolved against known vectors (the CRC-32C of
    * `"123456789"` is `0xE3069283`): anything else, plain CRC-32 included, is a `TypeError`,
@@ -137,6 +175,16 @@ export interface ResolvedLogOptions {
   retentionBytes: number;
   /** `LogOptions.retentionMs` (Kafka's `retention.ms`); -1 is off. */
   retentionMs: number;
+  /** `LogOptions.cleanupPolicy` (Kafka's `cleanup.policy`), normalized. */
+  cleanupPolicy: CleanupPolicy;
+  /** `LogOptions.minCleanableDirtyRatio` (Kafka's `min.cleanable.dirty.ratio`). */
+  minCleanableDirtyRatio: number;
+  /** `LogOptions.deleteRetentionMs` (Kafka's `delete.retention.ms`). */
+  deleteRetentionMs: number;
+  /** `LogOptions.minCompactionLagMs` (Kafka's `min.compaction.lag.ms`). */
+  minCompactionLagMs: number;
+  /** `LogOptions.maxCompactionLagMs` (Kafka's `max.compaction.lag.ms`); -1 is off. */
+  maxCompactionLagMs: number;
   /** `LogOptions.crc32c`: the CRC-32C given, or undefined for the bundled one. */
   crc32c: Crc32c | undefined;
   /** `LogOptions.clock`: the clock given, or the system's. */
@@ -161,6 +209,9 @@ export const LOG_DEFAULTS = {
   flushMs: -1,
   retentionBytes: -1,
   retentionMs: -1,
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: -1,
 } as const;
 
 function integer(name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false) {
@@ -195,6 +246,11 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   flushMs: integer("flushMs", 0, Number.MAX_SAFE_INTEGER, true),
   retentionBytes: integer("retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
   retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
+  cleanupPolicy,
+  minCleanableDirtyRatio: dirtyRatio,
+  deleteRetentionMs: integer("deleteRetentionMs", 0, Number.MAX_SAFE_INTEGER),
+  minCompactionLagMs: integer("minCompactionLagMs", 0, Number.MAX_SAFE_INTEGER),
+  maxCompactionLagMs: integer("maxCompactionLagMs", 1, Number.MAX_SAFE_INTEGER, true),
   crc32c: (crc) => checkCrc32c(crc, "option crc32c"),
   clock: checkClock,
   policies: (policies) => resolvePolicies(policies),
@@ -205,7 +261,13 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
  * is one naming it and the known ones.
  */
 export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
-  return resolveOptions(options, what, RESOLVERS);
+  const resolved = resolveOptions(options, what, RESOLVERS);
+  // As Kafka's LogConfig: the most a record may wait for compaction is no less than the least.
+  if (resolved.maxCompactionLagMs !== -1 && resolved.maxCompactionLagMs < resolved.minCompactionLagMs)
+    throw new TypeError(
+      `option maxCompactionLagMs (${resolved.maxCompactionLagMs}) must be at least minCompactionLagMs (${resolved.minCompactionLagMs})`,
+    );
+  return resolved;
 }
 
 function checkClock(clock: unknown): Clock {

@@ -69,7 +69,26 @@ export async function readRecords(
   maxBytes: number,
   maxRecords: number,
 ): Promise<LogRecord[]> {
-  const raw = await readRawBatches(s, offset, maxBytes);
+  for (let at = offset; ;) {
+    const raw = await readRawBatches(s, at, maxBytes);
+    const out = await decodeRecords(s, raw, at, maxRecords);
+    // A compacted log's cleaned part can hold batches the cleaner emptied (compaction/): read on
+    // past them, so a read that finds no record says there is none up to the end.
+    if (out.length > 0 || raw.length === 0 || at >= s.offsetGaps.below) return out;
+    const after = lastOffsetOf(raw) + 1;
+    if (after <= at || after >= endOffsetOf(s)) return out;
+    at = after;
+  }
+}
+
+/** The last offset of the last whole batch in `raw`. */
+function lastOffsetOf(raw: Uint8Array): number {
+  let last = -1;
+  for (let at = 0; at < raw.length; at += batchSize(raw, at)) last = readBatchHeader(raw, at).lastOffset;
+  return last;
+}
+
+async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRecords: number): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
     const size = batchSize(raw, at);
@@ -111,8 +130,10 @@ export async function readDurableRecords(
   checkInRange(s, offset);
   const limit = readLimit(s, true);
   if (offset >= limit) return [];
-  // Offsets are consecutive: the first `limit - offset` records from `offset` are the ones below it.
-  return readRecords(s, offset, maxBytes, Math.min(maxRecords, limit - offset));
+  // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
+  // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
+  const records = await readRecords(s, offset, maxBytes, Math.min(maxRecords, limit - offset));
+  return records.filter((r) => r.offset < limit);
 }
 
 /** `readRawBatches` cut to the whole batches whose last offset is below the recovery point. */

@@ -17,7 +17,7 @@
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
-import { listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { cutCursors } from "./read-cursors.js";
 import { wake } from "./log-waiters.js";
 import { stopPolling } from "./read-only-poll.js";
@@ -42,6 +42,7 @@ export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> 
 
 async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   const checkpointed = await ro.readCheckpoints();
+  followCleanPoint(s.offsetGaps, checkpointed); // before the files are read: the gaps a cleaning made are legal
   const bases = await listSegmentBases(s.host.storage, s.name);
   const listed = new Set(bases);
   if (ro.phantom || !s.segments.some((slot) => listed.has(slot.baseOffset))) {

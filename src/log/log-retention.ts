@@ -12,6 +12,7 @@ import { type SegmentSummary, segmentsToDelete } from "./retention.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
 import type { SegmentSlot } from "./segment-slot.js";
 import { countByPolicy } from "./policies/retention-policy.js";
+import { deletes } from "./compaction/cleanup-policy.js";
 
 /**
  * How many leading segments retention deletes as of `now`. A reader's rule (a course policy) is
@@ -25,6 +26,8 @@ import { countByPolicy } from "./policies/retention-policy.js";
 export async function retentionCount(s: LogState, now: number): Promise<number> {
   const { retentionBytes, retentionMs } = s.options;
   if (retentionBytes === -1 && retentionMs === -1) return 0;
+  // As Kafka: retention deletes segments only with "delete" in the cleanup policy.
+  if (!deletes(s.options.cleanupPolicy)) return 0;
   const limits = { retentionBytes, retentionMs, now };
   const policy = s.options.policies?.segmentsToDelete;
   const slots = s.segments;

@@ -29,6 +29,8 @@ export interface LogHost {
   checkpoint(): Promise<void>;
   /** Called after every successful flush: the directory checkpoints when its interval is up. */
   flushed?(): Promise<void>;
+  /** Writes this log's clean point to `cleaner-offset-checkpoint` durably (compaction/). */
+  cleaned?(offset: number): Promise<void>;
 }
 
 export interface PendingAppend {
@@ -80,6 +82,12 @@ export interface LogState {
   openGroup: PendingAppend[] | undefined;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
+  /**
+   * The clean point (`cleaner-offset-checkpoint`): below it the log cleaner rewrote the log and
+   * offsets may have gaps; 0 for a log never cleaned. The segments read `below` from this same
+   * object (`SegmentOptions.offsetGaps`), so moving it moves what they accept.
+   */
+  readonly offsetGaps: { below: number };
   /** Opened read-only (another process may be writing the files): what following them needs. */
   readonly readOnly: ReadOnlyState | undefined;
   /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */

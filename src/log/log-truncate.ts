@@ -4,7 +4,8 @@
  * crash during the cut). The loader's overlap repair (`overlap.ts`) finishes a cut a crash
  * interrupted.
  */
-import { decodeBatch, type DecodedRecord, encodeBatch } from "../format/index.js";
+import { decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader } from "../format/index.js";
+import { filterBatch } from "../format/filter-batch.js";
 import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { batchSize } from "./log-arguments.js";
@@ -41,16 +42,54 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     await s.host.checkpoint();
   }
   if (straddling.length > 0) {
-    await replaceStraddlingBatch(s, index, holding!.firstOffset, straddling, startedAt);
+    const batch = keptBatch(s, holding!.bytes, straddling, offset);
+    await replaceStraddlingBatch(s, index, holding!.firstOffset, batch, startedAt);
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
     await deleteFrom(s.host.storage, s.name, s.segments, index + 1);
     s.dirtySegments.add(segment);
     await segment.truncateTo(offset);
+    // In a compacted log's cleaned part `offset` may lie in a gap: an empty batch up to it keeps
+    // the offsets the cleaner dropped from being handed out again.
+    if (segment.nextOffset < offset && offset <= s.offsetGaps.below)
+      await segment.append(emptyBatchUpTo(s, segment.nextOffset, offset));
   }
   // 3. Durable before resolving. The flush wakes the waiters: a follower past the cut learns of it.
   await flushLog(s, { at: startedAt });
+  // Then the clean point comes down to the new end: above it nothing is cleaned any more.
+  if (offset < s.offsetGaps.below) {
+    s.offsetGaps.below = offset;
+    await s.host.cleaned?.(offset);
+  }
+}
+
+/**
+ * The batch that replaces the one straddling `offset`: its records below it. Re-encoded as before,
+ * unless a cleaning left gaps in it: then its own bytes, filtered, ending at `offset - 1` (every
+ * kept record keeps its offset).
+ */
+function keptBatch(s: LogState, bytes: Uint8Array, keep: readonly DecodedRecord[], offset: number): Uint8Array {
+  const header = readBatchHeader(bytes);
+  const contiguous = keep.every((r, i) => r.offset === header.baseOffset + i);
+  if (contiguous || header.compression !== 0)
+    return encodeBatch(
+      keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+      { baseOffset: header.baseOffset, ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }) },
+    );
+  return filterBatch(
+    bytes.subarray(0, header.sizeInBytes),
+    Array.from({ length: header.recordsCount }, (_, i) => i < keep.length),
+    Array.from({ length: header.recordsCount }, (_, i) => keep[i]?.timestamp ?? 0),
+    s.options.crc32c,
+    offset - 1 - header.baseOffset,
+  );
+}
+
+/** A batch with no record covering offsets [from, to) (Kafka's empty batch). */
+function emptyBatchUpTo(s: LogState, from: number, to: number): Uint8Array {
+  const one = encodeBatch([{ key: null, value: null }], { baseOffset: from, timestamp: 0 });
+  return filterBatch(one, [false], [0], s.options.crc32c, to - 1 - from);
 }
 
 /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */
@@ -76,15 +115,11 @@ async function replaceStraddlingBatch(
   s: LogState,
   index: number,
   base: number,
-  keep: readonly DecodedRecord[],
+  batch: Uint8Array,
   startedAt: number,
 ): Promise<void> {
   const storage = s.host.storage;
   const segment = s.segments[index]!.segment!; // loaded by truncateLog
-  const batch = encodeBatch(
-    keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
-    { baseOffset: base, ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }) },
-  );
   const logPath = segmentFilePath(s.name, base, LOG_SUFFIX);
   const tmp = `${logPath}.tmp`;
   const file = await storage.open(tmp, { create: true });

@@ -14,13 +14,13 @@
 // log-append.ts (group commit, roll), log-truncate.ts, log-read.ts and log-retention.ts.
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
-import type { SegmentOptions } from "../segment/segment.js";
 import { checkOffset, outOfRange } from "./log-arguments.js";
 import { asyncDispose } from "./async-dispose.js";
 import { writeGroup } from "./log-append.js";
 import { loadLog, type LogRecovery } from "./log-loader.js";
 import { type Stopwatch, stopwatchFor } from "./log-clock.js";
-import { MAX_TIMER_MS, type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { type ResolvedLogOptions, systemClock } from "./log-options.js";
+import { armFlushTimer } from "./flush-timer.js";
 import {
   findOffsetForTimestamp,
   type LogRecord,
@@ -52,12 +52,16 @@ import {
   stopTimer,
 } from "./log-state.js";
 import { truncateLog } from "./log-truncate.js";
+import { compacts } from "./compaction/cleanup-policy.js";
+import { refuseKeyless } from "./compaction/keys.js";
+import { compactNow, type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
 import { closeReadOnly, refreshed } from "./log-refresh.js";
-import { segmentOptionsOf } from "./segment-options-of.js";
+import { type LogSegmentOptions, segmentOptionsOf } from "./segment-options-of.js";
 
+export type { CompactionResult } from "./compaction/cleaner.js";
 export type { LogRecovery } from "./log-loader.js";
 export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
 export type { RecordsOptions, WaitOptions } from "./records-iterator.js";
@@ -74,7 +78,7 @@ let construct: (
   name: string,
   host: LogHost,
   options: ResolvedLogOptions,
-  segmentOptions: SegmentOptions,
+  segmentOptions: LogSegmentOptions,
   loaded: LoadedState,
   opened: OpenedAt,
 ) => Log;
@@ -108,7 +112,7 @@ export class Log {
     name: string,
     host: LogHost,
     options: ResolvedLogOptions,
-    segmentOptions: SegmentOptions,
+    segmentOptions: LogSegmentOptions,
     loaded: LoadedState,
     opened: OpenedAt,
   ) {
@@ -142,49 +146,14 @@ export class Log {
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
       waiters: new Set(),
+      offsetGaps: segmentOptions.offsetGaps,
     };
     // The append path checks flushMs too; the timer covers a log that went quiet. With an
     // injected clock there is no timer: real time must not decide when a test's log flushes.
     // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly) this.#armFlushTimer(options.flushMs);
+    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly)
+      armFlushTimer(this.#s, options.flushMs, () => this.flush());
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
-  }
-
-  /**
-   * Arms the flush timer to fire `wait` ms from now. The timer keeps its own schedule: armed
-   * after a flush, it fires when flushMs has passed by the timer's clock, whatever the wall
-   * clock did meanwhile. It re-arms only after its own flush finished, so a slow disk never
-   * builds a queue of timed flushes for `flush()` to wait behind.
-   */
-  #armFlushTimer(wait: number): void {
-    const s = this.#s;
-    // Past setTimeout's limit the timer fires early and waits out the rest.
-    const delay = Math.min(MAX_TIMER_MS, Math.max(1, wait));
-    const flushes = s.flushes;
-    const timer = setTimeout(() => {
-      // #timedFlush never rejects: a failed flush is kept in the status for the next call.
-      void this.#timedFlush(flushes, wait - delay).then((next) => {
-        if (s.flushTimer === timer && s.status === "open") this.#armFlushTimer(next);
-      });
-    }, delay);
-    s.flushTimer = timer;
-    (timer as { unref?: () => void }).unref?.();
-  }
-
-  /**
-   * The flush timer fired: flushes if none ran since it was armed and nothing of its wait is
-   * left. Returns how long to wait next.
-   */
-  async #timedFlush(flushesWhenArmed: number, left: number): Promise<number> {
-    const s = this.#s;
-    const { flushMs } = this.options;
-    // Another flush ran meanwhile: the next one is due flushMs after it.
-    if (s.flushes !== flushesWhenArmed) return flushMs - (s.stopwatch.now() - s.lastFlushAt);
-    if (left > 0) return left;
-    if (s.status === "open" && s.recoveryPoint !== this.endOffset) {
-      await this.flush().catch(() => undefined); // the failure is kept in the status; callers see it on their next call
-    }
-    return flushMs;
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -261,6 +230,7 @@ export class Log {
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records);
+      if (compacts(this.options.cleanupPolicy)) refuseKeyless(snapshot);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -326,6 +296,16 @@ export class Log {
       const count = await retentionCount(this.#s, this.options.clock.now());
       await guard(this.#s, () => applyRetention(this.#s, count));
     });
+  }
+
+  /**
+   * Runs the log cleaner now (docs/compaction.md): the latest record of every key stays, below the
+   * active segment and the recovery point. Durable when it resolves; a log whose `cleanupPolicy`
+   * lacks `"compact"` is a TypeError.
+   */
+  compact(): Promise<CompactionResult> {
+    const s = this.#s;
+    return refuseCompaction(s) ?? this.#run(() => (checkWritable(s, "compact"), compactNow(s)));
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -473,11 +453,13 @@ export async function openLog(
     clean: boolean;
     recoveryPoint: number | undefined;
     logStartOffset: number | undefined;
+    cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
     readOnly?: ReadOnlyHost | undefined;
   },
 ): Promise<Log> {
-  const segmentOptions = segmentOptionsOf(options);
+  // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
+  const segmentOptions = segmentOptionsOf(options, state.cleanPoint ?? 0);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };

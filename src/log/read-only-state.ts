@@ -12,6 +12,17 @@ import type { TailMarks } from "./tail-marks.js";
 export interface CheckpointedValues {
   readonly recoveryPoint: number | undefined;
   readonly logStartOffset: number | undefined;
+  /** The clean point (`cleaner-offset-checkpoint`): below it a compacted log's offsets may have gaps. */
+  readonly cleanPoint?: number | undefined;
+}
+
+/**
+ * Follows the writer's clean point as checkpointed (`gaps`: the log's `offsetGaps`, which its
+ * segments read): the cleaner writes it before it swaps a cleaned segment in, so a reader that
+ * reads the checkpoint before the files accepts every gap it finds.
+ */
+export function followCleanPoint(gaps: { below: number } | undefined, values: CheckpointedValues): void {
+  if (gaps !== undefined && values.cleanPoint !== undefined) gaps.below = values.cleanPoint;
 }
 
 export interface ReadOnlyState {

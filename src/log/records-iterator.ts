@@ -90,6 +90,8 @@ interface Iteration {
   /** Opened by the first read, in the queue: what was called before the iteration is its history. */
   cursor: ReadCursor | undefined;
   next: number;
+  /** The offset after the last record handed out (`from` before any): `next` is past it only over a gap. */
+  after: number;
   ahead: LogRecord[];
   at: number;
 }
@@ -103,6 +105,8 @@ function settle(it: Iteration, cursor: ReadCursor): void {
   checkReadable(s);
   const cut = cursor.cut;
   cursor.cut = Infinity;
+  // A cut in a gap stepped over (nothing handed out is gone): go on from the cut.
+  if (cut >= it.after && cut < it.next) it.next = cut;
   if (cut < it.next) {
     // Records already handed out are gone. A follower's position is now outside [start, end], as
     // a Kafka fetch there is; a bounded iteration keeps its own code (it read a history that is no more).
@@ -125,7 +129,7 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
   return run(async () => {
     checkReadable(s);
     if (it.cursor === undefined) {
-      it.next = o.from ?? s.startOffset;
+      it.next = it.after = o.from ?? s.startOffset;
       if (it.next < s.startOffset || it.next > endOffsetOf(s)) throw outOfRange(it.next, s.startOffset, endOffsetOf(s));
       it.cursor = openCursor(s.cursors);
     } else {
@@ -134,14 +138,20 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     const end = readLimit(s, o.durable);
     const stop = o.to === undefined ? end : Math.min(end, o.to);
     if (it.next >= stop) return [];
-    // At most `stop - next` records: offsets are consecutive, so none at or past `stop`.
-    const records = await readRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
+    // fewer, and records at or past `stop` may follow them: those wait for a later read.
+    const found = await readRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
     // The log holds offsets up to its end, so a read below it always finds a record: never
-    // end an iteration early without saying why.
-    if (records.length === 0) {
+    // end an iteration early without saying why. (In the cleaned part of a compacted log the
+    // cleaner may have dropped every record up to the end: readRecords read on to it.)
+    if (found.length === 0 && it.next >= s.offsetGaps.below) {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
+    const records = found.filter((r) => r.offset < stop);
+    // Nothing below `stop`: the cleaner dropped every record up to it. Step over the gap, or a
+    // follower would wait for an end that is already past its position.
+    if (records.length === 0) it.next = stop;
     return records;
   });
 }
@@ -186,7 +196,7 @@ export async function* iterateRecords(
     follow: optionalBoolean("follow"),
     durable: optionalBoolean("durable"),
   });
-  const it: Iteration = { s, o, cursor: undefined, next: o.from ?? 0, ahead: [], at: 0 };
+  const it: Iteration = { s, o, cursor: undefined, next: o.from ?? 0, after: o.from ?? 0, ahead: [], at: 0 };
   const { to, signal } = o;
   try {
     for (;;) {
@@ -206,8 +216,9 @@ export async function* iterateRecords(
       if (it.at === it.ahead.length) continue;
       const record = it.ahead[it.at]!;
       // Every offset of a log holds a record: a batch that skips one (as only a compacted or
-      // hostile batch can) would hand out a hole as if nothing were missing.
-      if (record.offset !== it.next) {
+      // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
+      // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.
+      if (record.offset !== it.next && !(it.next < s.offsetGaps.below && record.offset <= s.offsetGaps.below)) {
         throw new PagelogError(
           `log ${s.name} has no record at offset ${it.next} (the next record is ${record.offset})`,
           ErrorCode.CORRUPT,
@@ -216,7 +227,7 @@ export async function* iterateRecords(
       }
       signal?.throwIfAborted();
       it.at++;
-      it.next = record.offset + 1;
+      it.next = it.after = record.offset + 1;
       yield record;
     }
   } finally {

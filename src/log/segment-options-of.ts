@@ -5,8 +5,13 @@
 import type { SegmentOptions } from "../segment/segment.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 
-export function segmentOptionsOf(options: ResolvedLogOptions): SegmentOptions {
+/** A log's segment options: `offsetGaps` always there, and the log moves it (log-state.ts). */
+export type LogSegmentOptions = SegmentOptions & { readonly offsetGaps: { below: number } };
+
+/** `cleanPoint`: the checkpointed clean point, below which a compacted log's offsets may have gaps. */
+export function segmentOptionsOf(options: ResolvedLogOptions, cleanPoint: number): LogSegmentOptions {
   return {
+    offsetGaps: { below: cleanPoint },
     indexIntervalBytes: options.indexIntervalBytes,
     maxIndexBytes: options.maxIndexBytes,
     maxBatchBytes: options.maxBatchBytes,

@@ -68,6 +68,11 @@ export interface ScanOptions {
    * starts at that entry's position. Omit to accept any.
    */
   readonly expectedLastOffset?: number;
+  /**
+   * A compacted log's cleaned part (`SegmentOptions.offsetGaps`): a batch that ends below this
+   * may start past the expected offset. Omit: every batch continues the previous one.
+   */
+  readonly gapsBelow?: number;
   /** Check CRCs. Recovery and reads do; a walk over already-validated bytes may skip it. */
   readonly verifyCrc?: boolean;
   /** Bytes per read. @defaultValue SCAN_CHUNK_BYTES */
@@ -207,7 +212,11 @@ export class BatchScanner {
       );
     }
     this.#expectedLast = undefined;
-    if (this.#expected !== undefined && header.baseOffset !== this.#expected) {
+    if (
+      this.#expected !== undefined &&
+      header.baseOffset !== this.#expected &&
+      !gapAllowed(header, this.#expected, this.#options.gapsBelow)
+    ) {
       return this.#end(
         position,
         "offset-gap",
@@ -304,6 +313,14 @@ export class BatchScanner {
     bytes.catch(() => undefined); // a read never awaited must not be an unhandled rejection
     this.#ahead = { position: at, length, bytes };
   }
+}
+
+/**
+ * Whether a batch may start past `expected`: only in a compacted log's cleaned part, where the
+ * cleaner dropped whole batches, and only forward (a batch never starts inside an earlier one).
+ */
+export function gapAllowed(header: BatchHeader, expected: number, gapsBelow: number | undefined): boolean {
+  return gapsBelow !== undefined && header.baseOffset > expected && header.lastOffset < gapsBelow;
 }
 
 /**

@@ -159,8 +159,10 @@ export function validateOptions(s: SegmentState): { maxBatchBytes: number; crc32
 }
 
 export function scanOptions(s: SegmentState, extra: Partial<ScanOptions>): ScanOptions {
+  const gaps = s.options.offsetGaps?.below;
   return {
     segmentBaseOffset: s.baseOffset,
+    ...(gaps === undefined ? {} : { gapsBelow: gaps }),
     ...(s.options.crc32c === undefined ? {} : { crc32c: s.options.crc32c }),
     ...extra,
   };

@@ -24,6 +24,12 @@ export interface SegmentOptions {
    * in index lookups and recovery; their answers are checked (src/segment/policies/).
    */
   readonly policies?: Pick<Partial<CoursePolicies>, "lookup" | "recover">;
+  /**
+   * A compacted log's cleaned part: a batch that ends below `below` may start past the offset
+   * after the previous batch (the cleaner dropped every record between). Read at every check, so
+   * the log can move it as it cleans. @defaultValue none: every batch continues the previous one
+   */
+  readonly offsetGaps?: { readonly below: number };
 }
 
 /** Options of `Segment.recover`. */

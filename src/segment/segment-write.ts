@@ -3,6 +3,7 @@
  * sealing a segment that takes no more appends. fsyncing is in segment-flush.ts.
  */
 import type { BatchHeader } from "../format/index.js";
+import { gapAllowed } from "./batch-scanner.js";
 import { MAX_INT32 } from "./offset-index.js";
 import { scanTail } from "./segment-load.js";
 import { findBatch, indexBatch, loadIndexes, type SegmentState } from "./segment-state.js";
@@ -13,11 +14,16 @@ export function canHold(s: SegmentState, lastOffset: number, bytes: number): boo
   return lastOffset - s.baseOffset <= MAX_INT32 && s.size + bytes <= MAX_INT32;
 }
 
+/** A batch past the next offset continues the segment only in a compacted log's cleaned part. */
+function continues(s: SegmentState, next: number, header: BatchHeader): boolean {
+  return s.size > 0 && gapAllowed(header, next, s.options.offsetGaps?.below);
+}
+
 /** Appends one whole, valid batch at the end of the log, then any index entries it earns. */
 export async function appendBatch(s: SegmentState, batch: Uint8Array, header: BatchHeader): Promise<void> {
   if (header.sizeInBytes !== batch.length)
     throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
-  if (header.baseOffset !== s.nextOffset) {
+  if (header.baseOffset !== s.nextOffset && !continues(s, s.nextOffset, header)) {
     throw new RangeError(
       `batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${s.nextOffset})`,
     );
@@ -42,7 +48,7 @@ export async function appendBatches(
   for (const { bytes, header } of batches) {
     if (header.sizeInBytes !== bytes.length)
       throw new RangeError(`batch is ${bytes.length} bytes but its header says ${header.sizeInBytes}`);
-    if (header.baseOffset !== next)
+    if (header.baseOffset !== next && !continues(s, next, header))
       throw new RangeError(
         `batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${next})`,
       );

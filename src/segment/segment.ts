@@ -43,6 +43,7 @@ const SEGMENT_OPTIONS = optionKeys<SegmentOptions>({
   maxBatchBytes: true,
   crc32c: true,
   policies: true,
+  offsetGaps: true,
 });
 const RECOVER_OPTIONS = optionKeys<RecoverOptions>({ minNextOffset: true, endOffset: true });
 
@@ -98,9 +99,16 @@ export class Segment {
 
   /**
    * Opens the segment's three files in `dir`, creating any that are missing: a new segment.
+   * `fileSuffix` is added to each file's name (`.cleaned`: the log cleaner's segment in the making).
    */
-  static async open(storage: Storage, dir: string, baseOffset: number, options: SegmentOptions): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, "create");
+  static async open(
+    storage: Storage,
+    dir: string,
+    baseOffset: number,
+    options: SegmentOptions,
+    fileSuffix = "",
+  ): Promise<Segment> {
+    return Segment.#open(storage, dir, baseOffset, options, "create", fileSuffix);
   }
 
   /**
@@ -115,8 +123,9 @@ export class Segment {
     dir: string,
     baseOffset: number,
     options: SegmentOptions,
+    fileSuffix = "",
   ): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, "existing");
+    return Segment.#open(storage, dir, baseOffset, options, "existing", fileSuffix);
   }
 
   /**
@@ -141,13 +150,15 @@ export class Segment {
     baseOffset: number,
     options: SegmentOptions,
     mode: "create" | "existing" | "readOnly",
+    fileSuffix = "",
   ): Promise<Segment> {
     const create = mode === "create";
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
-    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
-    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
-    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
+    // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
+    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
+    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX) + fileSuffix;
+    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX) + fileSuffix;
     const indexMissing = (await storage.stat(indexPath)) === null;
     const timeMissing = (await storage.stat(timePath)) === null;
     const openIndex = async (path: string, missing: boolean): Promise<StorageFile> => {

@@ -272,7 +272,7 @@ describe("verify agrees with reads on CRC-valid batches", () => {
 });
 
 describe("verify reports what the loader refuses", () => {
-  it("a .swap file in a partition: opening throws PAGELOG_CORRUPT, verify exits 1 naming it", async () => {
+  it("a .swap that ends where no segment starts: opening throws PAGELOG_CORRUPT, verify exits 1 naming it", async () => {
     const dir = tempDir("verify-swap");
     const logDir = await LogDir.open(dir);
     await (await logDir.log(PARTITION)).append([{ value: "a" }]);
@@ -282,7 +282,7 @@ describe("verify reports what the loader refuses", () => {
     const run = await cli(["verify", dir]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      `  ${PARTITION}/${SEGMENT}.swap byte 0: an interrupted Kafka compaction: pagelog refuses to open this log (PAGELOG_CORRUPT)`,
+      `  ${PARTITION}/${SEGMENT}.swap byte 0: an interrupted compaction: the next open finishes the swap if it holds whole batches ending where a later segment starts, and otherwise refuses this log (PAGELOG_CORRUPT)`,
     );
     expect(run.stdout).not.toContain("leftover");
   });

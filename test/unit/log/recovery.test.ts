@@ -214,19 +214,38 @@ describe("recovery on SimStorage", () => {
     expect(await readAll(after)).toEqual(model);
   });
 
-  it("recovery: a .swap file (an interrupted Kafka compaction) is refused, never deleted", async () => {
+  it("recovery: a whole .swap ending at a segment's base is an interrupted compaction: the open finishes it", async () => {
     const { sim, dir, log } = await freshLog(SMALL);
-    await appendBatches(log, 3);
+    const model = await appendBatches(log, 12);
     await dir.close();
+    expect(log.segmentCount).toBeGreaterThan(1);
     const swap = `${NAME}/00000000000000000000.log.swap`;
     await writeFile(sim, swap, 0, await readFile(sim, segPath(0, ".log")), { create: true, sync: true });
     await sim.syncDir(NAME);
     const reopened = await openSim(sim);
+    const after = await reopened.log(NAME, SMALL);
+    expect(after.recovery.swapsCompleted).toBe(1);
+    expect(await sim.stat(swap)).toBeNull();
+    expect(await readAll(after)).toEqual(model);
+    await reopened.close();
+  });
+
+  it("recovery: a .swap that is not whole batches is refused, never deleted, and nothing changes", async () => {
+    const { sim, dir, log } = await freshLog(SMALL);
+    await appendBatches(log, 3);
+    await dir.close();
+    const swap = `${NAME}/00000000000000000000.log.swap`;
+    const torn = (await readFile(sim, segPath(0, ".log"))).slice(0, 30);
+    await writeFile(sim, swap, 0, torn, { create: true, sync: true });
+    await sim.syncDir(NAME);
+    const before = await sim.list(NAME);
+    const reopened = await openSim(sim);
     const err = await reopened.log(NAME, SMALL).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PagelogError);
     expect((err as PagelogError).code).toBe(ErrorCode.CORRUPT);
-    expect((err as PagelogError).message).toContain("Kafka compaction");
-    expect(await sim.stat(swap)).not.toBeNull();
+    expect((err as PagelogError).message).toContain("cannot be finished safely");
+    expect(await sim.list(NAME)).toEqual(before);
+    expect(await readFile(sim, swap)).toEqual(torn);
   });
 
   it("recovery: .tmp, .deleted and .cleaned leftovers are removed on open, durably", async () => {

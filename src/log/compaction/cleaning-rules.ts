@@ -1,0 +1,16 @@
+/*
+ * What decides each record's fate in a cleaning, shared by the cleaner (which builds it) and the
+ * cleaned-segment writer (which applies it), and the suffix of the files that writer makes.
+ */
+
+/** Kafka's suffix of a segment the cleaner is still writing. */
+export const CLEANED_SUFFIX = ".cleaned";
+
+export interface CleaningRules {
+  /** Key (one character per byte) → offset of its latest record in the dirty part. */
+  readonly latest: ReadonlyMap<string, number>;
+  /** Tombstones below this offset were reached by an earlier cleaning: they may go. */
+  readonly tombstonesBelow: number;
+  /** ...once their segment's newest record is at or before this time (now − deleteRetentionMs). */
+  readonly tombstoneHorizon: number;
+}

@@ -1,0 +1,49 @@
+/*
+ * A read-only LogDir's open of one log (loaded by log-load-readonly.ts): a missing partition is
+ * not created, and a refresh reads the writer's checkpoints again, the clean point with them (a
+ * compacted log's gaps are legal below it). Its own file so that `log-dir.ts` stays within its size.
+ */
+import { ErrorCode, PagelogError } from "../errors.js";
+import type { Storage, StorageStat } from "../storage/storage.js";
+import { readCheckpoint } from "./checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "./compaction/cleaner-checkpoint.js";
+import { type Log, openLog } from "./log.js";
+import type { ResolvedLogOptions } from "./log-options.js";
+import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
+
+/** What the LogDir read at its open, and what it lends the log. */
+export interface ReadOnlyOpen {
+  readonly storage: Storage;
+  readonly clean: boolean;
+  readonly pollMs: number;
+  readonly recoveryPoint: number | undefined;
+  readonly logStartOffset: number | undefined;
+  readonly cleanPoint: number | undefined;
+  readonly checkpoint: () => Promise<void>;
+}
+
+export async function openReadOnlyLog(
+  name: string,
+  options: ResolvedLogOptions,
+  existing: StorageStat | null,
+  at: ReadOnlyOpen,
+): Promise<Log> {
+  if (existing === null)
+    throw new PagelogError(`log ${name} does not exist (the directory was opened read-only)`, ErrorCode.NOT_FOUND, {
+      path: name,
+    });
+  if (existing.kind !== "dir")
+    throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
+  const readCheckpoints = async () => ({
+    recoveryPoint: (await readCheckpoint(at.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
+    logStartOffset: (await readCheckpoint(at.storage, LOG_START_CHECKPOINT)).get(name),
+    cleanPoint: (await readCheckpoint(at.storage, CLEANER_CHECKPOINT)).get(name),
+  });
+  return openLog(name, { storage: at.storage, checkpoint: at.checkpoint }, options, {
+    clean: at.clean,
+    recoveryPoint: at.recoveryPoint,
+    logStartOffset: at.logStartOffset,
+    cleanPoint: at.cleanPoint,
+    readOnly: { pollMs: at.pollMs, readCheckpoints },
+  });
+}
