@@ -212,10 +212,6 @@ async function main() {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (!existsSync(join(root, "dist", "node.js"))) {
-    say("no dist/ here: run `npm run build` (npm run bench:peers builds it)");
-    return 1;
-  }
   const scratch = mkdtempSync(join(options.dir, "pagelog-peers-"));
   const tmpfs = mkdtempSync(join(options.tmpfs, "pagelog-peers-"));
   const peersDir = options.peersDir ?? join(scratch, "peers");
@@ -232,6 +228,8 @@ async function main() {
   process.once("SIGTERM", onSignal);
   try {
     const notes = preparePeers(peersDir, scratch);
+    if (!existsSync(join(root, "dist", "node.js")))
+      throw new SetupError("no dist/ here: run `npm run build` (npm run bench:peers builds it)");
     const disk = join(scratch, "data");
     mkdirSync(disk);
     const meta = header(options, peersDir, notes);
