@@ -1,7 +1,9 @@
 /**
  * `pagelog bench`'s measuring tools: a clock, min / median / max over repeats, a row's result
- * and its goal, the process's peak RSS, and a seeded PRNG. Figures are printed, never asserted.
+ * and its goal (from goals.ts), the process's peak RSS, and a seeded PRNG. Figures are printed,
+ * never asserted.
  */
+import { type Goal, goalOf, goalText, meets } from "./goals.js";
 
 /** One MB in the bench's figures: 2^20 bytes (RSS comes in KiB, so its MB is the same unit). */
 export const MB = 1 << 20;
@@ -55,23 +57,6 @@ export function peakRssMB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-/**
- * What a row's goal is about: the ratio's median (pagelog / reference), pagelog's own median, or
- * the peak RSS of the process that ran the row.
- */
-export interface Goal {
-  readonly on: "ratio" | "pagelog" | "rss";
-  readonly op: "≥" | "≤" | "<";
-  readonly value: number;
-  /** Printed after the value: "ms", "MB". */
-  readonly unit?: string;
-}
-
-/** "≥ 0.8" (the ratio), "< 100 ms" (pagelog's own figure), "RSS < 150 MB". */
-export function goalText(goal: Goal): string {
-  return `${goal.on === "rss" ? "RSS " : ""}${goal.op} ${goal.value}${goal.unit === undefined ? "" : ` ${goal.unit}`}`;
-}
-
 /** What a row measured, before the peak RSS of its process is known. */
 export interface Measured {
   readonly row: string;
@@ -82,7 +67,11 @@ export interface Measured {
   readonly reference: readonly number[] | null;
   /** Per repeat; pagelog / reference when omitted. */
   readonly ratio?: readonly number[];
-  readonly goal: Goal | null;
+  /**
+   * Only for a row with no entry in src/bench/goals.ts (which is where goals live): its goal, or
+   * null for none. Omitted for every listed row.
+   */
+  readonly goal?: Goal | null;
   readonly notes: readonly string[];
 }
 
@@ -102,10 +91,6 @@ export interface RowResult {
   readonly error?: string;
 }
 
-function meets(goal: Goal, figure: number): boolean {
-  return goal.op === "≥" ? figure >= goal.value : goal.op === "≤" ? figure <= goal.value : figure < goal.value;
-}
-
 /** Summarizes a measured row, now that the peak RSS of its process is known (or null). */
 export function finish(m: Measured, peakRss: number | null): RowResult {
   const pagelog = stats(m.pagelog);
@@ -113,10 +98,11 @@ export function finish(m: Measured, peakRss: number | null): RowResult {
   const ratios = m.ratio ?? (m.reference === null ? null : m.pagelog.map((p, i) => p / m.reference![i]!));
   const ratio = ratios === null ? null : stats(ratios);
   const peakRssMB = peakRss === null ? null : Math.round(peakRss * 10) / 10;
+  const goal = goalOf(m.row, m.goal);
   let met: boolean | null = null;
-  if (m.goal !== null) {
-    const figure = m.goal.on === "ratio" ? ratio?.median : m.goal.on === "pagelog" ? pagelog.median : peakRssMB;
-    met = figure === undefined || figure === null ? null : meets(m.goal, figure);
+  if (goal !== null) {
+    const figure = goal.on === "ratio" ? ratio?.median : goal.on === "pagelog" ? pagelog.median : peakRssMB;
+    met = figure === undefined || figure === null ? null : meets(goal, figure);
   }
   return {
     row: m.row,
@@ -124,7 +110,7 @@ export function finish(m: Measured, peakRss: number | null): RowResult {
     pagelog,
     reference,
     ratio,
-    goal: m.goal === null ? null : goalText(m.goal),
+    goal: goal === null ? null : goalText(goal),
     met,
     peakRssMB,
     notes: m.notes,

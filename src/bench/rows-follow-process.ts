@@ -110,7 +110,6 @@ export async function followProcess(ctx: BenchContext): Promise<Measured[]> {
       unit: "ms",
       pagelog: medians,
       reference: null,
-      goal: null,
       notes: [
         `append resolved (writer process) -> yielded by a read-only follower (this process), median per repeat; p99 ${p99s.map((v) => v.toFixed(1)).join(", ")} ms; writer paced 1 call / 20 ms, pollMs ${pollMs}`,
       ],
@@ -130,7 +129,6 @@ export async function followProcess(ctx: BenchContext): Promise<Measured[]> {
     unit: "MB/s",
     pagelog: follower,
     reference: writer,
-    goal: null,
     notes: [
       "a read-only follower (pollMs 10) reading what a writer process appends as fast as it can, 100 x 1 KiB per call (tmpfs); reference: the writer's own MB/s over the same run",
     ],

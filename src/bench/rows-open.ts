@@ -84,7 +84,6 @@ async function openPartition(
       row,
       unit: "ms",
       ...open,
-      goal: { on: "ratio", op: "≤", value: 3 },
       notes: [
         `clean LogDir.open + dir.log of one partition of ${segments} segments; reference: readdirSync of its ${segments * 3} names (goal: within 3x, and < ${segments > 10_000 ? "1 s" : "100 ms"})`,
       ],
@@ -94,7 +93,6 @@ async function openPartition(
       unit: "ms",
       pagelog: firstRead,
       reference: null,
-      goal: null,
       notes: [`read(0) right after that open: the oldest segment's first use (open, size, check, read)`],
     },
   };
@@ -131,7 +129,6 @@ export async function open10kPartitions(ctx: BenchContext): Promise<Measured[]> 
       unit: "ms",
       pagelog,
       reference,
-      goal: null,
       notes: [`clean LogDir.open of ${partitions} partitions (none opened); reference: readdirSync of the root`],
     },
   ];
@@ -168,7 +165,6 @@ export async function idleSegmentBytes(ctx: BenchContext): Promise<Measured[]> {
       unit: "B",
       pagelog: perSegment,
       reference: null,
-      goal: { on: "pagelog", op: "<", value: 1024, unit: "B" },
       notes: [`heap after a clean open of ${many} segments less that of ${few}, per segment (gc before each reading)`],
     },
   ];

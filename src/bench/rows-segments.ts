@@ -78,7 +78,6 @@ export async function reopenSegments(ctx: BenchContext): Promise<Measured[]> {
       unit: "ms",
       pagelog,
       reference,
-      goal: { on: "pagelog", op: "<", value: 100, unit: "ms" },
       notes: [
         `clean LogDir.open + dir.log of ${fixture.segments} segments; reference: readdirSync + statSync of every file of the partition (ratio informative)`,
       ],
@@ -180,14 +179,12 @@ export async function lookups(ctx: BenchContext): Promise<Measured[]> {
       row: "lookups/read",
       unit: "lookups/s",
       ...read,
-      goal: null,
       notes: [`${count} random log.read(offset, { maxRecords: 1 }) on ${fixture.segments} segments; ${reference}`],
     },
     {
       row: "lookups/offsetForTimestamp",
       unit: "lookups/s",
       ...byTime,
-      goal: null,
       notes: [`${count} random log.offsetForTimestamp(ts) on ${fixture.segments} segments; ${reference}`],
     },
   ];
