@@ -154,7 +154,7 @@ async function check(k: Knowledge, fail: (m: string) => never): Promise<number> 
     const s = k.sent.get(r.offset);
     if (s === undefined || s.key !== r.key || s.value !== r.value)
       fail(`offset ${r.offset} holds ${JSON.stringify(r).slice(0, 80)}, sent ${JSON.stringify(s)?.slice(0, 80)}`);
-    latestPresent.set(r.key!, r.offset);
+    latestPresent.set(r.key, r.offset);
   }
   // Every key's latest acknowledged record, or a later one of that key (a cleaning may drop it then).
   const latestAcked = new Map<string, number>();
