@@ -15,7 +15,10 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment } from "../segment/segment.js";
 import type { LoadInput } from "./log-load-input.js";
 import type { LoadedLog } from "./log-loader.js";
-import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { LOG_SUFFIX, segmentBaseOf, segmentFilePath } from "../segment/segment-names.js";
+import { checkSwap } from "./compaction/complete-swaps.js";
+import { SWAP_SUFFIX } from "./compaction/swap.js";
+import { followCleanPoint, type ReadOnlyState } from "./read-only-state.js";
 import { SegmentSlot, type SlotContext } from "./segment-slot.js";
 import { TailMarks } from "./tail-marks.js";
 
@@ -39,7 +42,7 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
     firstUses: { segmentsLoaded: 0, indexesRebuilt: 0 },
     readOnly: true,
   };
-  const bases = await listSegmentBases(input.storage, input.dir);
+  const { bases, swaps } = await listWithSwaps(input);
   const phantom = bases.length === 0;
   // An empty partition directory (the writer made it and has not created its first segment yet):
   // an empty stand-in at the start offset, replaced by a refresh once a segment is there.
@@ -47,12 +50,19 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
   const recoveryPoint = input.recoveryPoint ?? 0;
   let first = 0;
   while (first + 1 < bases.length && bases[first + 1]! < recoveryPoint) first++;
-  const slots = bases.slice(0, first).map((base, i) => SegmentSlot.idle(slotContext, base, bases[i + 1]!));
+  // A swap's cleaned segment is walked already: it is read through its `.swap` name, never idle.
+  const slots = bases
+    .slice(0, first)
+    .map((base, i) =>
+      swaps.has(base)
+        ? SegmentSlot.of(slotContext, swaps.get(base)!.segment)
+        : SegmentSlot.idle(slotContext, base, bases[i + 1]!),
+    );
   const marks = new Map<number, TailMarks>();
   let bytesScanned = 0;
   try {
     for (let i = first; i < bases.length; i++) {
-      const { segment, marked, stop } = await walkSegment(input, bases[i]!);
+      const { segment, marked, stop } = swaps.get(bases[i]!) ?? (await walkSegment(input, bases[i]!));
       slots.push(SegmentSlot.of(slotContext, segment));
       marks.set(segment.baseOffset, marked);
       bytesScanned += segment.size;
@@ -63,6 +73,10 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
   } catch (err) {
     await Promise.allSettled(slots.map((slot) => slot.close()));
     throw err;
+  } finally {
+    // Swaps past where the walk stopped are not held by any slot.
+    const held = new Set(slots.map((slot) => slot.segment));
+    for (const swap of swaps.values()) if (!held.has(swap.segment)) await swap.segment.close().catch(() => undefined);
   }
   for (const base of [...marks.keys()].slice(0, -MARKED_SEGMENTS)) marks.delete(base);
   const end = slots[slots.length - 1]!.nextOffset;
@@ -132,18 +146,79 @@ export function checkDurablePrefix(dir: string, end: number, recoveryPoint: numb
     );
 }
 
-/** Opens one segment read-only and walks it (segment-follow.ts), marking its batches. */
+type Walked = { segment: Segment; marked: TailMarks; stop: Awaited<ReturnType<Segment["planFollow"]>> };
+
+/** Opens one segment read-only (`suffix`: under another name) and walks it (segment-follow.ts), marking its batches. */
 export async function walkSegment(
   input: Pick<LoadInput, "storage" | "dir" | "segmentOptions">,
   base: number,
-): Promise<{ segment: Segment; marked: TailMarks; stop: Awaited<ReturnType<Segment["planFollow"]>> }> {
-  const segment = await Segment.openReadOnly(input.storage, input.dir, base, input.segmentOptions);
+  suffix = "",
+): Promise<Walked> {
+  const segment = await Segment.openReadOnly(input.storage, input.dir, base, input.segmentOptions, suffix);
   try {
     const marked = new TailMarks(base);
     const stop = await segment.planFollow((batch) => marked.add(batch));
     return { segment, marked, stop };
   } catch (err) {
     await segment.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The partition's segment bases as the writer's next open will find them once it has finished
+ * every interrupted swap (compaction/complete-swaps.ts), decided in memory: each `<b>.log.swap`,
+ * walked and checked as that open checks it (or refused as it refuses it), stands for the
+ * segments whose bases lie in `[b, end)`, whichever of them are still there. `.cleaned` and
+ * `.deleted` files are not segments: the writer's open removes them. A swap the writer renamed
+ * into place between the listing and its walk is found by listing again.
+ */
+async function listWithSwaps(
+  input: LoadInput,
+): Promise<{ bases: number[]; swaps: Map<number, Walked & { end: number }> }> {
+  for (let attempt = 0; ; attempt++) {
+    const names = await listPartition(input.storage, input.dir);
+    const listed = new Set<number>();
+    for (const name of names) {
+      const base = segmentBaseOf(name, LOG_SUFFIX);
+      if (base !== undefined) listed.add(base);
+    }
+    const swaps = new Map<number, Walked & { end: number }>();
+    let gone = false;
+    try {
+      for (const name of names) {
+        const base = name.endsWith(SWAP_SUFFIX)
+          ? segmentBaseOf(name.slice(0, -SWAP_SUFFIX.length), LOG_SUFFIX)
+          : undefined;
+        if (base === undefined) continue;
+        const walked = await walkSegment(input, base, SWAP_SUFFIX);
+        swaps.set(base, { ...walked, end: walked.segment.nextOffset });
+        const path = segmentFilePath(input.dir, base, LOG_SUFFIX) + SWAP_SUFFIX;
+        const whole = walked.stop.reason === undefined && walked.segment.size > 0;
+        if (!whole && attempt < 3 && (await input.storage.stat(path)) === null) gone = true;
+        if (gone) break;
+        checkSwap(input.dir, path, whole ? undefined : walked.stop, walked.segment.nextOffset, listed);
+      }
+    } catch (err) {
+      for (const swap of swaps.values()) await swap.segment.close().catch(() => undefined);
+      throw err;
+    }
+    if (gone) {
+      for (const swap of swaps.values()) await swap.segment.close().catch(() => undefined);
+      continue;
+    }
+    const bases = [...listed].filter((b) => ![...swaps.values()].some((w) => b > w.segment.baseOffset && b < w.end));
+    for (const base of swaps.keys()) if (!bases.includes(base)) bases.push(base);
+    return { bases: bases.sort((a, b) => a - b), swaps };
+  }
+}
+
+/** The names in a partition directory; [] if it is gone. */
+async function listPartition(storage: LoadInput["storage"], dir: string): Promise<string[]> {
+  try {
+    return await storage.list(dir);
+  } catch (err) {
+    if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return [];
     throw err;
   }
 }

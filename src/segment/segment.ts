@@ -132,7 +132,7 @@ export class Segment {
    * Opens a segment another process may be writing, for reading only: every file with
    * `{ readOnly: true }`, a missing one (even the `.log`) as an empty file that refuses writes.
    * Load it with `planFollow()` (its indexes stay in memory) or `planLoadClean()`, never
-   * `commit()`.
+   * `commit()`. `fileSuffix` as for `open` (`.swap`: a cleaned segment an interrupted swap left).
    * @internal
    */
   static async openReadOnly(
@@ -140,8 +140,9 @@ export class Segment {
     dir: string,
     baseOffset: number,
     options: SegmentOptions,
+    fileSuffix = "",
   ): Promise<Segment> {
-    return Segment.#open(storage, dir, baseOffset, options, "readOnly");
+    return Segment.#open(storage, dir, baseOffset, options, "readOnly", fileSuffix);
   }
 
   static async #open(

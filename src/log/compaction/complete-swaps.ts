@@ -79,19 +79,33 @@ async function swapEnd(input: LoadInput, base: number, logBases: ReadonlySet<num
   try {
     const walk = await segment.planRecovery({});
     const end = segment.nextOffset;
-    if (walk.truncatedBytes > 0 || walk.validBytes === 0 || !logBases.has(end)) {
-      const why =
-        walk.truncatedBytes > 0 || walk.validBytes === 0
-          ? `it is not whole valid batches (byte ${walk.stop.position}: ${walk.stop.detail || "empty"})`
-          : `it ends at offset ${end}, where no segment of the log starts`;
-      throw new PagelogError(
-        `log ${input.dir} holds ${path}, an interrupted compaction that cannot be finished safely: ${why}`,
-        ErrorCode.CORRUPT,
-        { path },
-      );
-    }
+    checkSwap(input.dir, path, walk.truncatedBytes === 0 && walk.validBytes > 0 ? undefined : walk.stop, end, logBases);
     return end;
   } finally {
     await segment.close();
   }
+}
+
+/**
+ * Refuses (`PAGELOG_CORRUPT`) the swap at `path` (in the partition `dir`) unless its walk stopped at the end of the file
+ * (`stop` undefined) after valid batches, ending at `end`, where a segment of the log starts. The
+ * writer's open and a read-only one decide alike (log-load-readonly.ts).
+ */
+export function checkSwap(
+  dir: string,
+  path: string,
+  stop: { readonly position: number; readonly detail: string } | undefined,
+  end: number,
+  logBases: ReadonlySet<number>,
+): void {
+  if (stop === undefined && logBases.has(end)) return;
+  const why =
+    stop !== undefined
+      ? `it is not whole valid batches (byte ${stop.position}: ${stop.detail || "empty"})`
+      : `it ends at offset ${end}, where no segment of the log starts`;
+  throw new PagelogError(
+    `log ${dir} holds ${path}, an interrupted compaction that cannot be finished safely: ${why}`,
+    ErrorCode.CORRUPT,
+    { path },
+  );
 }
