@@ -6,13 +6,17 @@
  * (balance_dirty_pages) that is tens to hundreds of milliseconds. The gate bounds it:
  *
  * - only writes of at most `maxBytes` go synchronously (a larger one is a longer copy);
- * - every synchronous write is timed; one that took longer than `slowMs` shuts the gate for
- *   `cooldownMs`: until then every write goes through the thread pool, as it always did, and
- *   after it the next write probes again.
+ * - every synchronous write is timed; one that took longer than `slowMs` shuts the gate: every
+ *   write goes through the thread pool, as it always did, for `cooldownMs`, and then the next
+ *   write probes again;
+ * - a slow write within one cooldown of the gate reopening (the slowness lasts: throttling)
+ *   doubles the cooldown, up to `maxCooldownMs`; a slow write after that starts again from
+ *   `cooldownMs` (a one-off: the thread was descheduled on a busy machine, a page fault).
  *
- * So the event loop waits at most `slowMs` for each synchronous write that does not trip the
- * gate, and at most one throttled write per `cooldownMs` (the one that trips it). No `node:`
- * imports: the clock is `performance.now()` unless a test injects one.
+ * So the event loop waits at most `slowMs` for a synchronous write that does not shut the gate,
+ * and for at most one slow write per cooldown: under sustained throttling, with the defaults, one
+ * at 0, 0.1, 0.3, 0.7, 1.5 … s, then one every 10 s. No `node:` imports: the clock is
+ * `performance.now()` unless a test injects one.
  */
 
 /** The bounds of a `SyncWriteGate`. */
@@ -21,21 +25,25 @@ export interface SyncWriteLimits {
   readonly maxBytes: number;
   /** A synchronous write that took longer than this (ms) shuts the gate. */
   readonly slowMs: number;
-  /** How long the gate stays shut after a slow write (ms). */
+  /** How long the gate stays shut after a one-off slow write (ms). */
   readonly cooldownMs: number;
+  /** The longest it stays shut, however long the slowness lasts (ms). */
+  readonly maxCooldownMs: number;
   /** Milliseconds from any fixed origin, non-decreasing. */
   readonly now: () => number;
 }
 
 /**
  * 1 MiB: a large group commit or a recovery chunk, a copy well under a millisecond. 5 ms: above
- * what a copy of that size takes on a loaded machine, below a throttle pause (one jiffy and up).
- * 1 s: a throttled device costs the event loop at most one slow write a second.
+ * what a copy of that size takes, about a throttle pause's least (one jiffy and up). 100 ms: a
+ * one-off (a 2-core machine shared with others trips it every second or two) costs a tenth of a
+ * second of thread-pool writes. 10 s: a throttled device costs one slow write per 10 s.
  */
 export const DEFAULT_SYNC_WRITE_LIMITS: SyncWriteLimits = {
   maxBytes: 1024 * 1024,
   slowMs: 5,
-  cooldownMs: 1000,
+  cooldownMs: 100,
+  maxCooldownMs: 10_000,
   now: () => performance.now(),
 };
 
@@ -44,9 +52,12 @@ export class SyncWriteGate {
   readonly #limits: SyncWriteLimits;
   /** The clock's reading before which every write goes through the thread pool. */
   #shutUntil = -Infinity;
+  /** How long the gate shut for the last time. */
+  #cooldown: number;
 
   constructor(limits: SyncWriteLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
+    this.#cooldown = limits.cooldownMs;
   }
 
   /** The clock's reading to pass to `ran()` if a write of `bytes` may go synchronously now, else undefined. */
@@ -58,8 +69,13 @@ export class SyncWriteGate {
 
   /** A synchronous write that began at `startedAt` has ended (written or failed). */
   ran(startedAt: number): void {
-    const now = this.#limits.now();
-    if (now - startedAt > this.#limits.slowMs) this.#shutUntil = now + this.#limits.cooldownMs;
+    const { now: clock, slowMs, cooldownMs, maxCooldownMs } = this.#limits;
+    const now = clock();
+    if (now - startedAt <= slowMs) return;
+    // Slow again soon after the gate reopened: the slowness lasts, so stay off it longer.
+    const lasting = now - this.#shutUntil <= this.#cooldown;
+    this.#cooldown = lasting ? Math.min(this.#cooldown * 2, maxCooldownMs) : cooldownMs;
+    this.#shutUntil = now + this.#cooldown;
   }
 
   /** Whether writes go through the thread pool now because a recent one was slow. */
