@@ -41,7 +41,7 @@ class TwoPathHandle implements FileHandleLike {
 
   async write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }> {
     this.asyncWrites.push(length);
-    await null; // a real handle writes on another thread: the bytes land later
+    await Promise.resolve(); // a real handle writes on another thread: the bytes land later
     return { bytesWritten: this.#put(buffer, offset, length, position) };
   }
 
@@ -132,27 +132,30 @@ describe("FsFile: synchronous writes", () => {
     ["EDQUOT", ErrorCode.NO_SPACE],
     ["EIO", ErrorCode.IO],
     ["EBADF", ErrorCode.IO],
-  ])("%s part-way through fails as %s, with the same bytes in and the same error as the thread-pool path", async (osCode, code) => {
-    const outcome = async (sync: boolean) => {
-      const handle = new TwoPathHandle(4);
-      handle.failWith = osError(osCode);
-      handle.okBytes = 6; // 4 + 2 bytes go in, then the error
-      const file = new FsFile(handle, "p-0/f.log", undefined, sync ? handle.sync : undefined);
-      const err = await failure(file.write(0, bytes(10)));
-      return { handle, err };
-    };
-    const viaPool = await outcome(false);
-    const viaSync = await outcome(true);
-    expect(viaSync.handle.asyncWrites).toEqual([]);
-    expect(viaSync.handle.syncWrites.length).toBe(3);
-    expect(viaSync.err.code).toBe(code);
-    expect(viaSync.err.code).toBe(viaPool.err.code);
-    expect(viaSync.err.message).toBe(viaPool.err.message);
-    expect(viaSync.err.path).toBe("p-0/f.log");
-    expect(viaSync.err.cause).toBe(viaSync.handle.failWith);
-    expect([...viaSync.handle.data]).toEqual([...viaPool.handle.data]);
-    expect(viaSync.handle.data.length).toBe(6);
-  });
+  ])(
+    "%s part-way through fails as %s, with the same bytes in and the same error as the thread-pool path",
+    async (osCode, code) => {
+      const outcome = async (sync: boolean) => {
+        const handle = new TwoPathHandle(4);
+        handle.failWith = osError(osCode);
+        handle.okBytes = 6; // 4 + 2 bytes go in, then the error
+        const file = new FsFile(handle, "p-0/f.log", undefined, sync ? handle.sync : undefined);
+        const err = await failure(file.write(0, bytes(10)));
+        return { handle, err };
+      };
+      const viaPool = await outcome(false);
+      const viaSync = await outcome(true);
+      expect(viaSync.handle.asyncWrites).toEqual([]);
+      expect(viaSync.handle.syncWrites.length).toBe(3);
+      expect(viaSync.err.code).toBe(code);
+      expect(viaSync.err.code).toBe(viaPool.err.code);
+      expect(viaSync.err.message).toBe(viaPool.err.message);
+      expect(viaSync.err.path).toBe("p-0/f.log");
+      expect(viaSync.err.cause).toBe(viaSync.handle.failWith);
+      expect([...viaSync.handle.data]).toEqual([...viaPool.handle.data]);
+      expect(viaSync.handle.data.length).toBe(6);
+    },
+  );
 
   it("a sync write that throws synchronously still rejects the promise (never throws from write())", () => {
     const handle = new TwoPathHandle();
