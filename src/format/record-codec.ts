@@ -185,8 +185,11 @@ function objectKind(value: object): string | undefined {
   return typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function" ? "iterable" : undefined;
 }
 
+/** The headers of every record that has none: one frozen array, not one per record (small records are the common case). */
+const NO_HEADERS: RecordSnapshot["headers"] = Object.freeze([]);
+
 function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
-  if (headers === undefined || headers === null) return [];
+  if (headers === undefined || headers === null) return NO_HEADERS;
   if (typeof headers !== "object")
     throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
   if (!Array.isArray(headers)) {

@@ -8,6 +8,17 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageFile } from "./storage.js";
 import { checkNonNegativeInteger } from "./paths.js";
 import { fromFsError } from "./fs-errors.js";
+import type { SyncWriteGate } from "./sync-write-gate.js";
+
+/**
+ * The synchronous write of an `FsFile`'s descriptor (`fs.writeSync` on a real one) and the gate
+ * that decides when it may be used instead of the handle's thread-pool write.
+ */
+export interface SyncWrite {
+  readonly gate: SyncWriteGate;
+  /** pwrite(2) on the main thread: bytes written, or throws the OS error as `fs.writeSync` does. */
+  write(buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
 
 /**
  * The part of `node:fs/promises`' `FileHandle` that `FsFile` uses. A real FileHandle satisfies it;
@@ -45,6 +56,7 @@ export class FsFile implements StorageFile {
   readonly path: string;
   readonly #handle: FileHandleLike;
   readonly #onClose: ((file: FsFile) => void) | undefined;
+  readonly #syncWrite: SyncWrite | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -53,11 +65,13 @@ export class FsFile implements StorageFile {
    * @param handle an open handle, owned by this object from now on.
    * @param path the normalized storage path, used in error messages.
    * @param onClose told once, when the handle is closed, so the storage stops tracking it.
+   * @param syncWrite writes on the main thread while its gate allows (see sync-write-gate.ts).
    */
-  constructor(handle: FileHandleLike, path: string, onClose?: (file: FsFile) => void) {
+  constructor(handle: FileHandleLike, path: string, onClose?: (file: FsFile) => void, syncWrite?: SyncWrite) {
     this.#handle = handle;
     this.path = path;
     this.#onClose = onClose;
+    this.#syncWrite = syncWrite;
   }
 
   async size(): Promise<number> {
@@ -136,17 +150,16 @@ export class FsFile implements StorageFile {
     let written = 0;
     // pwrite may write fewer bytes than asked for (a full device part-way, a signal): carry on from
     // where it stopped until every byte is in, as sonic-boom does. A zero-byte write that is not an
-    // error would loop forever, so it is reported instead.
+    // error would loop forever, so it is reported instead. Each call goes synchronously while the
+    // gate allows, else through the thread pool: the same pwrite, the same errors either way.
     while (written < bytes.length) {
       this.#checkOpen("write");
+      const length = Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES);
       let bytesWritten: number;
       try {
-        ({ bytesWritten } = await this.#handle.write(
-          bytes,
-          written,
-          Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES),
-          position + written,
-        ));
+        bytesWritten =
+          this.#writeNow(bytes, written, length, position + written) ??
+          (await this.#handle.write(bytes, written, length, position + written)).bytesWritten;
       } catch (err) {
         throw fromFsError(err, "write", this.path);
       }
@@ -158,6 +171,19 @@ export class FsFile implements StorageFile {
         );
       }
       written += bytesWritten;
+    }
+  }
+
+  /** One synchronous pwrite if the gate allows it now (bytes written), else undefined. */
+  #writeNow(bytes: Uint8Array, offset: number, length: number, position: number): number | undefined {
+    const sync = this.#syncWrite;
+    if (sync === undefined) return undefined;
+    const startedAt = sync.gate.start(length);
+    if (startedAt === undefined) return undefined;
+    try {
+      return sync.write(bytes, offset, length, position);
+    } finally {
+      sync.gate.ran(startedAt);
     }
   }
 

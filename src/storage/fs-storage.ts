@@ -7,17 +7,22 @@
  *
  * Durability is exactly the contract's: a resolved call has reached the page cache; only
  * `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything durable.
+ *
+ * Writes go synchronously (`writeSync`, no thread-pool round trip) while they are small and fast,
+ * and through the thread pool once one was slow (dirty-page throttling): see sync-write-gate.ts.
+ * Either way a resolved write has reached the page cache and nothing more; syncs stay async.
  */
 import { checkOpenOptions } from "./open-options.js";
 import { checkKnownKeys } from "../options.js";
 import * as fs from "node:fs/promises";
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, writeSync } from "node:fs";
 import * as nodePath from "node:path";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
 import { normalizePath, parentOf } from "./paths.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
+import { SyncWriteGate } from "./sync-write-gate.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 /**
@@ -32,6 +37,8 @@ export class FsStorage implements Storage {
   readonly #locks = new Set<FsLock>();
   /** The root directory's identity at open: a path operation first checks it is still there. */
   readonly #rootId: FileIdentity;
+  /** One gate for every file: dirty-page throttling slows the whole device, not one file. */
+  readonly #syncWrites = new SyncWriteGate();
   #closing: Promise<void> | undefined;
 
   private constructor(root: string, rootId: FileIdentity) {
@@ -135,7 +142,15 @@ export class FsStorage implements Storage {
       await handle.close().catch(() => undefined);
       this.#checkOpen("open");
     }
-    const file = new FsFile(handle, rel, (f) => this.#files.delete(f));
+    const fd = handle.fd;
+    const file = new FsFile(
+      handle,
+      rel,
+      (f) => this.#files.delete(f),
+      options.readOnly === true
+        ? undefined
+        : { gate: this.#syncWrites, write: (buffer, offset, length, at) => writeSync(fd, buffer, offset, length, at) },
+    );
     this.#files.add(file);
     return file;
   }
