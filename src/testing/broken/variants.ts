@@ -8,6 +8,8 @@
  * only see storage calls (paths and their order), not which line of the log made them, so some
  * variants break a little more or a little less than the bug they model: each says where.
  * Every one of them loses acknowledged data: never use one for anything but proving the suite.
+ * The compaction variants (`variantWorkload`) break the log cleaner's swap: only the compaction
+ * workload, whose logs compact, reaches them.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { crc32c, type Crc32c } from "../../format/crc32c.js";
@@ -37,7 +39,22 @@ export const BROKEN_VARIANTS = [
   "skip-crc-in-recovery",
   /** Flush ignores a failed fsync and advances the recovery point anyway. */
   "ignore-fsync-failure",
+  /** Compaction: the cleaned segment is swapped into place without its bytes ever being fsynced. */
+  "swap-before-cleaned-fsync",
+  /** Compaction: the replaced segments are removed before the renames to `.swap` are durable. */
+  "segments-deleted-before-swap-durable",
 ] as const;
+
+/** The variants that only a compacted log has: the compaction workload runs them. */
+const COMPACTION_VARIANTS: ReadonlySet<BrokenVariant> = new Set([
+  "swap-before-cleaned-fsync",
+  "segments-deleted-before-swap-durable",
+]);
+
+/** The workload that reaches the variant's bug: `"compaction"` for the cleaner's, else the caller's choice. */
+export function variantWorkload(variant: BrokenVariant | undefined): "compaction" | undefined {
+  return variant !== undefined && COMPACTION_VARIANTS.has(variant) ? "compaction" : undefined;
+}
 
 export type BrokenVariant = (typeof BROKEN_VARIANTS)[number];
 
@@ -347,6 +364,34 @@ function ignoreFsyncFailure(): Session {
   return { hook };
 }
 
+/**
+ * swap-before-cleaned-fsync. Every fsync of a `*.cleaned` file is dropped: the cleaner renames
+ * the cleaned segment to `.swap` and into place, and removes the segments it replaces, while its
+ * bytes are only in the page cache (nothing fsyncs a segment below the recovery point again).
+ * Exact: only the cleaner writes `.cleaned` files, and it fsyncs each once, before the renames.
+ */
+function swapBeforeCleanedFsync(): Session {
+  const hook: StorageHook = async (op, run) => (op.kind === "sync" && op.path.endsWith(".cleaned") ? undefined : run());
+  return { hook };
+}
+
+/**
+ * segments-deleted-before-swap-durable. The partition directory's fsync right after a rename to
+ * `<base>.log.swap` (the swap's commit point) is dropped: the replaced segments' removals that
+ * follow may reach the disk while the renames to `.swap` do not, and the next open then finds
+ * `.cleaned` files (incomplete, removed) where the records were. Exact: the cleaner is the only
+ * one that renames to `.log.swap`, and fsyncs the directory right after.
+ */
+function segmentsDeletedBeforeSwapDurable(): Session {
+  let justSwapped = false;
+  const hook: StorageHook = async (op, run) => {
+    const drop = justSwapped && op.kind === "syncDir" && isPartitionDir(op.path);
+    justSwapped = op.kind === "rename" && op.to !== undefined && op.to.endsWith(".log.swap");
+    return drop ? undefined : run();
+  };
+  return { hook };
+}
+
 /** The broken log called `variant`. */
 export function brokenLog(variant: BrokenVariant): BrokenLog {
   switch (variant) {
@@ -366,6 +411,10 @@ export function brokenLog(variant: BrokenVariant): BrokenLog {
       );
     case "ignore-fsync-failure":
       return broken(variant, ignoreFsyncFailure);
+    case "swap-before-cleaned-fsync":
+      return broken(variant, swapBeforeCleanedFsync);
+    case "segments-deleted-before-swap-durable":
+      return broken(variant, segmentsDeletedBeforeSwapDurable);
   }
 }
 
