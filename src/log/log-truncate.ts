@@ -78,7 +78,8 @@ function keptBatch(s: LogState, bytes: Uint8Array, keep: readonly DecodedRecord[
   const header = readBatchHeader(bytes);
   // Contiguous up to `offset - 1`: a cleaned gap between the last kept record and `offset` must
   // stay a gap (re-encoding would end the batch, and the log, at the last kept record).
-  const contiguous = keep.every((r, i) => r.offset === header.baseOffset + i) && header.baseOffset + keep.length === offset;
+  const contiguous =
+    keep.every((r, i) => r.offset === header.baseOffset + i) && header.baseOffset + keep.length === offset;
   if (contiguous || header.compression !== 0)
     return encodeBatch(
       keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),

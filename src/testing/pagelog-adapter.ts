@@ -155,7 +155,9 @@ export function tunedDirOptions(maxOpenFiles?: number): (context: CrashTestConte
 /** The compaction workload's log options, if the schedule drew them. */
 function compactionOf(tuning: CrashTestContext["tuning"]): LogOptions {
   const { cleanupPolicy, deleteRetentionMs } = tuning;
-  return cleanupPolicy === undefined ? {} : { cleanupPolicy, ...(deleteRetentionMs === undefined ? {} : { deleteRetentionMs }) };
+  return cleanupPolicy === undefined
+    ? {}
+    : { cleanupPolicy, ...(deleteRetentionMs === undefined ? {} : { deleteRetentionMs }) };
 }
 
 /** The adapter for one setup: every optional method of `AdapterLog`. */

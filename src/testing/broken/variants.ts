@@ -12,6 +12,7 @@
  * workload, whose logs compact, reaches them.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
+import { CLEANER_CHECKPOINT } from "../../log/compaction/cleaner-checkpoint.js";
 import { crc32c, type Crc32c } from "../../format/crc32c.js";
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -41,14 +42,14 @@ export const BROKEN_VARIANTS = [
   "ignore-fsync-failure",
   /** Compaction: the cleaned segment is swapped into place without its bytes ever being fsynced. */
   "swap-before-cleaned-fsync",
-  /** Compaction: the replaced segments are removed before the renames to `.swap` are durable. */
-  "segments-deleted-before-swap-durable",
+  /** Compaction: the new clean point's rename is not made durable before the swap that needs it. */
+  "clean-point-not-durable",
 ] as const;
 
 /** The variants that only a compacted log has: the compaction workload runs them. */
 const COMPACTION_VARIANTS: ReadonlySet<BrokenVariant> = new Set([
   "swap-before-cleaned-fsync",
-  "segments-deleted-before-swap-durable",
+  "clean-point-not-durable",
 ]);
 
 /** The workload that reaches the variant's bug: `"compaction"` for the cleaner's, else the caller's choice. */
@@ -376,17 +377,20 @@ function swapBeforeCleanedFsync(): Session {
 }
 
 /**
- * segments-deleted-before-swap-durable. The partition directory's fsync right after a rename to
- * `<base>.log.swap` (the swap's commit point) is dropped: the replaced segments' removals that
- * follow may reach the disk while the renames to `.swap` do not, and the next open then finds
- * `.cleaned` files (incomplete, removed) where the records were. Exact: the cleaner is the only
- * one that renames to `.log.swap`, and fsyncs the directory right after.
+ * clean-point-not-durable. The root directory's fsync right after `cleaner-offset-checkpoint` is
+ * renamed into place is dropped: the cleaner goes on to swap cleaned segments in (their gaps legal
+ * only below the new clean point) while the rename naming that clean point may still be lost, and
+ * an open then finds gaps above the clean point it reads. Exact: the cleaner's checkpoint write is
+ * the only rename to that name, and it fsyncs the root right after. (The other ordering bugs of a
+ * swap, such as removing the replaced segments before the renames to `.swap` are durable, cannot
+ * show on SimStorage: a power cut keeps a prefix of a directory's changes, as a journaling file
+ * system does.)
  */
-function segmentsDeletedBeforeSwapDurable(): Session {
-  let justSwapped = false;
+function cleanPointNotDurable(): Session {
+  let justRenamed = false;
   const hook: StorageHook = async (op, run) => {
-    const drop = justSwapped && op.kind === "syncDir" && isPartitionDir(op.path);
-    justSwapped = op.kind === "rename" && op.to !== undefined && op.to.endsWith(".log.swap");
+    const drop = justRenamed && op.kind === "syncDir" && op.path === "";
+    justRenamed = op.kind === "rename" && op.to === CLEANER_CHECKPOINT;
     return drop ? undefined : run();
   };
   return { hook };
@@ -413,8 +417,8 @@ export function brokenLog(variant: BrokenVariant): BrokenLog {
       return broken(variant, ignoreFsyncFailure);
     case "swap-before-cleaned-fsync":
       return broken(variant, swapBeforeCleanedFsync);
-    case "segments-deleted-before-swap-durable":
-      return broken(variant, segmentsDeletedBeforeSwapDurable);
+    case "clean-point-not-durable":
+      return broken(variant, cleanPointNotDurable);
   }
 }
 

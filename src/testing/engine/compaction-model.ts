@@ -76,12 +76,15 @@ function absences(candidate: LogState, start: number, end: number, present: Read
   const reach = Math.min(end, Math.max(0, ...c.cleanings.map((k) => k.durable)));
   /** Offset → the next offset with the same key (below `end`). */
   const next = new Map<number, number>();
+  /** Key → its offset seen last so far (scanning down), then its latest offset of [start, end). */
+  const seen = new Map<string, number>();
   const latest = new Map<string, number>();
   for (let o = end - 1; o >= start; o--) {
     const key = keyText(candidate.records[o]!);
-    const after = latest.get(key);
+    const after = seen.get(key);
     if (after !== undefined) next.set(o, after);
-    latest.set(key, o);
+    else latest.set(key, o);
+    seen.set(key, o);
   }
   for (let o = start; o < end; o++) {
     if (present.has(o) || c.gone.has(o)) continue;
@@ -89,7 +92,9 @@ function absences(candidate: LogState, start: number, end: number, present: Read
     const superseded = (next.get(o) ?? Infinity) < reach;
     if (!superseded && !(record.value === null && tombstoneMayGo(candidate, o)))
       return `offset ${o} (${keyText(record)}) is missing, and no cleaning could drop it: ${
-        record.value === null ? "a tombstone before its deleteRetentionMs" : "the latest record of its key below a cleaning's reach"
+        record.value === null
+          ? "a tombstone before its deleteRetentionMs"
+          : "the latest record of its key below a cleaning's reach"
       }`;
   }
   // A tombstone gone leaves its key with no value at all: an older one present is a deleted key back.

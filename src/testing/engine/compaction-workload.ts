@@ -53,6 +53,8 @@ export function compactionSchedule(seed: number, options: GenerateOptions = {}):
     ),
     writeback: oneOf(prng, [0, 0.05, 0.3]),
     cutAt: prng.float(),
+    // Half the schedules cut inside a cleaning: its swap is a few operations of a long workload.
+    cutInCleaning: prng.chance(0.5),
     nestedCuts: Array.from({ length: between(prng, 0, 3) }, () => between(prng, 0, 40)),
   };
 }
@@ -77,7 +79,10 @@ function step(prng: Prng, { draw, retention, faults, has }: Draws): Step {
   const w = (weight: number, extra: ExtraStep): number => (has(extra) ? weight : 0);
   const choices: Choices<Step> = [
     [8, () => ({ kind: "append", records: draw() })],
-    [w(2, "concurrentAppends"), () => ({ kind: "appendGroup", calls: Array.from({ length: between(prng, 2, 4) }, draw) })],
+    [
+      w(2, "concurrentAppends"),
+      () => ({ kind: "appendGroup", calls: Array.from({ length: between(prng, 2, 4) }, draw) }),
+    ],
     [4, () => ({ kind: "flush" })],
     [w(4, "compact"), () => ({ kind: "compact" })],
     [w(1, "truncate"), () => ({ kind: "truncate", back: between(prng, 0, 6) })],

@@ -39,6 +39,8 @@ export interface ScheduleOutcome {
   readonly trace: readonly string[];
   /** How often each decision fired (see reach.ts). */
   readonly reach: Reach;
+  /** The storage operations of each `compact` call, as [first, end) workload op counts. */
+  readonly cleaningOps: ReadonlyArray<readonly [number, number]>;
 }
 
 /** A clock that moves only when the workload says. */
@@ -87,6 +89,7 @@ export class CutRun {
   /** The op of the last injected fault (the trace names the one that fired, when it still holds it). */
   #faultOp: keyof typeof FAULT_DECISION | undefined;
   readonly #reach: ReachCounter;
+  readonly #cleaningOps: Array<readonly [number, number]> = [];
 
   constructor(adapter: CrashTestAdapter, schedule: Schedule, cutAfter: number) {
     this.#adapter = adapter;
@@ -109,7 +112,7 @@ export class CutRun {
   async run(): Promise<ScheduleOutcome> {
     await this.#openOnEmptyDisk();
     const cutInWorkload = await this.#runWorkload();
-    const workloadOps = this.#opsBefore + this.#sim.opCount - this.#opsAtStart;
+    const workloadOps = this.#workloadOps();
     if (!cutInWorkload) this.#trace.push(`workload done; POWER CUT at the end (op ${this.#sim.opCount})`);
     const recoveryCuts = await this.#recover();
     const recordsRecovered = this.#state.records.length - this.#state.start;
@@ -121,7 +124,13 @@ export class CutRun {
       workloadOps,
       trace: this.#trace,
       reach: this.#reach.reach,
+      cleaningOps: this.#cleaningOps,
     };
+  }
+
+  /** Storage operations the workload has run so far, across its reboots. */
+  #workloadOps(): number {
+    return this.#opsBefore + this.#sim.opCount - this.#opsAtStart;
   }
 
   get #current(): AdapterLog {
@@ -361,7 +370,9 @@ export class CutRun {
     const cleaning = { at: this.#clock.t, durable: this.#claimed(state.durable, state.records.length) };
     this.#state = { ...state, compaction: { ...c, cleanings: [...c.cleanings, cleaning] } };
     this.#inFlight = this.#state;
+    const from = this.#workloadOps();
     await this.#current.compact!();
+    this.#cleaningOps.push([from, this.#workloadOps()]);
     const checked = await this.#check(undefined, "after compact");
     this.#reach.add("records-cleaned", checked.compaction!.gone.size - c.gone.size);
     this.#state = { ...checked, durable: this.#claimed(state.durable, checked.records.length) };

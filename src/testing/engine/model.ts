@@ -124,7 +124,12 @@ function show(r: Partial<CrashRecordRead>): string {
 }
 
 /** Undefined if the found record is the model's; else what differs. */
-export function differs(got: Found["records"][number], want: ModelRecord, offset: number, rich: boolean): string | undefined {
+export function differs(
+  got: Found["records"][number],
+  want: ModelRecord,
+  offset: number,
+  rich: boolean,
+): string | undefined {
   const wanted = rich ? show({ ...want, offset }) : show({ value: want.value });
   if (!sameBytes(got.value, want.value)) return `offset ${offset}: got ${show(got)}, want ${wanted}`;
   if (!rich) return undefined;
@@ -188,7 +193,8 @@ export function checkContents(
   const end = rules === undefined ? found.start + found.records.length : foundEnd(found);
   const explain: string[] = [];
   for (const candidate of inFlight === undefined ? [state] : [state, inFlight]) {
-    const problem = rules === undefined ? comparePrefix(found, candidate, state) : rules.compare(found, candidate, state);
+    const problem =
+      rules === undefined ? comparePrefix(found, candidate, state) : rules.compare(found, candidate, state);
     if (problem === undefined) {
       trace.push(`${when}: ok, [${found.start}, ${end}) (durable was ${candidate.durable})`);
       if (rules !== undefined) return rules.adopt(found, candidate);

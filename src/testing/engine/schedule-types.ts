@@ -51,6 +51,11 @@ export interface Schedule {
    * run with the same seed counts them): 0 cuts before the first, 0.999 just before the last.
    */
   readonly cutAt: number;
+  /**
+   * The compaction workload: `cutAt` counts only the operations of the `compact` calls (the dry
+   * run finds them), so that the cut falls inside a cleaning and its swap.
+   */
+  readonly cutInCleaning?: boolean;
   /** Further cuts inside the reopen's own recovery, by operation count, one per level. */
   readonly nestedCuts: readonly number[];
   /**

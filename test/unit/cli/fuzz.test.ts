@@ -64,7 +64,7 @@ describe("pagelog fuzz", () => {
     expect(again.code).toBe(1);
     const bad = await cli(["fuzz", "--runs", "1", "--workload", "vintage"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--workload must be swarm or classic, got 'vintage'/);
+    expect(bad.stderr).toMatch(/--workload must be swarm, classic or compaction, got 'vintage'/);
   });
 
   it("fuzz --replay: runs one schedule by its seed and prints its trace", async () => {
