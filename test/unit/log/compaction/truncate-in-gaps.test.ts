@@ -32,7 +32,7 @@ async function build(
   calls: Array<Array<ReturnType<typeof r>>>,
   rollBefore: number[],
 ): Promise<{ dir: LogDir; log: Log }> {
-  const dir = await LogDir.open(sim, options as never);
+  const dir = await LogDir.open(sim, options);
   const log = await dir.log("p-0");
   for (const [i, call] of calls.entries()) {
     if (rollBefore.includes(i)) clock.t += 1000; // past segmentMs: the append rolls
@@ -73,9 +73,9 @@ describe("truncateTo in a compacted log's gaps", () => {
     expect(await offsets(log)).toEqual([0, 1, 4]);
     const bases = log.segmentBaseOffsets;
     await dir.close();
-    const reopened = await (await LogDir.open(sim, options as never)).log("p-0");
+    const reopened = await (await LogDir.open(sim, options)).log("p-0");
     expect([reopened.endOffset, await offsets(reopened), reopened.segmentBaseOffsets]).toEqual([5, [0, 1, 4], bases]);
-    const afterCrash = await (await LogDir.open(sim.crash(), options as never)).log("p-0");
+    const afterCrash = await (await LogDir.open(sim.crash(), options)).log("p-0");
     expect([afterCrash.endOffset, await offsets(afterCrash)]).toEqual([5, [0, 1, 4]]);
   });
 });
