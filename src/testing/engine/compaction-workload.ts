@@ -11,7 +11,7 @@
 import { Prng } from "../../storage/sim/prng.js";
 import type { ExtraStep, LogTuning } from "./adapter.js";
 import type { GenerateOptions, RecordShape, Schedule, Step } from "./schedule-types.js";
-import { between, type Choices, oneOf, pick, record } from "./workload-draws.js";
+import { between, type Choices, faultStep, oneOf, pick, record, sectorSizeFor } from "./workload-draws.js";
 
 /** `deleteRetentionMs` values: 0 (a tombstone goes at the second cleaning that reaches it) and short ones. */
 const RETENTIONS = [0, 400, 2000] as const;
@@ -42,15 +42,13 @@ export function compactionSchedule(seed: number, options: GenerateOptions = {}):
     cleanupPolicy: oneOf(prng, ["compact", "compact", "compact,delete"] as const),
     deleteRetentionMs: retention,
   };
+  const sectorSize = sectorSizeFor(prng, pageSize);
   return {
     seed: simSeed,
     steps,
     tuning,
     pageSize,
-    sectorSize: oneOf(
-      prng,
-      [16, 64, 512].filter((s) => s <= pageSize),
-    ),
+    sectorSize,
     writeback: oneOf(prng, [0, 0.05, 0.3]),
     cutAt: prng.float(),
     // Half the schedules cut inside a cleaning: its swap is a few operations of a long workload.
@@ -94,14 +92,7 @@ function step(prng: Prng, { draw, retention, faults, has }: Draws): Step {
     // Past deleteRetentionMs: the next cleaning may drop the tombstones an earlier one reached.
     [1.5, () => ({ kind: "clock", ms: retention + between(prng, 1, 6000) })],
     [2, () => ({ kind: "writeback", pages: between(prng, 1, 6) })],
-    [
-      faults ? w(1, "faults") : 0,
-      () => ({
-        kind: "fault",
-        op: oneOf(prng, ["sync", "sync", "write", "syncDir"] as const),
-        code: oneOf(prng, ["EIO", "ENOSPC"] as const),
-      }),
-    ],
+    [faults ? w(1, "faults") : 0, () => faultStep(prng)],
   ];
   return pick(prng, choices);
 }
