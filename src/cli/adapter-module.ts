@@ -87,6 +87,7 @@ const ASYNC_METHODS = [
   "truncateTo",
   "deleteBefore",
   "checkpoint",
+  "compact",
   "selfCheck",
 ] as const;
 

@@ -6,7 +6,7 @@
  */
 import type { CrashTestAdapter } from "../testing/engine/adapter.js";
 import type { Workload } from "../testing/engine/schedule.js";
-import { BROKEN_VARIANTS, isBrokenVariant } from "../testing/broken/variants.js";
+import { BROKEN_VARIANTS, isBrokenVariant, variantWorkload } from "../testing/broken/variants.js";
 import { formatReach } from "../testing/engine/reach.js";
 import { runSchedule } from "../testing/engine/run-schedule.js";
 import { LOG_DECISIONS } from "../testing/pagelog-adapter.js";
@@ -55,8 +55,10 @@ Options:
   --policies PATH   run the log on the course policies the module at PATH exports
   --adapter PATH    fuzz the crashTest adapter that the module at PATH exports
   --max-ops N       at most N steps per workload (default 30)
-  --workload W      swarm (default: each seed draws a focus) or classic (the first engine's
-                    one mix, which older schedule seeds were printed with)
+  --workload W      swarm (default: each seed draws a focus), classic (the first engine's
+                    one mix, which older schedule seeds were printed with) or compaction (a
+                    compacted log: compact steps, repeated keys, tombstones; the default of a
+                    compaction --broken variant)
   --runs N          schedules to run (default 2000 unless --minutes is given)
   --minutes M       run for M minutes instead
   --seed S          seed of the run (default: random, printed)
@@ -110,9 +112,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError("give --policies or --broken, not both (a broken variant runs pagelog's own policies)");
   if (values.steps !== undefined && values.replay === undefined)
     throw new UsageError("--steps goes with --replay (it picks steps of that one schedule)");
-  const workload = values.workload;
-  if (workload !== undefined && workload !== "swarm" && workload !== "classic")
-    throw new UsageError(`--workload must be swarm or classic, got '${workload}'`);
+  const given = values.workload;
+  if (given !== undefined && given !== "swarm" && given !== "classic" && given !== "compaction")
+    throw new UsageError(`--workload must be swarm, classic or compaction, got '${given}'`);
+  // A compaction variant's bug is only reached by the compaction workload: its default.
+  const workload = given ?? variantWorkload(broken);
   const timeoutMs = 1000 * secondsOption(values.timeout, ADAPTER_TIMEOUT_S);
   const policiesPath = values.policies;
   const policies = policiesPath === undefined ? undefined : await loadPolicies(policiesPath);

@@ -8,6 +8,7 @@ import { decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader } from ".
 import { filterBatch } from "../format/filter-batch.js";
 import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
+import { segmentBatches } from "./compaction/cleaner-scan.js";
 import { batchSize } from "./log-arguments.js";
 import { deleteFrom } from "./segment-files.js";
 import { flushLog, keepsLogOpen, type LogState } from "./log-state.js";
@@ -43,7 +44,11 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   }
   if (straddling.length > 0) {
     const batch = keptBatch(s, holding!.bytes, straddling, offset);
-    await replaceStraddlingBatch(s, index, holding!.firstOffset, batch, startedAt);
+    // A cleaned gap before the batch: the replacement starts where the batches before it end,
+    // with an empty batch over the gap, so that the segment cut there and it continue each other.
+    const from = await batchesEndBefore(s, segment, holding!.firstOffset);
+    const bytes = from === holding!.firstOffset ? batch : concat(emptyBatchUpTo(s, from, holding!.firstOffset), batch);
+    await replaceStraddlingBatch(s, index, from, bytes, startedAt);
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
@@ -71,7 +76,10 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
  */
 function keptBatch(s: LogState, bytes: Uint8Array, keep: readonly DecodedRecord[], offset: number): Uint8Array {
   const header = readBatchHeader(bytes);
-  const contiguous = keep.every((r, i) => r.offset === header.baseOffset + i);
+  // Contiguous up to `offset - 1`: a cleaned gap between the last kept record and `offset` must
+  // stay a gap (re-encoding would end the batch, and the log, at the last kept record).
+  const contiguous =
+    keep.every((r, i) => r.offset === header.baseOffset + i) && header.baseOffset + keep.length === offset;
   if (contiguous || header.compression !== 0)
     return encodeBatch(
       keep.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
@@ -90,6 +98,28 @@ function keptBatch(s: LogState, bytes: Uint8Array, keep: readonly DecodedRecord[
 function emptyBatchUpTo(s: LogState, from: number, to: number): Uint8Array {
   const one = encodeBatch([{ key: null, value: null }], { baseOffset: from, timestamp: 0 });
   return filterBatch(one, [false], [0], s.options.crc32c, to - 1 - from);
+}
+
+/**
+ * Where the batches of `segment` before the one at `base` end (one past the last offset of the
+ * previous batch): `base` itself unless a cleaning dropped the batches just before it, which only
+ * happens below the clean point (no scan elsewhere).
+ */
+async function batchesEndBefore(s: LogState, segment: Segment, base: number): Promise<number> {
+  if (base === segment.baseOffset || base > s.offsetGaps.below) return base;
+  let end = segment.baseOffset;
+  for await (const batch of segmentBatches(segment, s.segmentOptions)) {
+    if (batch.header.baseOffset >= base) break;
+    end = batch.header.baseOffset + batch.header.lastOffsetDelta + 1;
+  }
+  return end;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Forgets (for flushing) the segments after `index`, which the caller is about to delete. */

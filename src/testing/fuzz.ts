@@ -4,7 +4,7 @@
  * adapter (`pagelog fuzz --adapter`). A schedule's seed is all it takes to replay it:
  * `npx pagelog fuzz --replay <seed>`.
  */
-import { brokenAdapter, type BrokenVariant } from "./broken/variants.js";
+import { brokenAdapter, type BrokenVariant, variantWorkload } from "./broken/variants.js";
 import type { CrashTestAdapter, ExtraStep } from "./engine/adapter.js";
 import { type CrashTestProgress, type RunReport, runSchedules } from "./engine/run-loop.js";
 import { runSchedule, type ScheduleOutcome } from "./engine/run-schedule.js";
@@ -26,7 +26,7 @@ export interface FuzzOptions {
   readonly minutes?: number;
   /** At most this many steps per workload. @defaultValue 30 */
   readonly maxOps?: number;
-  /** The workload generator (`--workload`). @defaultValue "swarm" */
+  /** The workload generator (`--workload`). @defaultValue "swarm" ("compaction" for a compaction broken variant) */
   readonly workload?: Workload;
   /** Stop at the first violation. @defaultValue true */
   readonly failFast?: boolean;
@@ -113,18 +113,21 @@ export async function replay(
   } = {},
 ): Promise<ScheduleOutcome> {
   const adapter = fuzzedLog(brokenVariant, options.maxOpenFiles, options.policies);
-  const schedule = scheduleFor(adapter, seed, options.maxOps, options.workload);
+  const schedule = scheduleFor(adapter, seed, options.maxOps, options.workload ?? variantWorkload(brokenVariant));
   return runSchedule(adapter, options.steps === undefined ? schedule : withSteps(schedule, options.steps));
 }
 
 /** `pagelog fuzz`: pagelog's log (or a broken variant), schedule after schedule. */
 export async function fuzz(options: PagelogFuzzOptions): Promise<RunReport> {
   const maxOps = options.maxOps ?? 30;
+  // A compaction variant's bug is only reached by the compaction workload: its default.
+  const workload = options.workload ?? variantWorkload(options.brokenVariant);
   return runSchedules(fuzzedLog(options.brokenVariant, options.maxOpenFiles, options.policies), {
     ...options,
     maxOps,
+    workload,
     failFast: options.failFast ?? true,
-    replay: (seed) => replayCommand(seed, { brokenVariant: options.brokenVariant, maxOps, workload: options.workload }),
+    replay: (seed) => replayCommand(seed, { brokenVariant: options.brokenVariant, maxOps, workload }),
   });
 }
 

@@ -7,6 +7,7 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log, LogRecovery } from "../log/log.js";
+import { compacts } from "../log/compaction/cleanup-policy.js";
 import { type LogOptions, resolveLogOptions } from "../log/log-options.js";
 import { type Present, resolveOptions } from "../options.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../segment/segment-names.js";
@@ -25,7 +26,14 @@ import type {
 const PARTITION = "crash-0";
 
 /** pagelog takes every extra step. */
-const ALL_STEPS: readonly ExtraStep[] = ["concurrentAppends", "truncate", "deleteBefore", "checkpoint", "faults"];
+const ALL_STEPS: readonly ExtraStep[] = [
+  "concurrentAppends",
+  "truncate",
+  "deleteBefore",
+  "checkpoint",
+  "compact",
+  "faults",
+];
 
 /** The files of one segment. */
 const SEGMENT_SUFFIXES = [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX] as const;
@@ -44,15 +52,17 @@ export const LOG_DECISIONS: Readonly<Record<string, string>> = {
   "tmp-removed": "a leftover .tmp removed (a replacement batch never renamed in)",
   "orphan-index-removed": "an orphaned index removed (a segment deletion cut short)",
   "started-over": "the log started over, empty, at its checkpointed start",
+  "swap-completed": "an interrupted compaction's swap finished (a compacted log only)",
 };
 
 /**
- * The decisions one open made, from the log's own recovery report. Not among them: an index
+ * The decisions one open made, from the log's own recovery report (`compacted`: the log's policy
+ * compacts, so a swap is a decision it can make). Not among them: an index
  * below the recovery point that fails its sanity check and is rebuilt. No power cut makes one
  * (those indexes were fsynced before the recovery point passed them), so the crash workloads
  * never reach it; the corruption sweep (test/integration/corruption-sweep.test.ts) does.
  */
-export function recoveryDecisions(r: LogRecovery): Record<string, number> {
+export function recoveryDecisions(r: LogRecovery, compacted = false): Record<string, number> {
   const removed = (suffix: RegExp): number => r.leftoversRemoved.filter((name) => suffix.test(name)).length;
   return {
     "clean-open": r.clean ? 1 : 0,
@@ -64,6 +74,7 @@ export function recoveryDecisions(r: LogRecovery): Record<string, number> {
     "tmp-removed": removed(/\.tmp$/),
     "orphan-index-removed": removed(/\.(index|timeindex)$/),
     "started-over": r.startedOver ? 1 : 0,
+    ...(compacted ? { "swap-completed": r.swapsCompleted } : {}),
   };
 }
 
@@ -101,7 +112,8 @@ export function pagelogAdapter(
   return adapterFor({
     name: `pagelog(${JSON.stringify(options)}${bound === undefined ? "" : `, maxOpenFiles ${bound}`})`,
     dirOptions: (context) => ({
-      log: { clock: context.clock, ...logOptions },
+      // The compaction workload's policy, unless the options say otherwise.
+      log: { clock: context.clock, ...compactionOf(context.tuning), ...logOptions },
       ...(bound === undefined ? {} : { maxOpenFiles: bound }),
     }),
   });
@@ -140,6 +152,14 @@ export function tunedDirOptions(maxOpenFiles?: number): (context: CrashTestConte
   };
 }
 
+/** The compaction workload's log options, if the schedule drew them. */
+function compactionOf(tuning: CrashTestContext["tuning"]): LogOptions {
+  const { cleanupPolicy, deleteRetentionMs } = tuning;
+  return cleanupPolicy === undefined
+    ? {}
+    : { cleanupPolicy, ...(deleteRetentionMs === undefined ? {} : { deleteRetentionMs }) };
+}
+
 /** The adapter for one setup: every optional method of `AdapterLog`. */
 export function adapterFor(setup: PagelogAdapterSetup): CrashTestAdapter {
   return {
@@ -163,21 +183,17 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
     await session?.settle();
     return result;
   };
-  const readRecords = async (): Promise<{ start: number; records: CrashRecordRead[] }> => {
+  const compacted = compacts(log.options.cleanupPolicy);
+  const readRecords = async (): Promise<{ start: number; records: CrashRecordRead[]; end: number }> => {
     const start = log.startOffset;
     const records: CrashRecordRead[] = [];
     for await (const r of log.records({ from: start })) {
-      records.push({
-        offset: r.offset,
-        key: r.key,
-        value: r.value ?? new Uint8Array(0),
-        headers: r.headers,
-        timestamp: r.timestamp,
-      });
+      records.push({ offset: r.offset, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp });
     }
-    if (records.length !== log.endOffset - start)
+    // Only a compacted log may have gaps (the engine checks that each was the cleaner's).
+    if (!compacted && records.length !== log.endOffset - start)
       throw new Error(`read ${records.length} records but [start, end) is [${start}, ${log.endOffset})`);
-    return { start, records };
+    return { start, records, end: log.endOffset };
   };
   return {
     append: async (values) => void (await call(log.append(values.map((value) => ({ value }))))),
@@ -194,7 +210,7 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
       ),
     flush: () => call(log.flush()),
     close: () => dir.close(),
-    readAll: async () => (await readRecords()).records.map((r) => r.value),
+    readAll: async () => (await readRecords()).records.map((r) => r.value ?? new Uint8Array(0)),
     readRecords,
     truncateTo: async (offset) => {
       await call(log.truncateTo(offset));
@@ -202,8 +218,9 @@ function openedLog(dir: LogDir, log: Log, session: OpenSession | undefined): Ada
     },
     deleteBefore: async (offset) => void (await call(log.deleteRecordsBefore(offset))),
     checkpoint: () => call(dir.checkpoint()),
+    compact: async () => void (await call(log.compact())),
     durableEnd: () => log.recoveryPoint,
-    recoveryDecisions: () => recoveryDecisions(log.recovery),
+    recoveryDecisions: () => recoveryDecisions(log.recovery, compacted),
     recoveredFiles: () => segmentFiles(log),
     selfCheck: (moment) => selfCheck(log, moment),
   };
@@ -223,6 +240,8 @@ function segmentFiles(log: Log): string[] {
 /** pagelog's own claims at each moment the engine names. */
 async function selfCheck(log: Log, moment: SelfCheckMoment): Promise<void> {
   switch (moment.kind) {
+    case "compacted":
+      return checkIndexTruth(log);
     case "flushed":
       if (log.recoveryPoint !== log.endOffset)
         throw new Error(`flush resolved but recoveryPoint ${log.recoveryPoint} != end ${log.endOffset}`);

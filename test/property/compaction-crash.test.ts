@@ -8,6 +8,10 @@
  * variant (the cleaned files' fsyncs swallowed: the swap is renamed into place before its bytes
  * are durable) must be caught.
  * Seeded from test/support/seed.ts: a failure prints the seed and the replay command.
+ *
+ * The crash engine's compaction workload (compaction-engine.test.ts) checks the same rules over
+ * random workloads with random cuts; this one is kept for what those rarely hit: a cut at every
+ * single operation of a cleaning (its swap window included), and `read` inside the gaps.
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isPagelogError } from "../../src/errors.js";

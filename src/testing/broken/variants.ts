@@ -8,8 +8,11 @@
  * only see storage calls (paths and their order), not which line of the log made them, so some
  * variants break a little more or a little less than the bug they model: each says where.
  * Every one of them loses acknowledged data: never use one for anything but proving the suite.
+ * The compaction variants (`variantWorkload`) break the log cleaner's swap: only the compaction
+ * workload, whose logs compact, reaches them.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
+import { CLEANER_CHECKPOINT } from "../../log/compaction/cleaner-checkpoint.js";
 import { crc32c, type Crc32c } from "../../format/crc32c.js";
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -37,7 +40,22 @@ export const BROKEN_VARIANTS = [
   "skip-crc-in-recovery",
   /** Flush ignores a failed fsync and advances the recovery point anyway. */
   "ignore-fsync-failure",
+  /** Compaction: the cleaned segment is swapped into place without its bytes ever being fsynced. */
+  "swap-before-cleaned-fsync",
+  /** Compaction: the new clean point's rename is not made durable before the swap that needs it. */
+  "clean-point-not-durable",
 ] as const;
+
+/** The variants that only a compacted log has: the compaction workload runs them. */
+const COMPACTION_VARIANTS: ReadonlySet<BrokenVariant> = new Set([
+  "swap-before-cleaned-fsync",
+  "clean-point-not-durable",
+]);
+
+/** The workload that reaches the variant's bug: `"compaction"` for the cleaner's, else the caller's choice. */
+export function variantWorkload(variant: BrokenVariant | undefined): "compaction" | undefined {
+  return variant !== undefined && COMPACTION_VARIANTS.has(variant) ? "compaction" : undefined;
+}
 
 export type BrokenVariant = (typeof BROKEN_VARIANTS)[number];
 
@@ -347,6 +365,37 @@ function ignoreFsyncFailure(): Session {
   return { hook };
 }
 
+/**
+ * swap-before-cleaned-fsync. Every fsync of a `*.cleaned` file is dropped: the cleaner renames
+ * the cleaned segment to `.swap` and into place, and removes the segments it replaces, while its
+ * bytes are only in the page cache (nothing fsyncs a segment below the recovery point again).
+ * Exact: only the cleaner writes `.cleaned` files, and it fsyncs each once, before the renames.
+ */
+function swapBeforeCleanedFsync(): Session {
+  const hook: StorageHook = async (op, run) => (op.kind === "sync" && op.path.endsWith(".cleaned") ? undefined : run());
+  return { hook };
+}
+
+/**
+ * clean-point-not-durable. The root directory's fsync right after `cleaner-offset-checkpoint` is
+ * renamed into place is dropped: the cleaner goes on to swap cleaned segments in (their gaps legal
+ * only below the new clean point) while the rename naming that clean point may still be lost, and
+ * an open then finds gaps above the clean point it reads. Exact: the cleaner's checkpoint write is
+ * the only rename to that name, and it fsyncs the root right after. (The other ordering bugs of a
+ * swap, such as removing the replaced segments before the renames to `.swap` are durable, cannot
+ * show on SimStorage: a power cut keeps a prefix of a directory's changes, as a journaling file
+ * system does.)
+ */
+function cleanPointNotDurable(): Session {
+  let justRenamed = false;
+  const hook: StorageHook = async (op, run) => {
+    const drop = justRenamed && op.kind === "syncDir" && op.path === "";
+    justRenamed = op.kind === "rename" && op.to === CLEANER_CHECKPOINT;
+    return drop ? undefined : run();
+  };
+  return { hook };
+}
+
 /** The broken log called `variant`. */
 export function brokenLog(variant: BrokenVariant): BrokenLog {
   switch (variant) {
@@ -366,6 +415,10 @@ export function brokenLog(variant: BrokenVariant): BrokenLog {
       );
     case "ignore-fsync-failure":
       return broken(variant, ignoreFsyncFailure);
+    case "swap-before-cleaned-fsync":
+      return broken(variant, swapBeforeCleanedFsync);
+    case "clean-point-not-durable":
+      return broken(variant, cleanPointNotDurable);
   }
 }
 

@@ -12,8 +12,8 @@ import type { Storage } from "../../storage/storage.js";
 export interface CrashRecord {
   /** The record's key, or null. */
   readonly key: Uint8Array | null;
-  /** The record's value. */
-  readonly value: Uint8Array;
+  /** The record's value; null only in compaction workloads (a tombstone: the key's deletion). */
+  readonly value: Uint8Array | null;
   /** The record's headers, in order. */
   readonly headers: ReadonlyArray<{ readonly key: string; readonly value: Uint8Array | null }>;
   /** Milliseconds. Absent on append: the log stamps the record with its clock's time. */
@@ -36,11 +36,13 @@ export type SelfCheckMoment =
   | { readonly kind: "recovered" }
   /** The log was reopened after a clean close and its contents checked. */
   | { readonly kind: "reopened" }
+  /** `compact()` resolved and the cleaned log's contents were checked. */
+  | { readonly kind: "compacted" }
   /** A call met an injected I/O fault and rejected with `error`; `call` names it. */
   | { readonly kind: "callFailed"; readonly call: FailedCall; readonly error: unknown };
 
 /** The call that met an injected fault (`reopen`: a close and open, or the open after a crash). */
-export type FailedCall = "append" | "flush" | "truncate" | "deleteBefore" | "checkpoint" | "reopen";
+export type FailedCall = "append" | "flush" | "truncate" | "deleteBefore" | "checkpoint" | "compact" | "reopen";
 
 /** A log under test, as the adapter opened it over one `Storage`. */
 export interface AdapterLog {
@@ -58,12 +60,26 @@ export interface AdapterLog {
    * values, and may resolve with the first record's offset (checked against the model).
    */
   appendRecords?(records: readonly CrashRecord[]): Promise<{ readonly baseOffset: number } | void>;
-  /** Optional, with `appendRecords`: the log's first offset and every record from it, oldest first. */
-  readRecords?(): Promise<{ readonly start: number; readonly records: readonly CrashRecordRead[] }>;
+  /**
+   * Optional, with `appendRecords`: the log's first offset and every record from it, oldest first,
+   * and its end (the offset the next append gets), which a compacted log's gaps leave past its
+   * last record. Without `end`, the end is taken to be `start` plus the records' count.
+   */
+  readRecords?(): Promise<{
+    readonly start: number;
+    readonly records: readonly CrashRecordRead[];
+    readonly end?: number;
+  }>;
   /** Optional (needs `readRecords`): drops every record at `offset` and after. */
   truncateTo?(offset: number): Promise<void>;
   /** Optional (needs `readRecords`): moves the log's start up to `offset` (records below go). */
   deleteBefore?(offset: number): Promise<void>;
+  /**
+   * Optional (needs `readRecords`): runs the log cleaner now, as Kafka's `cleanup.policy=compact`:
+   * for every key the latest record stays, and tombstones go once `deleteRetentionMs` is over.
+   * Durable when it resolves.
+   */
+  compact?(): Promise<void>;
   /** Optional: writes whatever the log checkpoints (it changes no contents). */
   checkpoint?(): Promise<void>;
   /**
@@ -109,6 +125,10 @@ export interface LogTuning {
   readonly segmentMs: number;
   /** -1: checkpoint only when asked and at close. */
   readonly checkpointIntervalMs: number;
+  /** `LogOptions.cleanupPolicy`: set only by the compaction workload (absent: the log's default, "delete"). */
+  readonly cleanupPolicy?: "compact" | "compact,delete";
+  /** `LogOptions.deleteRetentionMs` (Kafka's `delete.retention.ms`): set with `cleanupPolicy`. */
+  readonly deleteRetentionMs?: number;
 }
 
 /** What the engine hands `open` besides the storage. */
@@ -134,6 +154,8 @@ export type ExtraStep =
   | "deleteBefore"
   /** `checkpoint` (the log implements it). */
   | "checkpoint"
+  /** `compact` (the log implements it; only the compaction workload draws it). */
+  | "compact"
   /** Injected `EIO` / `ENOSPC` on a sync, write or directory sync: the call that meets it must reject. */
   | "faults";
 

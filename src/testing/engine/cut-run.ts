@@ -9,9 +9,11 @@ import { SimStorage, type TraceEvent } from "../../storage/sim-storage.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestContext, FailedCall, SelfCheckMoment } from "./adapter.js";
 import { recoverThroughNestedCuts } from "./cuts.js";
 import { errorReport, policyFailure } from "./error-report.js";
+import { COMPACTION_RULES, truncatedCompaction } from "./compaction-model.js";
 import {
   checkContents,
   describeValue,
+  emptyState,
   type LogState,
   makeRecord,
   type ModelRecord,
@@ -37,6 +39,8 @@ export interface ScheduleOutcome {
   readonly trace: readonly string[];
   /** How often each decision fired (see reach.ts). */
   readonly reach: Reach;
+  /** The storage operations of each `compact` call, as [first, end) workload op counts. */
+  readonly cleaningOps: ReadonlyArray<readonly [number, number]>;
 }
 
 /** A clock that moves only when the workload says. */
@@ -53,6 +57,7 @@ const CALL_OF: Record<Step["kind"], FailedCall> = {
   truncate: "truncate",
   deleteBefore: "deleteBefore",
   checkpoint: "checkpoint",
+  compact: "compact",
   reopen: "reopen",
   crash: "reopen",
   fault: "reopen",
@@ -72,7 +77,7 @@ export class CutRun {
   /** Records made so far: each gets a unique value. */
   #seq = 0;
   /** The model: what the log must hold now. */
-  #state: LogState = { records: [], start: 0, durable: 0 };
+  #state: LogState;
   /** What the log may hold if the call running now is cut short. */
   #inFlight: LogState | undefined;
   /** The storage operations before the most recent power cut, for a report. */
@@ -84,13 +89,16 @@ export class CutRun {
   /** The op of the last injected fault (the trace names the one that fired, when it still holds it). */
   #faultOp: keyof typeof FAULT_DECISION | undefined;
   readonly #reach: ReachCounter;
+  readonly #cleaningOps: Array<readonly [number, number]> = [];
 
   constructor(adapter: CrashTestAdapter, schedule: Schedule, cutAfter: number) {
     this.#adapter = adapter;
     this.#schedule = schedule;
     this.#cutAfter = cutAfter;
     this.#context = { clock: this.#clock, tuning: schedule.tuning };
+    this.#state = emptyState(schedule.tuning);
     this.#reach = new ReachCounter((adapter.extraSteps ?? []).includes("faults"));
+    if (this.#state.compaction !== undefined) this.#reach.add("records-cleaned", 0);
     this.#sim = new SimStorage({
       seed: schedule.seed,
       pageSize: schedule.pageSize,
@@ -104,7 +112,7 @@ export class CutRun {
   async run(): Promise<ScheduleOutcome> {
     await this.#openOnEmptyDisk();
     const cutInWorkload = await this.#runWorkload();
-    const workloadOps = this.#opsBefore + this.#sim.opCount - this.#opsAtStart;
+    const workloadOps = this.#workloadOps();
     if (!cutInWorkload) this.#trace.push(`workload done; POWER CUT at the end (op ${this.#sim.opCount})`);
     const recoveryCuts = await this.#recover();
     const recordsRecovered = this.#state.records.length - this.#state.start;
@@ -116,7 +124,13 @@ export class CutRun {
       workloadOps,
       trace: this.#trace,
       reach: this.#reach.reach,
+      cleaningOps: this.#cleaningOps,
     };
+  }
+
+  /** Storage operations the workload has run so far, across its reboots. */
+  #workloadOps(): number {
+    return this.#opsBefore + this.#sim.opCount - this.#opsAtStart;
   }
 
   get #current(): AdapterLog {
@@ -149,7 +163,8 @@ export class CutRun {
   }
 
   async #check(pending: LogState | undefined, when: string): Promise<LogState> {
-    return checkContents(await readLog(this.#current), this.#state, pending, this.#trace, when);
+    const rules = this.#state.compaction === undefined ? undefined : COMPACTION_RULES;
+    return checkContents(await readLog(this.#current), this.#state, pending, this.#trace, when, rules);
   }
 
   /** Opens the log; what a reopen decided counts (`counted`: not the first open, on an empty disk). */
@@ -274,6 +289,8 @@ export class CutRun {
       case "checkpoint":
         await this.#current.checkpoint!();
         break;
+      case "compact":
+        return this.#compact();
       case "reopen":
         return this.#cleanReopen();
       case "crash":
@@ -302,7 +319,7 @@ export class CutRun {
     const one = async (records: readonly ModelRecord[]): Promise<number | undefined> => {
       const log = this.#current;
       if (typeof log.appendRecords === "function") return (await log.appendRecords(records.map(toInput)))?.baseOffset;
-      await log.append(records.map((r) => r.value));
+      await log.append(records.map((r) => r.value ?? new Uint8Array(0))); // tombstones need appendRecords
       return undefined;
     };
     const bases = await Promise.all(calls.map(one));
@@ -336,7 +353,30 @@ export class CutRun {
       ...state,
       records: state.records.slice(0, to),
       durable: this.#claimed(Math.min(state.durable, to), to),
+      ...(state.compaction === undefined ? {} : { compaction: truncatedCompaction(state.compaction, to) }),
     };
+  }
+
+  /**
+   * Runs the cleaner (a compacted log's `compact` step), then checks that the log is a valid
+   * compaction: from here on, what it dropped must never come back (it is durable when the call
+   * resolves).
+   */
+  async #compact(): Promise<void> {
+    const state = this.#state;
+    const c = state.compaction;
+    if (c === undefined) throw new Error("a compact step needs a schedule with a compacting cleanupPolicy");
+    // The cleaner reaches up to the recovery point: the durable point bounds it.
+    const cleaning = { at: this.#clock.t, durable: this.#claimed(state.durable, state.records.length) };
+    this.#state = { ...state, compaction: { ...c, cleanings: [...c.cleanings, cleaning] } };
+    this.#inFlight = this.#state;
+    const from = this.#workloadOps();
+    await this.#current.compact!();
+    this.#cleaningOps.push([from, this.#workloadOps()]);
+    const checked = await this.#check(undefined, "after compact");
+    this.#reach.add("records-cleaned", checked.compaction!.gone.size - c.gone.size);
+    this.#state = { ...checked, durable: this.#claimed(state.durable, checked.records.length) };
+    await this.#selfCheck(this.#current, { kind: "compacted" }, "after compact");
   }
 
   async #deleteBefore(forward: number): Promise<void> {

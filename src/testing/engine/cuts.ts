@@ -17,15 +17,16 @@ export interface CutOutcome {
 /**
  * Runs the workload with the cut at its very end — a schedule in its own right, which also
  * counts the workload's storage operations — then the same seed again, cut after
- * `floor(cutAt × ops)` operations. Resolves with the second run, its power cuts and reach summed
- * with the dry run's.
+ * `floor(cutAt × ops)` operations (or where `place` puts it, given the dry run). Resolves with the
+ * second run, its power cuts and reach summed with the dry run's.
  */
 export async function cutWhereSeeded<O extends CutOutcome>(
   cutAt: number,
   runCut: (cutAfter: number) => Promise<O>,
+  place?: (atEnd: O) => number | undefined,
 ): Promise<O> {
   const atEnd = await runCut(Number.MAX_SAFE_INTEGER);
-  const cut = await runCut(Math.floor(cutAt * atEnd.workloadOps));
+  const cut = await runCut(place?.(atEnd) ?? Math.floor(cutAt * atEnd.workloadOps));
   return { ...cut, powerCuts: cut.powerCuts + atEnd.powerCuts, reach: sumReach(atEnd.reach, cut.reach) };
 }
 
@@ -79,4 +80,18 @@ export async function recoverThroughNestedCuts<L>(
     }
   }
   throw new Error("unreachable: the last level has no cut");
+}
+
+/**
+ * The operation `cutAt` falls on when only the operations inside `ranges` count (one after
+ * another), or undefined if they hold none.
+ */
+export function cutInside(cutAt: number, ranges: ReadonlyArray<readonly [number, number]>): number | undefined {
+  const total = ranges.reduce((sum, [from, to]) => sum + (to - from), 0);
+  let at = Math.floor(cutAt * total);
+  for (const [from, to] of ranges) {
+    if (at < to - from) return from + at;
+    at -= to - from;
+  }
+  return undefined;
 }

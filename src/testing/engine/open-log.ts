@@ -11,6 +11,7 @@ const METHOD_OF: Record<ExtraStep, keyof AdapterLog | undefined> = {
   truncate: "truncateTo",
   deleteBefore: "deleteBefore",
   checkpoint: "checkpoint",
+  compact: "compact",
   faults: undefined,
 };
 
@@ -26,9 +27,12 @@ export async function openLog(
     if (method !== undefined && typeof log[method] !== "function")
       throw new TypeError(`adapter ${adapter.name} takes '${extra}' steps, but its log has no ${method}()`);
   }
-  if ((takes(adapter, "truncate") || takes(adapter, "deleteBefore")) && typeof log.readRecords !== "function")
+  if (
+    (takes(adapter, "truncate") || takes(adapter, "deleteBefore") || takes(adapter, "compact")) &&
+    typeof log.readRecords !== "function"
+  )
     throw new TypeError(
-      `adapter ${adapter.name} moves offsets (truncate, deleteBefore), so its log needs readRecords()`,
+      `adapter ${adapter.name} moves offsets (truncate, deleteBefore, compact), so its log needs readRecords()`,
     );
   return log;
 }

@@ -19,6 +19,7 @@ export const DECISIONS: Readonly<Record<string, string>> = {
   "cut-in-call": "the schedule's power cut fell inside a call",
   "nested-cut": "power cut inside recovery (a nested cut)",
   "recovered-before-cut": "recovery finished before its nested cut",
+  "records-cleaned": "records a compact step dropped (the compaction workload only)",
   "fsync-failed": "an injected fsync failure failed a call",
   "write-failed": "an injected write failure failed a call",
   "dir-fsync-failed": "an injected directory fsync failure failed a call",

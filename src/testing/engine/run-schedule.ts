@@ -6,7 +6,7 @@
  * reopen gives back exactly what is there.
  */
 import type { CrashTestAdapter } from "./adapter.js";
-import { cutWhereSeeded } from "./cuts.js";
+import { cutInside, cutWhereSeeded } from "./cuts.js";
 import { CutRun, type ScheduleOutcome } from "./cut-run.js";
 import type { Schedule } from "./schedule.js";
 
@@ -15,10 +15,15 @@ export type { ScheduleOutcome } from "./cut-run.js";
 /**
  * Runs one schedule and checks it: first the whole workload with the cut at its end (a schedule
  * in its own right, which also counts its storage operations), then the same seed again, cut
- * where `cutAt` says. Rejects with a `CrashViolation` when a guarantee broke.
+ * where `cutAt` says (with `cutInCleaning`, among the operations of its cleanings only). Rejects
+ * with a `CrashViolation` when a guarantee broke.
  */
 export async function runSchedule(adapter: CrashTestAdapter, schedule: Schedule): Promise<ScheduleOutcome> {
-  return cutWhereSeeded(schedule.cutAt, (cutAfter) => runCut(adapter, schedule, cutAfter));
+  const place =
+    schedule.cutInCleaning === true
+      ? (atEnd: ScheduleOutcome) => cutInside(schedule.cutAt, atEnd.cleaningOps)
+      : undefined;
+  return cutWhereSeeded(schedule.cutAt, (cutAfter) => runCut(adapter, schedule, cutAfter), place);
 }
 
 /**

@@ -12,6 +12,10 @@ export interface RecordShape {
   readonly headers: number;
   /** null: the log stamps it; else the record's timestamp is the clock's time plus this. */
   readonly tsDelta: number | null;
+  /** The compaction workload's keys: one of a few (`k<keyId>`), so keys repeat. Else a unique key if `keyed`. */
+  readonly keyId?: number;
+  /** A tombstone (a null value); only with `keyId`. */
+  readonly tombstone?: boolean;
 }
 
 export type Step =
@@ -22,6 +26,8 @@ export type Step =
   | { readonly kind: "truncate"; readonly back: number }
   | { readonly kind: "deleteBefore"; readonly forward: number }
   | { readonly kind: "checkpoint" }
+  /** `compact()`: the log cleaner runs now (the compaction workload only). */
+  | { readonly kind: "compact" }
   | { readonly kind: "reopen" }
   /** Cut the power now (nothing in flight), reboot, reopen, check, and carry on. */
   | { readonly kind: "crash" }
@@ -45,6 +51,11 @@ export interface Schedule {
    * run with the same seed counts them): 0 cuts before the first, 0.999 just before the last.
    */
   readonly cutAt: number;
+  /**
+   * The compaction workload: `cutAt` counts only the operations of the `compact` calls (the dry
+   * run finds them), so that the cut falls inside a cleaning and its swap.
+   */
+  readonly cutInCleaning?: boolean;
   /** Further cuts inside the reopen's own recovery, by operation count, one per level. */
   readonly nestedCuts: readonly number[];
   /**
@@ -55,7 +66,7 @@ export interface Schedule {
 }
 
 /** Which workload generator a seed runs through. */
-export type Workload = "swarm" | "classic";
+export type Workload = "swarm" | "classic" | "compaction";
 
 export interface GenerateOptions {
   /** At most this many steps. @defaultValue 30 */
@@ -66,6 +77,8 @@ export interface GenerateOptions {
    * `"swarm"`: each seed first draws a focus that reweights the steps and settings (swarm
    * testing), so every recovery path is reached within a few dozen schedules. `"classic"`: the
    * one mix of the first engine, which the regression seeds recorded before the swarm replay.
+   * `"compaction"`: a compacted log (compaction-workload.ts): `compact` steps, a few keys that
+   * repeat, tombstones, and clock jumps past `deleteRetentionMs`.
    * @defaultValue "swarm"
    */
   readonly workload?: Workload;

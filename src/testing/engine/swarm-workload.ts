@@ -12,7 +12,8 @@ import type { ExtraStep, LogTuning } from "./adapter.js";
 import type { GenerateOptions, RecordShape, Schedule, Step } from "./schedule-types.js";
 import { between, type Choices, oneOf, pick, record, records } from "./workload-draws.js";
 
-type Kind = Step["kind"];
+/** The steps the swarm draws (`compact` is the compaction workload's). */
+type Kind = Exclude<Step["kind"], "compact">;
 
 export interface Mix {
   /** Weight of each step kind (a step the adapter does not take weighs 0). */

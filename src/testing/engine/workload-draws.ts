@@ -3,7 +3,7 @@
  * an integer in a range, and record shapes.
  */
 import type { Prng } from "../../storage/sim/prng.js";
-import type { RecordShape } from "./schedule-types.js";
+import type { RecordShape, Step } from "./schedule-types.js";
 
 export type Choices<T> = ReadonlyArray<readonly [weight: number, make: () => T]>;
 
@@ -38,4 +38,21 @@ export function record(prng: Prng): RecordShape {
 
 export function records(prng: Prng, max: number): RecordShape[] {
   return Array.from({ length: between(prng, 1, max) }, () => record(prng));
+}
+
+/** A sector size no larger than the page. */
+export function sectorSizeFor(prng: Prng, pageSize: number): number {
+  return oneOf(
+    prng,
+    [16, 64, 512].filter((s) => s <= pageSize),
+  );
+}
+
+/** An injected I/O fault on the next sync (most often), write or directory sync. */
+export function faultStep(prng: Prng): Step {
+  return {
+    kind: "fault",
+    op: oneOf(prng, ["sync", "sync", "write", "syncDir"] as const),
+    code: oneOf(prng, ["EIO", "ENOSPC"] as const),
+  };
 }

@@ -64,7 +64,22 @@ describe("pagelog fuzz", () => {
     expect(again.code).toBe(1);
     const bad = await cli(["fuzz", "--runs", "1", "--workload", "vintage"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--workload must be swarm or classic, got 'vintage'/);
+    expect(bad.stderr).toMatch(/--workload must be swarm, classic or compaction, got 'vintage'/);
+  });
+
+  it("fuzz --workload compaction: cleans a compacted log; a compaction --broken variant runs it by default, and its replay says so", async () => {
+    const run = await cli(["fuzz", "--runs", "15", "--seed", "2", "--workload", "compaction"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}records-cleaned +[1-9]\d*/m);
+    const caught = await cli(["fuzz", "--runs", "100", "--seed", "1", "--broken", "clean-point-not-durable"]);
+    expect(caught.code).toBe(0);
+    const replay =
+      /replay: npx pagelog fuzz --replay (\d+) --broken clean-point-not-durable --workload compaction$/m.exec(
+        caught.stdout,
+      );
+    expect(replay).not.toBeNull();
+    const again = await cli(["fuzz", "--replay", replay![1]!, "--broken", "clean-point-not-durable"]);
+    expect(again.code).toBe(1);
   });
 
   it("fuzz --replay: runs one schedule by its seed and prints its trace", async () => {

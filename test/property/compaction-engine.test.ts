@@ -1,0 +1,52 @@
+/**
+ * Compaction in the crash engine (issue 22, item 4): the compaction workload
+ * (src/testing/engine/compaction-workload.ts) on pagelog's log with each schedule's settings and
+ * `cleanupPolicy` "compact" or "compact,delete": `compact` steps between appends of a few repeated
+ * keys and tombstones, clock jumps past `deleteRetentionMs`, truncations, start moves, crashes,
+ * write-back and faults, the power cut anywhere (half the schedules: inside a cleaning) and again
+ * inside the recovery that finishes its swap. After every cut, and after every cleaning, the log
+ * must be a valid compaction of what was appended (compaction-model.ts), its indexes must agree
+ * with a scan, and what recovery counts on must be on the disk. The compaction broken variants
+ * must be caught, each with a replay command that names the workload.
+ *
+ * `PAGELOG_COMPACTION_SCHEDULES` runs more schedules (the default suits `npm test`).
+ */
+import { describe, expect, it } from "vitest";
+import { testReplayCommand, testSeed } from "../support/seed.js";
+import { BROKEN_VARIANTS, variantWorkload } from "../../src/testing/broken/variants.js";
+import { fuzz, replay } from "../../src/testing/fuzz.js";
+
+const SCHEDULES = Number(process.env.PAGELOG_COMPACTION_SCHEDULES ?? 250);
+const COMPACTION_VARIANTS = BROKEN_VARIANTS.filter((v) => variantWorkload(v) === "compaction");
+
+describe("the crash engine's compaction workload", () => {
+  it(`leaves a valid compaction after every power cut, in ${SCHEDULES} schedules`, async () => {
+    const seed = testSeed();
+    const report = await fuzz({ seed, schedules: SCHEDULES, workload: "compaction", failFast: true });
+    const first = report.violationList[0];
+    expect(first?.message, `schedule ${first?.seed} failed (${first?.replay}); the test: ${testReplayCommand()}`).toBe(
+      undefined,
+    );
+    expect(report.schedules).toBe(SCHEDULES);
+    // The workload cleans, and cuts inside calls (the cleanings among them).
+    expect(report.reach["records-cleaned"]).toBeGreaterThan(SCHEDULES);
+    expect(report.reach["cut-in-call"]).toBeGreaterThan(0);
+    console.log(
+      `compaction workload, run seed ${seed}: ${report.schedules} schedules, ${report.powerCuts} power cuts, ` +
+        `${report.reach["records-cleaned"]} records cleaned away, ${report.reach["swap-completed"]} swaps finished by a recovery, ` +
+        `${report.reach["nested-cut"]} cuts inside recoveries`,
+    );
+  });
+
+  for (const variant of COMPACTION_VARIANTS) {
+    it(`catches '${variant}', and its replay command replays it`, async () => {
+      const report = await fuzz({ seed: testSeed(), schedules: 100, brokenVariant: variant });
+      const found = report.violationList[0];
+      expect(found, `'${variant}' survived 100 compaction schedules: ${testReplayCommand()}`).toBeDefined();
+      expect(found!.replay).toBe(`npx pagelog fuzz --replay ${found!.seed} --broken ${variant} --workload compaction`);
+      // The seed alone replays it (the workload follows from the variant).
+      await expect(replay(found!.seed, variant)).rejects.toThrow(found!.message.split("\n")[0]!);
+      console.log(`'${variant}' caught at schedule ${found!.index}: ${found!.replay}`);
+    });
+  }
+});
