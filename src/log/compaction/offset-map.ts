@@ -45,7 +45,7 @@ export class OffsetMap {
         extra += key.length + MAP_ENTRY_OVERHEAD;
       }
     }
-    if (this.latest.size > 0 && this.#bytes + extra > this.#capacity) return false;
+    if (extra > 0 && this.latest.size > 0 && this.#bytes + extra > this.#capacity) return false;
     for (const [key, offset] of entries) this.latest.set(key, offset);
     this.#bytes += extra;
     return true;
