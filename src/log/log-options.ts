@@ -118,8 +118,9 @@ export interface LogOptions {
    */
   minCompactionLagMs?: number;
   /**
-   * A segment whose oldest record is older than this is cleaned after the next roll whatever the
-   * dirty ratio (Kafka: `max.compaction.lag.ms`). `-1` is off. At least `minCompactionLagMs`.
+   * A dirty segment whose oldest record is older than this is cleaned in the background whatever
+   * the dirty ratio (Kafka: `max.compaction.lag.ms`), checked at each roll or flush and, with the
+   * system clock, by a timer. `-1` is off. At least `minCompactionLagMs`.
    * @defaultValue -1
    */
   maxCompactionLagMs?: number;

@@ -316,8 +316,8 @@ export class Log {
 
   /**
    * Runs the log cleaner now (docs/compaction.md): the latest record of every key stays, below the
-   * active segment and the recovery point. Durable when it resolves; a log whose `cleanupPolicy`
-   * lacks `"compact"` is a TypeError.
+   * active segment and the recovery point; a background cleaning in progress is taken over. Durable
+   * when it resolves; a log whose `cleanupPolicy` lacks `"compact"` is a TypeError.
    */
   compact(): Promise<CompactionResult> {
     const s = this.#s;
