@@ -12,6 +12,7 @@ import { cleanReopenBytes, readBatches, records, recoveryScan } from "./rows-rea
 import { buildSegmentsFixture, lookups, reopenSegments } from "./rows-segments.js";
 import { consumerCommits } from "./rows-positions.js";
 import { followProcess } from "./rows-follow-process.js";
+import { appendDuringClean, compactSpace, compactThroughput } from "./rows-compact.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
 
 export interface RowSpec {
@@ -93,6 +94,22 @@ export const ROWS: readonly RowSpec[] = [
     name: "follow-process",
     summary: "read-only follower in a second process: latency (pollMs 100, 10) and MB/s vs the writer (tmpfs)",
     run: followProcess,
+  },
+  // Issue 22 (compaction): rows-compact.ts.
+  {
+    name: "compact-throughput",
+    summary: "log.compact() MB/s of dirty log read vs one CRC-32C pass over the same bytes (tmpfs)",
+    run: compactThroughput,
+  },
+  {
+    name: "compact-space",
+    summary: "10,000 keys updated 100 times: .log bytes after cleaning vs before (tmpfs)",
+    run: compactSpace,
+  },
+  {
+    name: "append-during-clean",
+    summary: "appends while a background cleaning runs vs the same appends alone (tmpfs)",
+    run: appendDuringClean,
   },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
 ];

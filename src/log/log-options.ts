@@ -118,11 +118,20 @@ export interface LogOptions {
    */
   minCompactionLagMs?: number;
   /**
-   * A segment whose oldest record is older than this is cleaned after the next roll whatever the
-   * dirty ratio (Kafka: `max.compaction.lag.ms`). `-1` is off. At least `minCompactionLagMs`.
+   * A dirty segment whose oldest record is older than this is cleaned in the background whatever
+   * the dirty ratio (Kafka: `max.compaction.lag.ms`), checked at each roll or flush and, with the
+   * system clock, by a timer. `-1` is off. At least `minCompactionLagMs`.
    * @defaultValue -1
    */
   maxCompactionLagMs?: number;
+  /**
+   * The most memory the cleaner's key → latest offset map may take, in bytes, each key counted
+   * as its length plus 48 (Kafka: `log.cleaner.dedupe.buffer.size`). When it fills, a cleaning
+   * stops at the batch where it filled and the next one goes on from there (the clean point
+   * moves part of the way). A single batch is always taken, so a cleaning always progresses.
+   * @defaultValue 128 MiB (134217728)
+   */
+  cleanerDedupeBufferBytes?: number;
   /**
    * A faster CRC-32C (for example a native one): a synchronous function returning the checksum
    * as a number. Checked when the options are resolved against known vectors (the CRC-32C of
@@ -185,6 +194,8 @@ export interface ResolvedLogOptions {
   minCompactionLagMs: number;
   /** `LogOptions.maxCompactionLagMs` (Kafka's `max.compaction.lag.ms`); -1 is off. */
   maxCompactionLagMs: number;
+  /** `LogOptions.cleanerDedupeBufferBytes` (Kafka's `log.cleaner.dedupe.buffer.size`). */
+  cleanerDedupeBufferBytes: number;
   /** `LogOptions.crc32c`: the CRC-32C given, or undefined for the bundled one. */
   crc32c: Crc32c | undefined;
   /** `LogOptions.clock`: the clock given, or the system's. */
@@ -212,6 +223,7 @@ export const LOG_DEFAULTS = {
   deleteRetentionMs: 24 * 60 * 60 * 1000,
   minCompactionLagMs: 0,
   maxCompactionLagMs: -1,
+  cleanerDedupeBufferBytes: 128 * 1024 * 1024,
 } as const;
 
 function integer(name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false) {
@@ -251,6 +263,7 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   deleteRetentionMs: integer("deleteRetentionMs", 0, Number.MAX_SAFE_INTEGER),
   minCompactionLagMs: integer("minCompactionLagMs", 0, Number.MAX_SAFE_INTEGER),
   maxCompactionLagMs: integer("maxCompactionLagMs", 1, Number.MAX_SAFE_INTEGER, true),
+  cleanerDedupeBufferBytes: integer("cleanerDedupeBufferBytes", 1, Number.MAX_SAFE_INTEGER),
   crc32c: (crc) => checkCrc32c(crc, "option crc32c"),
   clock: checkClock,
   policies: (policies) => resolvePolicies(policies),

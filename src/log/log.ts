@@ -54,7 +54,8 @@ import {
 import { truncateLog } from "./log-truncate.js";
 import { compacts } from "./compaction/cleanup-policy.js";
 import { refuseKeyless } from "./compaction/keys.js";
-import { compactNow, type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
+import { type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
+import { BackgroundCleaner } from "./compaction/background-cleaner.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { ProgressListener } from "./recovery-progress.js";
 import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
@@ -98,6 +99,8 @@ export class Log {
   /** Everything that changes as the log runs (see log-state.ts). */
   readonly #s: LogState;
   readonly #queue = new SerialQueue();
+  /** Background cleaning of a compacted log, one step per queue turn (compaction/background-cleaner.ts). */
+  readonly #cleaner: BackgroundCleaner;
   /** The first close()'s promise: every later call returns it. */
   #closing: Promise<void> | undefined;
 
@@ -154,6 +157,8 @@ export class Log {
     if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly)
       armFlushTimer(this.#s, options.flushMs, () => this.flush());
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
+    this.#cleaner = new BackgroundCleaner(this, this.#s, (task) => this.#queue.run(task));
+    this.#cleaner.poke(); // at open too: a reopened log may be due already
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -206,10 +211,21 @@ export class Log {
     return this.#s.segments.map((s) => s.baseOffset);
   }
 
+  /**
+   * The error that stopped background cleaning (a damaged segment, a clock that threw), if one
+   * did; cleared, and background cleaning resumed, by the next `compact()` that succeeds. A
+   * storage error fails the log instead (see docs/compaction.md).
+   */
+  get cleaningError(): unknown {
+    return this.#cleaner.error;
+  }
+
   /** Queues a call that is not an append: it closes the open append group, so call order holds. */
   #run<T>(task: () => Promise<T>): Promise<T> {
     this.#s.openGroup = undefined;
-    return this.#queue.run(task);
+    const done = this.#queue.run(task);
+    done.then(this.#cleaner.poke, this.#cleaner.poke); // it may have made a cleaning due
+    return done;
   }
 
   // ---- writing --------------------------------------------------------------------------
@@ -241,7 +257,7 @@ export class Log {
         const fresh: PendingAppend[] = [];
         group = s.openGroup = fresh;
         // writeGroup never rejects: it settles every append of its group itself.
-        void this.#queue.run(() => writeGroup(s, fresh));
+        void this.#queue.run(() => writeGroup(s, fresh)).then(this.#cleaner.poke); // a roll may make a cleaning due
       }
       group.push({ records: snapshot, resolve, reject });
     });
@@ -300,12 +316,12 @@ export class Log {
 
   /**
    * Runs the log cleaner now (docs/compaction.md): the latest record of every key stays, below the
-   * active segment and the recovery point. Durable when it resolves; a log whose `cleanupPolicy`
-   * lacks `"compact"` is a TypeError.
+   * active segment and the recovery point; a background cleaning in progress is taken over. Durable
+   * when it resolves; a log whose `cleanupPolicy` lacks `"compact"` is a TypeError.
    */
   compact(): Promise<CompactionResult> {
     const s = this.#s;
-    return refuseCompaction(s) ?? this.#run(() => (checkWritable(s, "compact"), compactNow(s)));
+    return refuseCompaction(s) ?? this.#run(() => (checkWritable(s, "compact"), this.#cleaner.compact()));
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -411,6 +427,7 @@ export class Log {
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
       stopTimer(s);
+      this.#cleaner.stop(); // a pass in progress ends here: it leaves no file behind between steps
       if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));

@@ -44,6 +44,13 @@ export async function* segmentBatches(
 
 /** A key as a map key: one character per byte (exact, and cheap for short keys). */
 export function keyString(key: Uint8Array): string {
+  // Short keys (the common case) a byte at a time: spreading a subarray into fromCharCode costs
+  // more than the key itself.
+  if (key.length <= 32) {
+    let short = "";
+    for (let i = 0; i < key.length; i++) short += String.fromCharCode(key[i]!);
+    return short;
+  }
   let out = "";
   for (let i = 0; i < key.length; i += 4096) out += String.fromCharCode(...key.subarray(i, i + 4096));
   return out;

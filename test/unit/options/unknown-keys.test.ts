@@ -56,6 +56,7 @@ const LOG_KEYS = [
   "deleteRetentionMs",
   "minCompactionLagMs",
   "maxCompactionLagMs",
+  "cleanerDedupeBufferBytes",
   "crc32c",
   "clock",
   "policies",
