@@ -40,7 +40,8 @@ export const COMPACTION_RULES: ContentRules = {
       records: candidate.records.slice(0, end),
       start: found.start,
       durable: end,
-      compaction: { ...c, gone, cleanings },
+      // What was missing is gone now; what is present must stay unless a cleaning drops it anew.
+      compaction: { ...c, gone, mayGo: new Set<number>(), cleanings },
     };
   },
 };
@@ -87,7 +88,7 @@ function absences(candidate: LogState, start: number, end: number, present: Read
     seen.set(key, o);
   }
   for (let o = start; o < end; o++) {
-    if (present.has(o) || c.gone.has(o)) continue;
+    if (present.has(o) || c.gone.has(o) || c.mayGo?.has(o)) continue;
     const record = candidate.records[o]!;
     const superseded = (next.get(o) ?? Infinity) < reach;
     if (!superseded && !(record.value === null && tombstoneMayGo(candidate, o)))
@@ -118,11 +119,32 @@ function tombstoneMayGo(candidate: LogState, offset: number): boolean {
   return false;
 }
 
-/** What a resolved `truncateTo(to)` leaves of a compacted log's model: offsets from `to` on are appended anew. */
-export function truncatedCompaction(c: CompactionState, to: number): CompactionState {
+/**
+ * What a resolved `truncateTo(to)` leaves of a compacted log's model: offsets from `to` on are
+ * appended anew. A record below `to` that a cleaning could already have dropped, for a later
+ * record of its key that the truncation removes, stays allowed to be missing (`mayGo`): the
+ * cleaning ran before the truncation, on the records of then (Kafka's cleaner does not undo it).
+ */
+export function truncatedCompaction(
+  c: CompactionState,
+  to: number,
+  records: readonly ModelRecord[] = [],
+): CompactionState {
+  const mayGo = new Set([...(c.mayGo ?? [])].filter((o) => o < to));
+  const reach = Math.min(records.length, Math.max(0, ...c.cleanings.map((k) => k.durable)));
+  const seen = new Set<string>();
+  const before = { records, start: 0, durable: 0, compaction: c };
+  for (let o = reach - 1; o >= 0; o--) {
+    const record = records[o]!;
+    const key = keyText(record);
+    const superseded = seen.has(key);
+    seen.add(key);
+    if (o < to && (superseded || (record.value === null && tombstoneMayGo(before, o)))) mayGo.add(o);
+  }
   return {
     ...c,
     gone: new Set([...c.gone].filter((o) => o < to)),
+    mayGo,
     cleanings: c.cleanings.map((k) => ({ ...k, durable: Math.min(k.durable, to) })),
   };
 }

@@ -163,7 +163,14 @@ export class CutRun {
   }
 
   async #check(pending: LogState | undefined, when: string): Promise<LogState> {
-    const rules = this.#state.compaction === undefined ? undefined : COMPACTION_RULES;
+    const c = this.#state.compaction;
+    const rules = c === undefined ? undefined : COMPACTION_RULES;
+    // A log may clean in the background after any call (pagelog does, when its dirty ratio says
+    // so): by now a cleaning may have started, reaching the durable point, at this time.
+    if (c !== undefined) {
+      const cleaning = { at: this.#clock.t, durable: this.#state.durable };
+      this.#state = { ...this.#state, compaction: { ...c, cleanings: [...c.cleanings, cleaning] } };
+    }
     return checkContents(await readLog(this.#current), this.#state, pending, this.#trace, when, rules);
   }
 
@@ -353,7 +360,7 @@ export class CutRun {
       ...state,
       records: state.records.slice(0, to),
       durable: this.#claimed(Math.min(state.durable, to), to),
-      ...(state.compaction === undefined ? {} : { compaction: truncatedCompaction(state.compaction, to) }),
+      ...(state.compaction === undefined ? {} : { compaction: truncatedCompaction(state.compaction, to, state.records) }),
     };
   }
 

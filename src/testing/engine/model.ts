@@ -35,6 +35,8 @@ export interface CompactionState {
   readonly retentionMs: number;
   /** Offsets a check found dropped by the cleaner (after it was durable): they never come back. */
   readonly gone: ReadonlySet<number>;
+  /** Offsets below a truncation that a cleaning before it could have dropped (compaction-model.ts). */
+  readonly mayGo?: ReadonlySet<number>;
   /** Every cleaning started, in order: the clock then, and the durable point then (its reach). */
   readonly cleanings: ReadonlyArray<{ readonly at: number; readonly durable: number }>;
 }
