@@ -15,7 +15,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment } from "../segment/segment.js";
 import type { LoadInput } from "./log-load-input.js";
 import type { LoadedLog } from "./log-loader.js";
-import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { type CheckpointedValues, followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
 import { SegmentSlot, type SlotContext } from "./segment-slot.js";
 import { TailMarks } from "./tail-marks.js";
 
@@ -104,6 +104,12 @@ export type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
 /** `openLog`'s read-only load: the segments, and the state following them needs. */
 export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Promise<LoadedLog & ReadOnlyLoaded> {
   let load = await loadReadOnly(input);
+  // What a refresh compares with to tell a cleaning since (refresh-cleaned.ts).
+  let seen: CheckpointedValues = {
+    cleanPoint: input.segmentOptions.offsetGaps?.below,
+    recoveryPoint: input.recoveryPoint,
+    logStartOffset: undefined,
+  };
   const end = load.segments[load.segments.length - 1]!.nextOffset;
   if ((input.recoveryPoint ?? 0) > end) {
     // Below the recovery point the writer made every record durable: unless it truncated since
@@ -114,8 +120,15 @@ export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Pro
     followCleanPoint(input.segmentOptions.offsetGaps, again);
     checkDurablePrefix(input.dir, end, again.recoveryPoint);
     load = await loadReadOnly({ ...input, ...again });
+    seen = again;
   }
-  const state: ReadOnlyState = { ...host, marks: load.marks, phantom: load.phantom };
+  const state: ReadOnlyState = {
+    ...host,
+    marks: load.marks,
+    phantom: load.phantom,
+    cleanPointSeen: seen.cleanPoint,
+    recoveryPointSeen: Math.max(0, seen.recoveryPoint ?? 0),
+  };
   return { ...load, readOnly: { recoveryPoint: load.recoveryPoint, state } };
 }
 
