@@ -4,10 +4,12 @@
  * `--records` adds each record; `.index` and `.timeindex` files are listed entry by entry and
  * checked against the `.log`; `--json` prints the same as one JSON document.
  */
+import { dirname } from "node:path";
 import type { Storage } from "../storage/storage.js";
 import { onePositional, parseCommandLine } from "./args.js";
 import { jsonSink } from "./dump/json.js";
 import { streamDump } from "../inspect/dump-model.js";
+import { partitionCleanPoint } from "./files/clean-point.js";
 import { textSink } from "./dump/text.js";
 import { walkBatches } from "../inspect/batch-walk.js";
 import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "../inspect/dir-kind.js";
@@ -69,6 +71,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         values.records === true,
         json ?? textSink(out),
         shown,
+        // A compacted log's gaps below its clean point are the cleaner's, not damage.
+        await partitionCleanPoint(target.kind === "dir" ? target.path : dirname(target.path)),
       );
     } catch (err) {
       // Text read so far is worth seeing above the error; half a JSON document is not.

@@ -7,6 +7,7 @@
  */
 import { basename } from "node:path";
 import { onePositional, parseCommandLine } from "./args.js";
+import { partitionCleanPoint } from "./files/clean-point.js";
 import { openTarget } from "./files/open-dir.js";
 import { isLogDir, isSegmentFile, partitionContents, scanLogDir, someNames } from "../inspect/dir-kind.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -75,7 +76,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         `${given} is not a log directory: it holds none of Kafka's log-directory files (.lock, .kafka_cleanshutdown, the offset checkpoints) and no partition directory of segment files (<topic>-<partition>/<20-digit offset>.log)`,
       );
     }
-    const report = await verifyDir(target.storage, asPartition);
+    const cleanPoint = asPartition === undefined ? undefined : await partitionCleanPoint(target.path);
+    const report = await verifyDir(target.storage, asPartition, cleanPoint);
     const status = verdictOf(report);
     io.stdout.write(
       values.json === true

@@ -112,6 +112,8 @@ export function showBytes(bytes: Uint8Array | null): { text: string | null; enco
 /**
  * Dumps one file (`name` inside `dir`), or every segment file of the partition directory `dir`
  * when `name` is undefined, to `sink`. `shown` turns a storage path into the path printed.
+ * `gapsBelow`: the partition's clean point (its log directory's `cleaner-offset-checkpoint`),
+ * below which a batch skipping offsets is the cleaner's doing, not a problem (as the loader takes it).
  */
 export async function streamDump(
   storage: Storage,
@@ -120,13 +122,14 @@ export async function streamDump(
   withRecords: boolean,
   sink: DumpSink,
   shown: (path: string) => string = (path) => path,
+  gapsBelow?: number,
 ): Promise<void> {
   const names = name === undefined ? await storage.list(dir) : [name];
   const join = (n: string) => (dir === "" ? n : `${dir}/${n}`);
   const { segments, others } = groupSegments(names);
   if (name !== undefined && others.length === 1) {
     // A file whose name is not a segment's (a copied vector, say): read it as a .log from offset 0.
-    await dumpLog(storage, join(name), shown(join(name)), 0, withRecords, sink);
+    await dumpLog(storage, join(name), shown(join(name)), 0, withRecords, sink, { gapsBelow });
     return;
   }
   for (const segment of segments) {
@@ -140,7 +143,7 @@ export async function streamDump(
         withRecords,
         sink,
         // Batch summaries only when an index beside it is checked against them.
-        segment.index !== undefined || segment.timeindex !== undefined,
+        { keepBatches: segment.index !== undefined || segment.timeindex !== undefined, gapsBelow },
       );
     } else if (segment.index !== undefined || segment.timeindex !== undefined) {
       // An index asked for alone: check it against its .log if that is there.
@@ -184,7 +187,7 @@ async function dumpLog(
   baseOffset: number,
   withRecords: boolean,
   sink: DumpSink,
-  keepBatches = false,
+  { keepBatches = false, gapsBelow }: { keepBatches?: boolean; gapsBelow?: number | undefined } = {},
 ): Promise<LogScan> {
   const stat = await storage.stat(path);
   await sink.logStart({ kind: "log", path: shownPath, baseOffset, size: stat?.kind === "file" ? stat.size : 0 });
@@ -259,6 +262,7 @@ async function dumpLog(
       await sink.batch(dumped);
     },
     keepBatches,
+    gapsBelow,
   );
   const trailing =
     scan.end.reason === undefined

@@ -96,8 +96,15 @@ interface RootFacts {
   dirs: Array<{ name: string; path: string }>;
 }
 
-/** Checks `partitionDirs` under `storage` (`""` for a storage rooted at a partition directory). */
-export async function verifyDir(storage: Storage, asPartition: string | undefined): Promise<VerifyReport> {
+/**
+ * Checks `partitionDirs` under `storage` (`""` for a storage rooted at a partition directory).
+ * `partitionCleanPoint`: for a partition verified alone, its clean point (gaps are legal below it).
+ */
+export async function verifyDir(
+  storage: Storage,
+  asPartition: string | undefined,
+  partitionCleanPoint?: number,
+): Promise<VerifyReport> {
   const notes: string[] = [];
   const problems: Problem[] = [];
   const unsupported: Problem[] = [];
@@ -112,11 +119,12 @@ export async function verifyDir(storage: Storage, asPartition: string | undefine
         }
       : await verifyRoot(storage, notes, problems);
   // Kafka's cleaner-offset-checkpoint: below each compacted log's clean point, offset gaps are
-  // the cleaner's and legal, as the loader takes them (a partition verified alone has none).
+  // the cleaner's and legal, as the loader takes them (a partition verified alone: its log
+  // directory's, read by the caller).
   const cleanPoints =
     asPartition === undefined ? await readCheckpoint(storage, CLEANER_CHECKPOINT) : new Map<string, number>();
   for (const dir of root.dirs) {
-    const cleanPoint = asPartition === undefined ? cleanPoints.get(dir.name) : undefined;
+    const cleanPoint = asPartition === undefined ? cleanPoints.get(dir.name) : partitionCleanPoint;
     const report = await verifyPartition(storage, dir, root.cleanShutdown, cleanPoint, notes, problems);
     partitions.push(report);
     for (const f of report.files) {

@@ -18,7 +18,7 @@ import type { LoadedLog } from "./log-loader.js";
 import { LOG_SUFFIX, segmentBaseOf, segmentFilePath } from "../segment/segment-names.js";
 import { checkSwap } from "./compaction/complete-swaps.js";
 import { SWAP_SUFFIX } from "./compaction/swap.js";
-import { followCleanPoint, type ReadOnlyState } from "./read-only-state.js";
+import { type CheckpointedValues, followCleanPoint, type ReadOnlyState } from "./read-only-state.js";
 import { SegmentSlot, type SlotContext } from "./segment-slot.js";
 import { TailMarks } from "./tail-marks.js";
 
@@ -118,6 +118,12 @@ export type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
 /** `openLog`'s read-only load: the segments, and the state following them needs. */
 export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Promise<LoadedLog & ReadOnlyLoaded> {
   let load = await loadReadOnly(input);
+  // What a refresh compares with to tell a cleaning since (refresh-cleaned.ts).
+  let seen: CheckpointedValues = {
+    cleanPoint: input.segmentOptions.offsetGaps?.below,
+    recoveryPoint: input.recoveryPoint,
+    logStartOffset: undefined,
+  };
   const end = load.segments[load.segments.length - 1]!.nextOffset;
   if ((input.recoveryPoint ?? 0) > end) {
     // Below the recovery point the writer made every record durable: unless it truncated since
@@ -128,8 +134,15 @@ export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Pro
     followCleanPoint(input.segmentOptions.offsetGaps, again);
     checkDurablePrefix(input.dir, end, again.recoveryPoint);
     load = await loadReadOnly({ ...input, ...again });
+    seen = again;
   }
-  const state: ReadOnlyState = { ...host, marks: load.marks, phantom: load.phantom };
+  const state: ReadOnlyState = {
+    ...host,
+    marks: load.marks,
+    phantom: load.phantom,
+    cleanPointSeen: seen.cleanPoint,
+    recoveryPointSeen: Math.max(0, seen.recoveryPoint ?? 0),
+  };
   return { ...load, readOnly: { recoveryPoint: load.recoveryPoint, state } };
 }
 

@@ -17,7 +17,8 @@
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
-import { followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { type CheckpointedValues, followCleanPoint, listSegmentBases, type ReadOnlyState } from "./read-only-state.js";
+import { cleanedSince, isCleaning, noteCheckpoints } from "./refresh-cleaned.js";
 import { cutCursors } from "./read-cursors.js";
 import { wake } from "./log-waiters.js";
 import { stopPolling } from "./read-only-poll.js";
@@ -50,11 +51,19 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
     // Nothing the reader holds is there any more (or nothing was): start from the listing again.
     if (!ro.phantom) cutCursors(s.cursors, s.startOffset);
     await reload(s, ro, checkpointed);
+    noteCheckpoints(ro, checkpointed);
+    return;
+  }
+  if ((await cleanedSince(s, ro, listed, checkpointed)) !== undefined) {
+    // The writer's cleaner rewrote segments the reader holds (a swap: refresh-cleaned.ts). Every
+    // offset keeps its record or lost it, so nothing is cut: iterators go on from their positions.
+    await reload(s, ro, checkpointed);
+    noteCheckpoints(ro, checkpointed);
     return;
   }
   dropDeletedFront(s, ro, listed);
   let cut = await cutAtBack(s, ro, listed);
-  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut));
+  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed));
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
   const end = endOffsetOf(s);
@@ -65,6 +74,7 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   const durable = Math.min(checkpointed.recoveryPoint ?? 0, end);
   // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
   s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
+  noteCheckpoints(ro, checkpointed);
 }
 
 /** Retention deleted the oldest segments (the front is gone, a later one of ours is still there). */
@@ -95,7 +105,12 @@ async function cutAtBack(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<num
  * The last segment left: walks it again if bytes already read changed, or if the segments after
  * it went (it may have been cut too). Returns the lowest offset that may have changed, or Infinity.
  */
-async function rewalkIfChanged(s: LogState, ro: ReadOnlyState, cutAfter: number): Promise<number> {
+async function rewalkIfChanged(
+  s: LogState,
+  ro: ReadOnlyState,
+  cutAfter: number,
+  checkpointed: CheckpointedValues,
+): Promise<number> {
   const index = s.segments.length - 1;
   const slot = s.segments[index]!;
   const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
@@ -126,10 +141,17 @@ async function rewalkIfChanged(s: LogState, ro: ReadOnlyState, cutAfter: number)
   const oldEnd = slot.nextOffset;
   await slot.close();
   ro.marks.delete(slot.baseOffset);
+  // A segment wholly below the clean point rewritten under its name: a cleaning at the same clean
+  // point (tombstones past deleteRetentionMs), not a cut (refresh-cleaned.ts).
+  const cleaned =
+    cutAfter === Infinity &&
+    slot.baseOffset < (checkpointed.cleanPoint ?? 0) &&
+    oldEnd <= (checkpointed.cleanPoint ?? 0) &&
+    (await isCleaning(ro, oldEnd));
   const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
   s.segments[index] = SegmentSlot.of(s.slotContext, segment);
   ro.marks.set(slot.baseOffset, marked);
-  return Math.min(changedAt ?? oldEnd, segment.nextOffset);
+  return cleaned ? Infinity : Math.min(changedAt ?? oldEnd, segment.nextOffset);
 }
 
 /** Walks the bytes the last segment gained, and on into the segments a roll started. */
@@ -152,11 +174,7 @@ async function extend(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number
 }
 
 /** Replaces every segment with what the listing holds now, as a read-only open would. */
-async function reload(
-  s: LogState,
-  ro: ReadOnlyState,
-  checkpointed: Awaited<ReturnType<ReadOnlyState["readCheckpoints"]>>,
-): Promise<void> {
+async function reload(s: LogState, ro: ReadOnlyState, checkpointed: CheckpointedValues): Promise<void> {
   const loaded = await loadReadOnly(
     {
       storage: s.host.storage,

@@ -33,6 +33,7 @@ import {
   readRecords,
   type ReadOptions,
 } from "./log-read.js";
+import { readFollowingCleaner } from "./read-only-retry.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./records-iterator.js";
 import { wake } from "./log-waiters.js";
 import { applyRetention, moveStart, retentionCount } from "./log-retention.js";
@@ -342,7 +343,9 @@ export class Log {
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords);
+      return readFollowingCleaner(this.#s, () =>
+        (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords),
+      );
     });
   }
 
@@ -362,7 +365,9 @@ export class Log {
     }
     return this.#run(async () => {
       checkReadable(this.#s);
-      return (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes);
+      return readFollowingCleaner(this.#s, () =>
+        (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes),
+      );
     });
   }
 
@@ -381,7 +386,7 @@ export class Log {
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
-    return iterateRecords(this.#s, options, (task) => this.#run(task));
+    return iterateRecords(this.#s, options, (task) => this.#run(() => readFollowingCleaner(this.#s, task)));
   }
 
   /**
@@ -403,7 +408,7 @@ export class Log {
       return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
     return this.#run(async () => {
       checkReadable(this.#s);
-      return findOffsetForTimestamp(this.#s, timestamp);
+      return readFollowingCleaner(this.#s, () => findOffsetForTimestamp(this.#s, timestamp));
     });
   }
 

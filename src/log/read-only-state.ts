@@ -34,6 +34,10 @@ export interface ReadOnlyState {
   readonly pollMs: number;
   /** The writer had created no segment yet: the active segment is an empty stand-in. */
   phantom: boolean;
+  /** The clean point the last refresh (or the open) read: a move means a cleaning ran (refresh-cleaned.ts). */
+  cleanPointSeen?: number | undefined;
+  /** The checkpointed recovery point the last refresh (or the open) read: only a truncation lowers it. */
+  recoveryPointSeen: number;
   /** `log.refresh()`, through the log's queue (set by the Log): what a poll runs. */
   refresh?: () => Promise<unknown>;
   /** When the last refresh finished (`Date.now()`): the next poll is due `pollMs` after it. */
