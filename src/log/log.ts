@@ -229,6 +229,11 @@ export class Log {
     return done;
   }
 
+  /** Queues a read; on a read-only log one that meets a file a cleaning replaced refreshes and retries. */
+  #read<T>(task: () => Promise<T>): Promise<T> {
+    return this.#run(async () => (checkReadable(this.#s), readFollowingCleaner(this.#s, task)));
+  }
+
   // ---- writing --------------------------------------------------------------------------
 
   /**
@@ -341,12 +346,7 @@ export class Log {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#run(async () => {
-      checkReadable(this.#s);
-      return readFollowingCleaner(this.#s, () =>
-        (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords),
-      );
-    });
+    return this.#read(() => (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords));
   }
 
   /**
@@ -363,12 +363,7 @@ export class Log {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#run(async () => {
-      checkReadable(this.#s);
-      return readFollowingCleaner(this.#s, () =>
-        (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes),
-      );
-    });
+    return this.#read(() => (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes));
   }
 
   /**
@@ -406,10 +401,7 @@ export class Log {
   offsetForTimestamp(timestamp: number): Promise<number | null> {
     if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp))
       return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
-    return this.#run(async () => {
-      checkReadable(this.#s);
-      return readFollowingCleaner(this.#s, () => findOffsetForTimestamp(this.#s, timestamp));
-    });
+    return this.#read(() => findOffsetForTimestamp(this.#s, timestamp));
   }
 
   /**

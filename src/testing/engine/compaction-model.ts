@@ -148,3 +148,16 @@ export function truncatedCompaction(
     cleanings: c.cleanings.map((k) => ({ ...k, durable: Math.min(k.durable, to) })),
   };
 }
+
+/**
+ * `state` with a cleaning that may have started now, reaching `reach` (the log's recovery point):
+ * a log may clean in the background after any call (pagelog does, when its dirty ratio says so),
+ * so the run counts one at every step and every check.
+ */
+export function mayHaveCleaned(state: LogState, at: number, reach: number): LogState;
+export function mayHaveCleaned(state: LogState | undefined, at: number, reach: number): LogState | undefined;
+export function mayHaveCleaned(state: LogState | undefined, at: number, reach: number): LogState | undefined {
+  const c = state?.compaction;
+  if (state === undefined || c === undefined) return state;
+  return { ...state, compaction: { ...c, cleanings: [...c.cleanings, { at, durable: reach }] } };
+}

@@ -9,11 +9,12 @@ import { SimStorage, type TraceEvent } from "../../storage/sim-storage.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestContext, FailedCall, SelfCheckMoment } from "./adapter.js";
 import { recoverThroughNestedCuts } from "./cuts.js";
 import { errorReport, policyFailure } from "./error-report.js";
-import { COMPACTION_RULES, truncatedCompaction } from "./compaction-model.js";
+import { COMPACTION_RULES, mayHaveCleaned, truncatedCompaction } from "./compaction-model.js";
 import {
   checkContents,
   describeValue,
   emptyState,
+  foundEnd,
   type LogState,
   makeRecord,
   type ModelRecord,
@@ -163,15 +164,20 @@ export class CutRun {
   }
 
   async #check(pending: LogState | undefined, when: string): Promise<LogState> {
-    const c = this.#state.compaction;
-    const rules = c === undefined ? undefined : COMPACTION_RULES;
-    // A log may clean in the background after any call (pagelog does, when its dirty ratio says
-    // so): by now a cleaning may have started, reaching the durable point, at this time.
-    if (c !== undefined) {
-      const cleaning = { at: this.#clock.t, durable: this.#state.durable };
-      this.#state = { ...this.#state, compaction: { ...c, cleanings: [...c.cleanings, cleaning] } };
-    }
-    return checkContents(await readLog(this.#current), this.#state, pending, this.#trace, when, rules);
+    const rules = this.#state.compaction === undefined ? undefined : COMPACTION_RULES;
+    const found = await readLog(this.#current);
+    // A cleaning may have started since the last step (after a recovery, too): it reaches the
+    // log's recovery point, which after a recovery is all it found.
+    const reach = (s: LogState): number => this.#claimed(s.durable, foundEnd(found));
+    const state = mayHaveCleaned(this.#state, this.#clock.t, reach(this.#state));
+    const inFlight = pending === undefined ? undefined : mayHaveCleaned(pending, this.#clock.t, reach(pending));
+    return checkContents(found, state, inFlight, this.#trace, when, rules);
+  }
+
+  /** Counts a cleaning as possibly started now (a compacted log only): at every step's start and end. */
+  #mayHaveCleaned(): void {
+    const s = this.#state;
+    this.#state = mayHaveCleaned(s, this.#clock.t, this.#claimed(s.durable, s.records.length));
   }
 
   /** Opens the log; what a reopen decided counts (`counted`: not the first open, on an empty disk). */
@@ -215,7 +221,9 @@ export class CutRun {
         const step = `#${i} ${describeStep(s)}`;
         running = step;
         try {
+          this.#mayHaveCleaned();
           await this.#runStep(s);
+          this.#mayHaveCleaned();
           if (s.kind === "fault") armed = true;
         } catch (err) {
           // An injected I/O fault must fail the call that meets it: then reboot, as an operator
