@@ -362,13 +362,18 @@ export class CutRun {
     const to = Math.max(state.start, state.records.length - back);
     // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on:
     // any prefix of the old records at least `to` long.
-    this.#inFlight = { ...state, durable: Math.min(state.durable, to) };
+    // A compacted log's records below `to` that a cleaning could drop for a later one of their
+    // key stay allowed to be missing whether the cut came before or after the truncation.
+    const truncated = state.compaction && truncatedCompaction(state.compaction, to, state.records);
+    const c = truncated === undefined ? {} : { compaction: truncated };
+    const mayGo = truncated === undefined ? {} : { compaction: { ...state.compaction!, mayGo: truncated.mayGo! } };
+    this.#inFlight = { ...state, durable: Math.min(state.durable, to), ...mayGo };
     await this.#current.truncateTo!(to);
     this.#state = {
       ...state,
       records: state.records.slice(0, to),
       durable: this.#claimed(Math.min(state.durable, to), to),
-      ...(state.compaction === undefined ? {} : { compaction: truncatedCompaction(state.compaction, to, state.records) }),
+      ...c,
     };
   }
 
