@@ -89,7 +89,7 @@ function lastOffsetOf(raw: Uint8Array): number {
 }
 
 async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRecords: number): Promise<LogRecord[]> {
-  const out: LogRecord[] = [];
+  let out: LogRecord[] = [];
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
     const size = batchSize(raw, at);
     let batch: Awaited<ReturnType<typeof decodeBatch>>;
@@ -103,8 +103,17 @@ async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRe
       if (out.length > 0) break;
       throw err;
     }
-    for (const r of batch.records) {
-      if (r.offset >= offset && r.offset >= s.startOffset && out.length < maxRecords) out.push(r);
+    const records = batch.records;
+    const from = Math.max(offset, s.startOffset);
+    // The usual case, a first batch wholly wanted: its own array, not a copy record by record.
+    const whole = records.length <= maxRecords - out.length && (records[0]?.offset ?? from) >= from;
+    if (whole && out.length === 0) out = records;
+    // (A spread takes its arguments on the stack: only for batches of a bounded count.)
+    else if (whole && records.length <= 4096) out.push(...records);
+    else {
+      for (const r of records) {
+        if (r.offset >= from && out.length < maxRecords) out.push(r);
+      }
     }
     at += size;
   }

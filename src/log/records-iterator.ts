@@ -148,7 +148,8 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
-    const records = found.filter((r) => r.offset < stop);
+    // (Offsets increase: when the last is below `stop`, every one is.)
+    const records = (found.at(-1)?.offset ?? stop) < stop ? found : found.filter((r) => r.offset < stop);
     // Nothing below `stop`: the cleaner dropped every record up to it. Step over the gap, or a
     // follower would wait for an end that is already past its position.
     if (records.length === 0) it.next = stop;
@@ -184,53 +185,165 @@ function awaitChange(it: Iteration): Promise<void> {
  * `PAGELOG_CLOSED`. Offsets are taken as `read()` takes them: `from` at the end is an empty
  * iteration (a follower waits there), past it or below the start is out of range.
  */
-export async function* iterateRecords(
+export function iterateRecords(
   s: LogState,
   options: RecordsOptions,
   run: Run,
 ): AsyncGenerator<LogRecord, void, undefined> {
-  const o = resolveOptions<RecordsOptions, Resolved>(options, "records options", {
-    from: optionalOffset("from"),
-    to: optionalOffset("to"),
-    signal: optionalSignal,
-    follow: optionalBoolean("follow"),
-    durable: optionalBoolean("durable"),
-  });
-  const it: Iteration = { s, o, cursor: undefined, next: o.from ?? 0, after: o.from ?? 0, ahead: [], at: 0 };
-  const { to, signal } = o;
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      if (it.at === it.ahead.length) {
-        if (it.cursor !== undefined && to !== undefined && it.next >= to) return;
-        it.ahead = await fill(it, run);
-        it.at = 0;
-        if (it.ahead.length === 0) {
-          if (!o.follow || (to !== undefined && it.next >= to)) return;
-          await awaitChange(it);
-          continue;
+  return new RecordsIterator(s, options, run);
+}
+
+const DONE: IteratorReturnResult<void> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * `iterateRecords`' iterator, written out by hand rather than as an async generator: a record
+ * read ahead is handed out by a synchronous step and one resolved promise, where a generator
+ * costs a resumption and several promise jobs per record. It keeps a generator's semantics:
+ * calls are queued and answered in order (one at a time, the first one starting at once, so a
+ * first read enters the log's queue at the call), the options are checked at the first next(),
+ * a failure ends it, and return()/throw() (a `break`) close it, freeing its cursor.
+ */
+class RecordsIterator implements AsyncGenerator<LogRecord, void, undefined> {
+  readonly #s: LogState;
+  readonly #options: RecordsOptions;
+  readonly #run: Run;
+  #it: Iteration | undefined;
+  #done = false;
+  /** Calls not answered yet, and the last one's promise: the next call waits for it. */
+  #queued = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(s: LogState, options: RecordsOptions, run: Run) {
+    this.#s = s;
+    this.#options = options;
+    this.#run = run;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<LogRecord, void>> {
+    if (this.#queued === 0) {
+      if (this.#done) return Promise.resolve(DONE);
+      // The common step: a record already read ahead, handed out now.
+      if (this.#it !== undefined) {
+        try {
+          const record = this.#take(this.#it, false);
+          if (record !== undefined) return Promise.resolve({ done: false, value: record });
+        } catch (err) {
+          this.#finish();
+          return Promise.reject(err);
         }
       }
-      // What happened to the log while these records waited (or since the read resolved).
-      settle(it, it.cursor!);
-      if (it.at === it.ahead.length) continue;
-      const record = it.ahead[it.at]!;
-      // Every offset of a log holds a record: a batch that skips one (as only a compacted or
-      // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
-      // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.
-      if (record.offset !== it.next && !(it.next < s.offsetGaps.below && record.offset <= s.offsetGaps.below)) {
-        throw new PagelogError(
-          `log ${s.name} has no record at offset ${it.next} (the next record is ${record.offset})`,
-          ErrorCode.CORRUPT,
-          { path: s.name },
-        );
-      }
-      signal?.throwIfAborted();
-      it.at++;
-      it.next = it.after = record.offset + 1;
-      yield record;
     }
-  } finally {
-    if (it.cursor !== undefined) s.cursors.delete(it.cursor.ref);
+    return this.#enqueue(() => this.#step());
+  }
+
+  return(): Promise<IteratorResult<LogRecord, void>> {
+    return this.#enqueue(() => {
+      this.#finish();
+      return Promise.resolve(DONE);
+    });
+  }
+
+  throw(err: unknown): Promise<IteratorResult<LogRecord, void>> {
+    return this.#enqueue(() => {
+      this.#finish();
+      return Promise.reject(err);
+    });
+  }
+
+  /** Runs `task` once every call before it was answered; at once if none is pending. */
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const wrapped = async (): Promise<T> => {
+      try {
+        return await task();
+      } finally {
+        this.#queued--;
+      }
+    };
+    const result = this.#queued++ === 0 ? wrapped() : this.#tail.then(wrapped, wrapped);
+    this.#tail = result;
+    return result;
+  }
+
+  /** Ends the iteration: no more records, its cursor freed. */
+  #finish(): void {
+    this.#done = true;
+    const cursor = this.#it?.cursor;
+    if (cursor !== undefined) this.#s.cursors.delete(cursor.ref);
+    this.#it = undefined;
+  }
+
+  /** One next(), reading (or, for a follower, waiting) when nothing read ahead is left. */
+  async #step(): Promise<IteratorResult<LogRecord, void>> {
+    if (this.#done) return DONE;
+    try {
+      const it = (this.#it ??= this.#start());
+      const { o } = it;
+      let fresh = false;
+      for (;;) {
+        const record = this.#take(it, fresh);
+        if (record !== undefined) return { done: false, value: record };
+        if (it.cursor !== undefined && o.to !== undefined && it.next >= o.to) break;
+        it.ahead = await fill(it, this.#run);
+        it.at = 0;
+        fresh = it.ahead.length > 0;
+        if (fresh) continue;
+        if (!o.follow || (o.to !== undefined && it.next >= o.to)) break;
+        await awaitChange(it);
+      }
+    } catch (err) {
+      this.#finish();
+      throw err;
+    }
+    this.#finish();
+    return DONE;
+  }
+
+  #start(): Iteration {
+    const o = resolveOptions<RecordsOptions, Resolved>(this.#options, "records options", {
+      from: optionalOffset("from"),
+      to: optionalOffset("to"),
+      signal: optionalSignal,
+      follow: optionalBoolean("follow"),
+      durable: optionalBoolean("durable"),
+    });
+    return { s: this.#s, o, cursor: undefined, next: o.from ?? 0, after: o.from ?? 0, ahead: [], at: 0 };
+  }
+
+  /**
+   * The next record read ahead, checked against what happened to the log since it was read, or
+   * undefined when none is left. `fresh`: just read (the abort is checked before it is handed out).
+   */
+  #take(it: Iteration, fresh: boolean): LogRecord | undefined {
+    const { s, o } = it;
+    if (!fresh) {
+      o.signal?.throwIfAborted();
+      if (it.at === it.ahead.length) return undefined;
+    }
+    // What happened to the log while these records waited (or since the read resolved).
+    settle(it, it.cursor!);
+    if (it.at === it.ahead.length) {
+      // A cut took all of it: as at the top of a step, an abort first.
+      if (fresh) o.signal?.throwIfAborted();
+      return undefined;
+    }
+    const record = it.ahead[it.at]!;
+    // Every offset of a log holds a record: a batch that skips one (as only a compacted or
+    // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
+    // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.
+    if (record.offset !== it.next && !(it.next < s.offsetGaps.below && record.offset <= s.offsetGaps.below)) {
+      throw new PagelogError(
+        `log ${s.name} has no record at offset ${it.next} (the next record is ${record.offset})`,
+        ErrorCode.CORRUPT,
+        { path: s.name },
+      );
+    }
+    o.signal?.throwIfAborted();
+    it.at++;
+    it.next = it.after = record.offset + 1;
+    return record;
   }
 }
