@@ -133,6 +133,13 @@ export interface LogOptions {
    */
   cleanerDedupeBufferBytes?: number;
   /**
+   * Whether a compacted log cleans itself in the background when `minCleanableDirtyRatio` or
+   * `maxCompactionLagMs` says so (Kafka: `log.cleaner.enable`). `false` leaves cleaning to
+   * `compact()` alone.
+   * @defaultValue true
+   */
+  backgroundCleaning?: boolean;
+  /**
    * A faster CRC-32C (for example a native one): a synchronous function returning the checksum
    * as a number. Checked when the options are resolved against known vectors (the CRC-32C of
    * `"123456789"` is `0xE3069283`): anything else, plain CRC-32 included, is a `TypeError`,
@@ -196,6 +203,8 @@ export interface ResolvedLogOptions {
   maxCompactionLagMs: number;
   /** `LogOptions.cleanerDedupeBufferBytes` (Kafka's `log.cleaner.dedupe.buffer.size`). */
   cleanerDedupeBufferBytes: number;
+  /** `LogOptions.backgroundCleaning`. */
+  backgroundCleaning: boolean;
   /** `LogOptions.crc32c`: the CRC-32C given, or undefined for the bundled one. */
   crc32c: Crc32c | undefined;
   /** `LogOptions.clock`: the clock given, or the system's. */
@@ -224,6 +233,7 @@ export const LOG_DEFAULTS = {
   minCompactionLagMs: 0,
   maxCompactionLagMs: -1,
   cleanerDedupeBufferBytes: 128 * 1024 * 1024,
+  backgroundCleaning: true,
 } as const;
 
 function integer(name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false) {
@@ -264,6 +274,11 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   minCompactionLagMs: integer("minCompactionLagMs", 0, Number.MAX_SAFE_INTEGER),
   maxCompactionLagMs: integer("maxCompactionLagMs", 1, Number.MAX_SAFE_INTEGER, true),
   cleanerDedupeBufferBytes: integer("cleanerDedupeBufferBytes", 1, Number.MAX_SAFE_INTEGER),
+  backgroundCleaning: (value) => {
+    if (value !== undefined && typeof value !== "boolean")
+      throw new TypeError(`option backgroundCleaning must be a boolean, got ${typeof value}`);
+    return value !== false;
+  },
   crc32c: (crc) => checkCrc32c(crc, "option crc32c"),
   clock: checkClock,
   policies: (policies) => resolvePolicies(policies),

@@ -64,7 +64,7 @@ export class BackgroundCleaner {
   readonly poke = (): void => {
     const s = this.#s;
     if (this.#busy || this.#stopped || s.status !== "open" || s.readOnly !== undefined) return;
-    if (!compacts(s.options.cleanupPolicy) || signature(s) === this.#seen) return;
+    if (!compacts(s.options.cleanupPolicy) || !s.options.backgroundCleaning || signature(s) === this.#seen) return;
     this.#busy = true;
     void this.#queue(() => this.#turn());
   };

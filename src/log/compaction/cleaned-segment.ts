@@ -67,14 +67,23 @@ function cleanBatch(
   // Compressed and control batches are copied whole: pagelog writes neither, and re-compressing
   // a batch from another writer is not the cleaner's to do.
   if (header.compression !== 0 || (header.attributes & CONTROL_FLAG_MASK) !== 0) {
+    for (const r of records) if (r.key !== null && r.value !== null) rules.keptValues.add(keyString(r.key));
     stats.recordsAfter += records.length;
     return { bytes: batch.bytes, empty: false };
   }
   const keep = records.map((r) => {
     if (r.key === null) return true; // never superseded: no key to supersede it by
-    const latest = rules.latest.get(keyString(r.key));
+    const key = keyString(r.key);
+    const latest = rules.latest.get(key);
     if (latest !== undefined && r.offset < latest) return false;
-    if (r.value === null && r.offset < rules.tombstonesBelow && source.maxTimestamp <= rules.tombstoneHorizon) {
+    if (r.value !== null) {
+      rules.keptValues.add(key);
+      return true;
+    }
+    // A tombstone goes once its retention is over, unless a value of its key is still kept
+    // before it (a group the clean point passed but a crash left uncleaned: kept-keys.ts).
+    const expired = r.offset < rules.tombstonesBelow && source.maxTimestamp <= rules.tombstoneHorizon;
+    if (expired && !rules.keptValues.mightHave(key)) {
       stats.tombstonesRemoved++;
       return false;
     }

@@ -20,6 +20,7 @@ import { cleanGroup } from "./cleaned-group.js";
 import { segmentBatches } from "./cleaner-scan.js";
 import type { CleaningRules } from "./cleaning-rules.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
+import { KeptKeys } from "./kept-keys.js";
 import { OffsetMap } from "./offset-map.js";
 
 /** A cleaning in progress. */
@@ -58,6 +59,7 @@ export async function startPass(s: LogState, now: number): Promise<CleaningPass 
       // point this cleaning started from) and its segment's newest record is deleteRetentionMs old.
       tombstonesBelow: cleanPoint,
       tombstoneHorizon: now - s.options.deleteRetentionMs,
+      keptValues: new KeptKeys(),
     },
     cursor: openCursor(s.cursors),
     scanned: 0,
@@ -132,7 +134,8 @@ async function groupStep(s: LogState, pass: CleaningPass, group: readonly Segmen
   const cleanPoint = Math.max(pass.rules.tombstonesBelow, Math.min(groupEnd, pass.end!));
   // Durable before the group's cleaned segment (with its gaps) can be swapped in. A crash after
   // this and before the swap leaves the clean point past this group's uncleaned records, which
-  // only keeps their duplicates until a later cleaning supersedes them.
+  // only keeps their duplicates until a later cleaning supersedes them (and keeps their
+  // tombstones while an older value of the key is left: kept-keys.ts).
   if (cleanPoint > s.offsetGaps.below) {
     s.offsetGaps.below = cleanPoint;
     await s.host.cleaned?.(cleanPoint);

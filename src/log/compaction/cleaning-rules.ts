@@ -3,6 +3,8 @@
  * cleaned-segment writer (which applies it), and the suffix of the files that writer makes.
  */
 
+import type { KeptKeys } from "./kept-keys.js";
+
 /** Kafka's suffix of a segment the cleaner is still writing. */
 export const CLEANED_SUFFIX = ".cleaned";
 
@@ -13,4 +15,6 @@ export interface CleaningRules {
   readonly tombstonesBelow: number;
   /** ...once their segment's newest record is at or before this time (now − deleteRetentionMs). */
   readonly tombstoneHorizon: number;
+  /** Keys whose value this cleaning kept so far, in offset order: their later tombstones stay. */
+  readonly keptValues: KeptKeys;
 }

@@ -57,6 +57,7 @@ const LOG_KEYS = [
   "minCompactionLagMs",
   "maxCompactionLagMs",
   "cleanerDedupeBufferBytes",
+  "backgroundCleaning",
   "crc32c",
   "clock",
   "policies",

@@ -203,6 +203,20 @@ describe("background cleaning: when", () => {
     await again.dir.close();
   });
 
+  it("backgroundCleaning: false (Kafka's log.cleaner.enable) leaves cleaning to compact()", async () => {
+    const { dir, log } = await hookedLog({ ...SMALL, backgroundCleaning: false });
+    const model: PlainRecord[] = [];
+    await fill(log, 60, 4, model);
+    await log.flush();
+    await cleaner(log).idle();
+    expect(cleaner(log).passes).toBe(0);
+    expect(await readAll(log)).toEqual(model);
+    const result = await log.compact();
+    expect(result.recordsAfter).toBeLessThan(result.recordsBefore);
+    expect(await readAll(log)).toEqual(latestBelow(model, result.cleanPoint));
+    await dir.close();
+  });
+
   it("a log without compact in its policy never cleans in the background", async () => {
     const { dir, log } = await hookedLog({ segmentBytes: 400 });
     const model: PlainRecord[] = [];

@@ -160,8 +160,8 @@ describe("read-only open after a crash mid-swap", () => {
     await reader.close();
     expect(recording.writes).toEqual([]);
     // The writer's open as it finishes the swap, before a background cleaning could clean further
-  // (no segment is ever old enough for it): that later cleaning is no part of what a reader sees.
-  const writerDir = await openSim(sim, { ...OPTIONS, minCompactionLagMs: Number.MAX_SAFE_INTEGER });
+    // (no segment is ever old enough for it): that later cleaning is no part of what a reader sees.
+    const writerDir = await openSim(sim, { ...OPTIONS, minCompactionLagMs: Number.MAX_SAFE_INTEGER });
     const writer = await expectCode(() => writerDir.log(NAME), ErrorCode.CORRUPT);
     await writerDir.close();
     expect(readOnly.message).toBe(writer.message);

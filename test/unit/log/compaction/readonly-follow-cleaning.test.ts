@@ -18,9 +18,10 @@ import type { Storage } from "../../../../src/storage/storage.js";
 import { ErrorCode } from "../../../../src/errors.js";
 import { NAME, expectCode, plain, readAll, type PlainRecord } from "../helpers.js";
 
-const SMALL = { cleanupPolicy: "compact", segmentBytes: 300 } as const;
+// Each test places its cleanings (compact()) against the reader's steps: none in the background.
+const SMALL = { cleanupPolicy: "compact", segmentBytes: 300, backgroundCleaning: false } as const;
 /** The writer reopened with room to group the small segments into one (Kafka's groupSegmentsBySize). */
-const LARGE = { cleanupPolicy: "compact", segmentBytes: 3000 } as const;
+const LARGE = { cleanupPolicy: "compact", segmentBytes: 3000, backgroundCleaning: false } as const;
 
 type Appended = Map<number, PlainRecord>;
 
