@@ -37,8 +37,17 @@ import { testSeed } from "../support/seed.js";
 import { rng } from "../support/xorshift.js";
 
 const NAME = "clean-0";
-/** Written with small segments, cleaned with larger ones: the cleaning groups several into one. */
-const WRITTEN = { cleanupPolicy: "compact", segmentBytes: 220, indexIntervalBytes: 64 } as const;
+/**
+ * Written with small segments, cleaned with larger ones: the cleaning groups several into one.
+ * The recording is of one explicit compact(): no cleaning in the background before it, or in the
+ * opens that check each crash state (the engine and the SIGKILL test cover background cleaning).
+ */
+const WRITTEN = {
+  cleanupPolicy: "compact",
+  segmentBytes: 220,
+  indexIntervalBytes: 64,
+  backgroundCleaning: false,
+} as const;
 const OPTIONS = { ...WRITTEN, segmentBytes: 800 } as const;
 const STATES = Number(process.env.PAGELOG_ALICE_STATES ?? 40);
 

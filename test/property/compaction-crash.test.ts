@@ -22,21 +22,12 @@ import { SimStorage } from "../../src/storage/sim-storage.js";
 import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage } from "../../src/testing/hooked-storage.js";
 import { testSeed } from "../support/seed.js";
+import { rng } from "../support/xorshift.js";
 
 /** Schedules per run: every operation of each one's cleaning is cut. */
 const SCHEDULES = 3;
 const NAME = "state-0";
 const RETENTION = 1000;
-
-function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 interface Appended {
   readonly key: string;
