@@ -128,7 +128,9 @@ interface Knowledge {
 /** Reads the log here (recovering after the kill), checks the property, verifies, reopens. */
 async function check(k: Knowledge, fail: (m: string) => never): Promise<number> {
   const read = async () => {
-    const dir = await LogDir.open(dataDir, { log: OPTIONS });
+    // The child cleans in the background too; the parent's reads must not, or the second open
+    // would read what a background cleaning of the first left, not what the kill left.
+    const dir = await LogDir.open(dataDir, { log: { ...OPTIONS, backgroundCleaning: false } });
     try {
       const log = await dir.log(PARTITION);
       const records: Array<{ offset: number; key: string | null; value: string | null }> = [];
