@@ -163,9 +163,7 @@ function checkInRange(s: LogState, offset: number): void {
 /** Whole raw batches from the one holding `offset`. `offset` and `maxBytes` were checked by the caller. */
 export async function readRawBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
   checkInRange(s, offset);
-  let index = s.segments.length - 1;
-  while (index > 0 && s.segments[index]!.baseOffset > offset) index--;
-  for (; index < s.segments.length; index++) {
+  for (let index = segmentHolding(s, offset); index < s.segments.length; index++) {
     const slot = s.segments[index]!;
     const segment = slot.segment ?? (await slot.load()); // an idle segment's first use checks it
     const read = await segment.read(offset, maxBytes);
@@ -177,7 +175,9 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
 
 /** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
 export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
-  for (const slot of s.segments) {
+  const segments = s.segments;
+  for (let index = firstAboveStart(s); index < segments.length; index++) {
+    const slot = segments[index]!;
     if (slot.nextOffset <= s.startOffset) continue;
     // Which segment holds the answer is told by each one's largest timestamp, which an idle
     // segment learns on its first use: a lookup loads the segments it passes, oldest first.
@@ -201,6 +201,36 @@ export async function findOffsetForTimestamp(s: LogState, timestamp: number): Pr
     }
   }
   return null;
+}
+
+/**
+ * The index of the last segment whose base offset is at most `offset` (0 if none): a binary
+ * search, since a random read on a log of many segments must not walk the list (base offsets
+ * increase along it).
+ */
+function segmentHolding(s: LogState, offset: number): number {
+  const segments = s.segments;
+  let lo = 0;
+  let hi = segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.baseOffset <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The index of the first segment that ends above the start offset (ends increase along the list). */
+function firstAboveStart(s: LogState): number {
+  const segments = s.segments;
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (segments[mid]!.nextOffset <= s.startOffset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
