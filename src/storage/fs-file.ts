@@ -8,16 +8,26 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageFile } from "./storage.js";
 import { checkNonNegativeInteger } from "./paths.js";
 import { fromFsError } from "./fs-errors.js";
-import type { SyncWriteGate } from "./sync-write-gate.js";
+import type { SyncGate } from "./sync-gate.js";
 
 /**
  * The synchronous write of an `FsFile`'s descriptor (`fs.writeSync` on a real one) and the gate
  * that decides when it may be used instead of the handle's thread-pool write.
  */
 export interface SyncWrite {
-  readonly gate: SyncWriteGate;
+  readonly gate: SyncGate;
   /** pwrite(2) on the main thread: bytes written, or throws the OS error as `fs.writeSync` does. */
   write(buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+/**
+ * The synchronous read of an `FsFile`'s descriptor (`fs.readSync` on a real one) and the gate
+ * that decides when it may be used instead of the handle's thread-pool read.
+ */
+export interface SyncRead {
+  readonly gate: SyncGate;
+  /** pread(2) on the main thread: bytes read (0 at end of file), or throws as `fs.readSync` does. */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): number;
 }
 
 /**
@@ -57,6 +67,7 @@ export class FsFile implements StorageFile {
   readonly #handle: FileHandleLike;
   readonly #onClose: ((file: FsFile) => void) | undefined;
   readonly #syncWrite: SyncWrite | undefined;
+  readonly #syncRead: SyncRead | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -65,13 +76,21 @@ export class FsFile implements StorageFile {
    * @param handle an open handle, owned by this object from now on.
    * @param path the normalized storage path, used in error messages.
    * @param onClose told once, when the handle is closed, so the storage stops tracking it.
-   * @param syncWrite writes on the main thread while its gate allows (see sync-write-gate.ts).
+   * @param syncWrite writes on the main thread while its gate allows (see sync-gate.ts).
+   * @param syncRead reads on the main thread while its gate allows.
    */
-  constructor(handle: FileHandleLike, path: string, onClose?: (file: FsFile) => void, syncWrite?: SyncWrite) {
+  constructor(
+    handle: FileHandleLike,
+    path: string,
+    onClose?: (file: FsFile) => void,
+    syncWrite?: SyncWrite,
+    syncRead?: SyncRead,
+  ) {
     this.#handle = handle;
     this.path = path;
     this.#onClose = onClose;
     this.#syncWrite = syncWrite;
+    this.#syncRead = syncRead;
   }
 
   async size(): Promise<number> {
@@ -118,19 +137,19 @@ export class FsFile implements StorageFile {
    * may return fewer bytes than asked for (signals, large requests, some file systems); only a
    * return of 0 means end of file, so it loops, and the contract's "short only at end of file"
    * holds. Each call asks for at most MAX_IO_CHUNK_BYTES, the most node:fs accepts with room.
+   * Each call goes synchronously while the read gate allows, else through the thread pool: the
+   * same pread, the same loop and errors either way.
    */
   async #fill(target: Uint8Array, position: number, want: number): Promise<number> {
     let filled = 0;
     while (filled < want) {
       this.#checkOpen("read");
+      const length = Math.min(want - filled, MAX_IO_CHUNK_BYTES);
       let bytesRead: number;
       try {
-        ({ bytesRead } = await this.#handle.read(
-          target,
-          filled,
-          Math.min(want - filled, MAX_IO_CHUNK_BYTES),
-          position + filled,
-        ));
+        bytesRead =
+          this.#readNow(target, filled, length, position + filled) ??
+          (await this.#handle.read(target, filled, length, position + filled)).bytesRead;
       } catch (err) {
         throw fromFsError(err, "read", this.path);
       }
@@ -138,6 +157,19 @@ export class FsFile implements StorageFile {
       filled += bytesRead;
     }
     return filled;
+  }
+
+  /** One synchronous pread if the gate allows it now (bytes read), else undefined. */
+  #readNow(target: Uint8Array, offset: number, length: number, position: number): number | undefined {
+    const sync = this.#syncRead;
+    if (sync === undefined) return undefined;
+    const startedAt = sync.gate.start(length);
+    if (startedAt === undefined) return undefined;
+    try {
+      return sync.read(target, offset, length, position);
+    } finally {
+      sync.gate.ran(startedAt);
+    }
   }
 
   async write(position: number, bytes: Uint8Array): Promise<void> {

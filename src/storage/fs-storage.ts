@@ -9,20 +9,24 @@
  * `StorageFile.sync()` (fdatasync) and `syncDir()` (fsync of the directory) make anything durable.
  *
  * Writes go synchronously (`writeSync`, no thread-pool round trip) while they are small and fast,
- * and through the thread pool once one was slow (dirty-page throttling): see sync-write-gate.ts.
+ * and through the thread pool once one was slow (dirty-page throttling): see sync-gate.ts.
  * Either way a resolved write has reached the page cache and nothing more; syncs stay async.
+ * Reads, opens, stats and closes of files go synchronously the same way, behind a gate of their
+ * own (a cold device, not throttling, is what makes them slow); list, mkdir, remove, rename and
+ * the directory and lock calls stay on the thread pool.
  */
 import { checkOpenOptions } from "./open-options.js";
 import { checkKnownKeys } from "../options.js";
 import * as fs from "node:fs/promises";
-import { constants as fsConstants, writeSync } from "node:fs";
+import { constants as fsConstants, open as openCallback, openSync, readSync, statSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
 import { normalizePath, parentOf } from "./paths.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
-import { SyncWriteGate } from "./sync-write-gate.js";
+import { FdHandle } from "./fs-fd-handle.js";
+import { DEFAULT_SYNC_READ_LIMITS, gated, SyncGate } from "./sync-gate.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 /**
@@ -38,7 +42,9 @@ export class FsStorage implements Storage {
   /** The root directory's identity at open: a path operation first checks it is still there. */
   readonly #rootId: FileIdentity;
   /** One gate for every file: dirty-page throttling slows the whole device, not one file. */
-  readonly #syncWrites = new SyncWriteGate();
+  readonly #syncWrites = new SyncGate();
+  /** Reads, opens, stats and closes: one gate too, since a cold device is cold for every file. */
+  readonly #syncReads = new SyncGate(DEFAULT_SYNC_READ_LIMITS);
   #closing: Promise<void> | undefined;
 
   private constructor(root: string, rootId: FileIdentity) {
@@ -115,9 +121,19 @@ export class FsStorage implements Storage {
       (options.readOnly === true
         ? fsConstants.O_RDONLY
         : fsConstants.O_RDWR | (options.create === true ? fsConstants.O_CREAT : 0)) | (fsConstants.O_NONBLOCK ?? 0);
-    let handle: fs.FileHandle;
+    const abs = this.#abs(rel);
+    let handle: FdHandle;
     try {
-      handle = await fs.open(this.#abs(rel), flags, 0o666);
+      const fd = await gated(
+        this.#syncReads,
+        0,
+        () => openSync(abs, flags, 0o666),
+        () =>
+          new Promise<number>((resolve, reject) =>
+            openCallback(abs, flags, 0o666, (e, fd) => (e ? reject(e) : resolve(fd))),
+          ),
+      );
+      handle = new FdHandle(fd, this.#syncReads);
     } catch (err) {
       // Opening a directory read-write fails with EISDIR, which maps to PAGELOG_IO as promised.
       throw fromFsError(err, "open", rel);
@@ -150,6 +166,7 @@ export class FsStorage implements Storage {
       options.readOnly === true
         ? undefined
         : { gate: this.#syncWrites, write: (buffer, offset, length, at) => writeSync(fd, buffer, offset, length, at) },
+      { gate: this.#syncReads, read: (buffer, offset, length, at) => readSync(fd, buffer, offset, length, at) },
     );
     this.#files.add(file);
     return file;
@@ -161,7 +178,13 @@ export class FsStorage implements Storage {
     this.#checkOpen("stat");
     await this.#checkRoot("stat");
     try {
-      const stats = await fs.stat(this.#abs(rel));
+      const abs = this.#abs(rel);
+      const stats = await gated(
+        this.#syncReads,
+        0,
+        () => statSync(abs),
+        () => fs.stat(abs),
+      );
       return stats.isDirectory() ? { kind: "dir", size: 0 } : { kind: "file", size: stats.size };
     } catch (err) {
       const code = osErrorCode(err);
@@ -343,7 +366,15 @@ export class FsStorage implements Storage {
   async #checkRoot(op: string): Promise<void> {
     let now: FileIdentity | undefined;
     try {
-      now = identityOf(await fs.stat(this.root));
+      const root = this.root;
+      now = identityOf(
+        await gated(
+          this.#syncReads,
+          0,
+          () => statSync(root),
+          () => fs.stat(root),
+        ),
+      );
     } catch {
       now = undefined;
     }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { FsFile, type FileHandleLike, type SyncWrite } from "../../../src/storage/fs-file.js";
-import { SyncWriteGate } from "../../../src/storage/sync-write-gate.js";
+import { SyncGate } from "../../../src/storage/sync-gate.js";
 
 /** A file in memory, written by both paths; at most `perCall` bytes per call, as pwrite may. */
 class TwoPathHandle implements FileHandleLike {
@@ -46,7 +46,7 @@ class TwoPathHandle implements FileHandleLike {
   }
 
   readonly sync: SyncWrite = {
-    gate: new SyncWriteGate({ maxBytes: 64, slowMs: 5, cooldownMs: 100, maxCooldownMs: 1000, now: () => this.clock.t }),
+    gate: new SyncGate({ maxBytes: 64, slowMs: 5, cooldownMs: 100, maxCooldownMs: 1000, now: () => this.clock.t }),
     write: (buffer, offset, length, position) => {
       this.syncWrites.push(length);
       this.clock.t += this.syncMs;

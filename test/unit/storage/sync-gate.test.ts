@@ -4,11 +4,11 @@
  * real timing.
  */
 import { describe, expect, it } from "vitest";
-import { SyncWriteGate, type SyncWriteLimits } from "../../../src/storage/sync-write-gate.js";
+import { SyncGate, type SyncGateLimits } from "../../../src/storage/sync-gate.js";
 
-function gateAt(limits: Partial<SyncWriteLimits> = {}): { gate: SyncWriteGate; clock: { t: number } } {
+function gateAt(limits: Partial<SyncGateLimits> = {}): { gate: SyncGate; clock: { t: number } } {
   const clock = { t: 1000 };
-  const gate = new SyncWriteGate({
+  const gate = new SyncGate({
     maxBytes: 4096,
     slowMs: 5,
     cooldownMs: 100,
@@ -20,7 +20,7 @@ function gateAt(limits: Partial<SyncWriteLimits> = {}): { gate: SyncWriteGate; c
 }
 
 /** One synchronous write through the gate that takes `ms`; false if the gate refused it. */
-function write(gate: SyncWriteGate, clock: { t: number }, ms: number, bytes = 10): boolean {
+function write(gate: SyncGate, clock: { t: number }, ms: number, bytes = 10): boolean {
   const startedAt = gate.start(bytes);
   if (startedAt === undefined) return false;
   clock.t += ms;
@@ -28,7 +28,7 @@ function write(gate: SyncWriteGate, clock: { t: number }, ms: number, bytes = 10
   return true;
 }
 
-describe("SyncWriteGate", () => {
+describe("SyncGate (write limits as injected)", () => {
   it("lets writes up to maxBytes through, never a larger one", () => {
     const { gate } = gateAt();
     expect(gate.start(4096)).toBe(1000);
