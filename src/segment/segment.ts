@@ -160,11 +160,20 @@ export class Segment {
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX) + fileSuffix;
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX) + fileSuffix;
-    const indexMissing = (await storage.stat(indexPath)) === null;
-    const timeMissing = (await storage.stat(timePath)) === null;
-    const openIndex = async (path: string, missing: boolean): Promise<StorageFile> => {
-      if (mode === "readOnly") return missing ? absentFile(path) : storage.open(path, { readOnly: true });
-      return missing && !create ? createdOnWrite(storage, path) : storage.open(path, { create });
+    // A missing index is rebuilt (read-only: in memory; else created on its first write). Opening
+    // an existing segment's index tells whether it is there: one open, not a stat and an open
+    // (a lazy segment's first use pays each path call's root check and syscalls).
+    const openIndex = async (path: string): Promise<{ file: StorageFile; missing: boolean }> => {
+      if (create) {
+        const missing = (await storage.stat(path)) === null;
+        return { file: await storage.open(path, { create }), missing };
+      }
+      try {
+        return { file: await storage.open(path, mode === "readOnly" ? { readOnly: true } : {}), missing: false };
+      } catch (err) {
+        if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
+        return { file: mode === "readOnly" ? absentFile(path) : createdOnWrite(storage, path), missing: true };
+      }
     };
     const log =
       mode === "readOnly"
@@ -176,9 +185,9 @@ export class Segment {
         : await storage.open(logPath, { create });
     const handles: StorageFile[] = [log];
     try {
-      const indexFile = await openIndex(indexPath, indexMissing);
+      const { file: indexFile, missing: indexMissing } = await openIndex(indexPath);
       handles.push(indexFile);
-      const timeFile = await openIndex(timePath, timeMissing);
+      const { file: timeFile, missing: timeMissing } = await openIndex(timePath);
       handles.push(timeFile);
       const offsetIndex = await OffsetIndex.open(
         indexFile,
