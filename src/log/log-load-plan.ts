@@ -13,8 +13,8 @@ import { report } from "./recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
 export type Step =
-  /** Write what the segment's plan decided; then rewrite `[from, to)` so its fsync writes it. */
-  | { readonly kind: "commit"; readonly segment: Segment; rewrite?: { readonly from: number; readonly to: number } }
+  /** Write what the segment's plan decided (its walk already wrote back what its fsync must write). */
+  | { readonly kind: "commit"; readonly segment: Segment }
   /** Delete these segments, newest first. */
   | { readonly kind: "delete"; readonly segments: Segment[] };
 
@@ -66,18 +66,11 @@ export async function planLoad(
 ): Promise<Plan> {
   const tally = new Tally();
   const steps: Step[] = [];
-  const commits = new Map<Segment, Step & { kind: "commit" }>();
-  const commit = (segment: Segment, rewrite?: { from: number; to: number }): void => {
-    const existing = commits.get(segment);
-    if (existing === undefined) {
-      const step: Step & { kind: "commit" } = {
-        kind: "commit",
-        segment,
-        ...(rewrite === undefined ? {} : { rewrite }),
-      };
-      commits.set(segment, step);
-      steps.push(step);
-    } else if (rewrite !== undefined) existing.rewrite = rewrite;
+  const commits = new Set<Segment>();
+  const commit = (segment: Segment): void => {
+    if (commits.has(segment)) return;
+    commits.add(segment);
+    steps.push({ kind: "commit", segment });
   };
   const deleteFromIndex = (from: number): number => {
     const doomed = segments.splice(from);
@@ -142,8 +135,8 @@ interface Planning {
   readonly steps: Step[];
   readonly recoveryPoint: number;
   readonly firstToRecover: number;
-  /** Plans writing this segment's plan (and, once committed, rewriting `[from, to)`). */
-  commit(segment: Segment, rewrite?: { from: number; to: number }): void;
+  /** Plans writing this segment's plan (once, however often it is asked). */
+  commit(segment: Segment): void;
   /** Plans deleting `segments[from..]` (newest first), which leave `segments`. */
   deleteFromIndex(from: number): number;
   /** The clean load of `segments[i]`, started ahead in a window (see planLoad). */
@@ -216,13 +209,15 @@ async function planEach(p: Planning): Promise<Plan> {
       commit(segment);
       continue;
     }
-    const result = await segment.planRecovery({
-      minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset,
-    });
+    // What lies above the recovery point is written back by the walk itself, unchanged, so that
+    // the commit's fsync really writes it (see carryOut in log-load-apply.ts).
+    const from = i === firstToRecover ? recoveryPoint : segment.baseOffset;
+    const result = await segment.planRecovery(
+      { minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset },
+      from,
+    );
     tally.walked(result);
-    // What lies above the recovery point is rewritten once committed (see carryOut in log-load-apply.ts).
-    const from = i === firstToRecover ? segment.offsetIndex.lookup(recoveryPoint).position : 0;
-    commit(segment, { from, to: result.validBytes });
+    commit(segment);
     if (result.truncatedBytes > 0) tally.tailCut = i + 1 < segments.length ? "mid-log" : "last-segment";
     if (result.truncatedBytes > 0 && i + 1 < segments.length) {
       deleteFromIndex(i + 1);

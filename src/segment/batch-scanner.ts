@@ -91,6 +91,15 @@ export interface ScanOptions {
    * nothing (recovery).
    */
   readonly reuseBuffers?: boolean;
+  /**
+   * Write every valid batch whose last offset is at or past this back to the file, unchanged, a
+   * chunk at a time as the walk leaves it (an unclean open's rewrite of what lies above the
+   * recovery point, so that its fsync really writes it: recovery.md). The bytes written are the
+   * ones just read and validated, so the file's content never changes: a walk whose open then
+   * rejects still leaves every byte as it was. Needs `reuseBuffers`; call `finishWriteBack()`
+   * after the walk.
+   */
+  readonly writeBackFrom?: number;
 }
 
 /** Where, and why, a walk over a segment's batches stopped (`SegmentRecovery.stop`). */
@@ -119,6 +128,11 @@ export class BatchScanner {
   /** The read of the next chunk, started while this one is walked (`readAhead`). */
   #ahead: { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> } | undefined;
   #stop: ScanStop | undefined;
+  /** With `writeBackFrom`: the buffered range of valid batches still to write back. */
+  #writeStart: number | undefined;
+  #writeEnd = 0;
+  /** The write-back of the chunk before this one; its buffer is free once it is done. */
+  #writing: Promise<void> | undefined;
 
   constructor(file: StorageFile, fileSize: number, startPosition: number, options: ScanOptions) {
     this.#file = file;
@@ -225,6 +239,10 @@ export class BatchScanner {
     }
     this.#expected = header.lastOffset + 1;
     this.#position = position + verdict.size;
+    if (this.#options.writeBackFrom !== undefined && header.lastOffset >= this.#options.writeBackFrom) {
+      this.#writeStart ??= position;
+      this.#writeEnd = this.#position;
+    }
     return { position, header, bytes: window.subarray(0, verdict.size) };
   }
 
@@ -251,6 +269,9 @@ export class BatchScanner {
     const want = Math.min(Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
     const ahead = this.#ahead;
     this.#ahead = undefined;
+    // One write-back in flight at a time: it bounds the buffers to three and surfaces its error.
+    await this.#writing;
+    const written = this.#startWriteBack();
     const retired = this.#backing;
     this.#buffer =
       ahead !== undefined && ahead.position === position && ahead.length >= Math.min(length, want)
@@ -259,11 +280,32 @@ export class BatchScanner {
     this.#bufferStart = position;
     if (this.#options.reuseBuffers === true) {
       // The batches handed out from the old chunk are past their step: its memory can be reused.
-      if (retired !== undefined) this.#free.push(retired);
+      // A chunk being written back is free only once its write is done (below).
+      if (retired !== undefined && written === undefined) this.#free.push(retired);
       // (#read's buffers are whole ArrayBuffers: the chunk is a view of one from its start.)
       this.#backing = new Uint8Array(this.#buffer.buffer);
     }
+    if (written !== undefined) {
+      const reuse = this.#options.reuseBuffers === true;
+      this.#writing = written.then(() => void (reuse && retired !== undefined && this.#free.push(retired)));
+      this.#writing.catch(() => undefined); // awaited by the next #ensure or finishWriteBack()
+    }
     if (this.#options.readAhead === true) this.#readNextChunk();
+  }
+
+  /** Starts writing back the buffered valid batches not yet written (`writeBackFrom`). */
+  #startWriteBack(): Promise<void> | undefined {
+    const start = this.#writeStart;
+    if (start === undefined) return undefined;
+    this.#writeStart = undefined;
+    return this.#file.write(start, this.#view(start, this.#writeEnd - start));
+  }
+
+  /** After the walk (`writeBackFrom`): writes back the last chunk's batches, and waits for every write. */
+  async finishWriteBack(): Promise<void> {
+    await this.#writing;
+    this.#writing = undefined;
+    await this.#startWriteBack();
   }
 
   /** The chunk being read ahead, if any, handed over (the scan will not use it). */

@@ -32,13 +32,14 @@ import { NO_TIMESTAMP } from "./time-index.js";
 export async function planRecovery(
   s: SegmentState,
   { minNextOffset, endOffset }: RecoverOptions,
+  rewriteFrom?: number,
 ): Promise<SegmentRecovery> {
   const sizeBefore = s.size;
   // A reader's recover (chapter 4) decides the cut of a crash recovery (not of an interrupted
   // truncation's, which ends at `endOffset`, a case the course does not have).
   const recover = endOffset === undefined ? s.options.policies?.recover : undefined;
   const boundaries = recover === undefined ? undefined : new Set<number>();
-  let stop = await rebuildFromWalk(s, endOffset, boundaries);
+  let stop = await rebuildFromWalk(s, endOffset, boundaries, rewriteFrom);
   if (recover !== undefined) {
     boundaries!.add(stop.position);
     const kept = await keptByPolicy(recover, s.log, sizeBefore, stop, boundaries!);
@@ -150,10 +151,17 @@ export async function commit(s: SegmentState): Promise<void> {
 
 /**
  * Rebuilds both indexes in memory from a walk over the whole log (ending before the first batch
- * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing.
- * `boundaries` collects every batch's start position (for a reader's recover: see recover-policy.ts).
+ * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing but,
+ * with `rewriteFrom`, the valid batches holding offsets from there back over themselves, unchanged
+ * (the walk's own bytes: each is read and CRC-checked once). `boundaries` collects every batch's
+ * start position (for a reader's recover: see recover-policy.ts).
  */
-async function rebuildFromWalk(s: SegmentState, endOffset?: number, boundaries?: Set<number>): Promise<ScanStop> {
+async function rebuildFromWalk(
+  s: SegmentState,
+  endOffset?: number,
+  boundaries?: Set<number>,
+  rewriteFrom?: number,
+): Promise<ScanStop> {
   beginWalk(s);
   const scanner = new BatchScanner(
     s.log,
@@ -164,11 +172,16 @@ async function rebuildFromWalk(s: SegmentState, endOffset?: number, boundaries?:
       readAhead: true,
       reuseBuffers: true,
       ...(endOffset === undefined ? {} : { endOffset }),
+      ...(rewriteFrom === undefined ? {} : { writeBackFrom: rewriteFrom }),
     }),
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     boundaries?.add(batch.position);
     await indexBatch(s, batch.header, batch.position);
+  }
+  if (rewriteFrom !== undefined) {
+    await scanner.finishWriteBack();
+    s.logUnsynced = true;
   }
   // As Kafka's recover does: one last time-index entry for the segment's largest timestamp.
   if (s.maxTimestamp !== NO_TIMESTAMP) await s.timeIndex.maybeAppend(s.maxTimestamp, s.offsetOfMaxTimestamp);

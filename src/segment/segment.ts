@@ -261,11 +261,14 @@ export class Segment {
    * were acknowledged as durable (the recovery point), so finding them damaged is corruption
    * (`PAGELOG_CORRUPT`, nothing planned), not a torn tail to cut. `endOffset`: the walk ends
    * before the first batch that reaches it (finishing an interrupted cut at that offset).
+   * `rewriteFrom`: the walk writes the valid batches holding offsets from there back over
+   * themselves, unchanged (an unclean open's rewrite above the recovery point: the content of
+   * the file does not change, and `commit()`'s fsync then really writes those pages).
    * @internal
    */
-  planRecovery(options: RecoverOptions = {}): Promise<SegmentRecovery> {
+  planRecovery(options: RecoverOptions = {}, rewriteFrom?: number): Promise<SegmentRecovery> {
     checkKnownKeys(options, "recover options", RECOVER_OPTIONS);
-    return planRecovery(this.#s, options);
+    return planRecovery(this.#s, options, rewriteFrom);
   }
 
   /**
