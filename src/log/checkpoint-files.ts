@@ -37,12 +37,19 @@ export type CheckpointRead =
 /**
  * Reads a checkpoint file, telling an absent one apart from a malformed one. A file larger than
  * {@link maxCheckpointBytes} for the partition directories present is malformed without being read.
+ * `rootNames`: the root's listing when the caller has one (an open): a file not in it is absent
+ * without a `stat`, and the partitions are counted from it instead of listing the root again.
  */
-export async function readCheckpointFile(storage: Storage, file: string): Promise<CheckpointRead> {
+export async function readCheckpointFile(
+  storage: Storage,
+  file: string,
+  rootNames?: readonly string[],
+): Promise<CheckpointRead> {
+  if (rootNames !== undefined && !rootNames.includes(file)) return { state: "absent" };
   const stat = await storage.stat(file);
   if (stat === null) return { state: "absent" };
   if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
-  const partitions = (await storage.list("")).filter((n) => parsePartitionName(n) !== undefined).length;
+  const partitions = (rootNames ?? (await storage.list(""))).filter((n) => parsePartitionName(n) !== undefined).length;
   const limit = maxCheckpointBytes(partitions);
   if (stat.size > limit)
     return {
@@ -72,8 +79,12 @@ export async function readCheckpointFile(storage: Storage, file: string): Promis
 }
 
 /** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map (recovery starts from 0). */
-export async function readCheckpoint(storage: Storage, file: string): Promise<Map<string, number>> {
-  const read = await readCheckpointFile(storage, file);
+export async function readCheckpoint(
+  storage: Storage,
+  file: string,
+  rootNames?: readonly string[],
+): Promise<Map<string, number>> {
+  const read = await readCheckpointFile(storage, file, rootNames);
   return read.state === "ok" ? read.entries : new Map();
 }
 

@@ -19,14 +19,14 @@ import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
 import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
 import { SerialQueue } from "./serial-queue.js";
 import { asyncDispose } from "./async-dispose.js";
-import { readCheckpoint, writeFileAtomically } from "./checkpoint-files.js";
-import { CleanerCheckpoint, readCleanPoints } from "./compaction/cleaner-checkpoint.js";
+import { writeFileAtomically } from "./checkpoint-files.js";
+import { CleanerCheckpoint } from "./compaction/cleaner-checkpoint.js";
+import { readRoot } from "./root-reads.js";
 import {
   CLEAN_SHUTDOWN_CONTENT,
   CLEAN_SHUTDOWN_FILE,
   LOCK_FILE,
   LOG_START_CHECKPOINT,
-  OWN_TMP_FILES,
   RECOVERY_POINT_CHECKPOINT,
 } from "./root-files.js";
 import { openReadOnlyLog } from "./read-only-open.js";
@@ -34,7 +34,7 @@ import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./par
 import type { ProgressListener } from "./recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
 import type { Consumer } from "./consumer.js";
-import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import type { PositionsRead } from "./consumer-positions.js";
 import { DirConsumers } from "./dir-consumers.js";
 
 export type { RecoveryProgress } from "./recovery-progress.js";
@@ -180,27 +180,8 @@ export class LogDir {
     const lock = readOnly ? { path: LOCK_FILE, release: async () => undefined } : await storage.lock(LOCK_FILE);
     try {
       // Everything is read before anything is changed: an open that fails changes no file.
-      const marker = await storage.stat(CLEAN_SHUTDOWN_FILE);
-      if (marker !== null && marker.kind !== "file") {
-        throw new PagelogError(
-          `${CLEAN_SHUTDOWN_FILE} is a directory, not pagelog's clean-shutdown marker`,
-          ErrorCode.IO,
-          { path: CLEAN_SHUTDOWN_FILE },
-        );
-      }
-      const clean = marker !== null;
-      const names = await storage.list("");
-      const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
-      const ownTmpFiles: string[] = [];
-      for (const name of readOnly ? [] : names) {
-        // Only the temp files pagelog itself writes here, and only if they are files: anything
-        // else ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
-        if (OWN_TMP_FILES.has(name) && (await storage.stat(name))?.kind === "file") ownTmpFiles.push(name);
-      }
-      const recoveryPoints = await readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT);
-      const startOffsets = await readCheckpoint(storage, LOG_START_CHECKPOINT);
-      const cleanPoints = await readCleanPoints(storage, names);
-      const positions = await readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT));
+      const read = await readRoot(storage, readOnly);
+      const { clean, ownTmpFiles } = read;
       // The temp files go first: they are garbage (each atomic write truncates its temp file
       // before it writes), so a removal that fails rejects the open before the marker is touched,
       // and the next open still sees a clean shutdown.
@@ -214,15 +195,10 @@ export class LogDir {
         storage,
         ownsStorage,
         lock,
-        clean,
+        ...read,
         defaults: log,
-        namesAtOpen,
-        recoveryPoints,
-        startOffsets,
-        cleanPoints,
         checkpointIntervalMs,
         onProgress,
-        positions,
         readOnly: readOnly ? { pollMs } : undefined,
       });
     } catch (err) {

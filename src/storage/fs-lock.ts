@@ -18,7 +18,7 @@
  * still be opened, and read, and have space freed through the API.
  */
 import * as fs from "node:fs/promises";
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, readFileSync } from "node:fs";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageLock } from "./storage.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
@@ -343,16 +343,22 @@ async function openInThisProcess(file: FileIdentity): Promise<boolean | undefine
   return false;
 }
 
-let bootIdPromise: Promise<string | undefined> | undefined;
+let bootId: { readonly id: string | undefined } | undefined;
 
-/** Linux's per-boot random id, which tells a lock file written before a reboot; undefined elsewhere. */
+/**
+ * Linux's per-boot random id, which tells a lock file written before a reboot; undefined elsewhere.
+ * Read synchronously, once: a /proc file is generated in memory and never waits on a disk, and
+ * the asynchronous read was five thread-pool round trips on every first open of a process.
+ */
 function currentBootId(): Promise<string | undefined> {
-  bootIdPromise ??= fs.readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
-    (text) => {
-      const id = text.trim();
-      return /^[0-9a-f-]{8,64}$/i.test(id) ? id : undefined;
-    },
-    () => undefined,
-  );
-  return bootIdPromise;
+  if (bootId === undefined) {
+    let id: string | undefined;
+    try {
+      id = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    } catch {
+      id = undefined;
+    }
+    bootId = { id: id !== undefined && /^[0-9a-f-]{8,64}$/i.test(id) ? id : undefined };
+  }
+  return Promise.resolve(bootId.id);
 }

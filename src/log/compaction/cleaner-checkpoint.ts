@@ -19,7 +19,7 @@ export const CLEANER_CHECKPOINT = "cleaner-offset-checkpoint";
 /** Reads the file at a directory's open (absent or malformed: no clean points, so no log may have gaps). */
 export async function readCleanPoints(storage: Storage, rootNames: readonly string[]): Promise<Map<string, number>> {
   // Not in the root's listing: no storage call (a directory never compacted opens as before).
-  return rootNames.includes(CLEANER_CHECKPOINT) ? readCheckpoint(storage, CLEANER_CHECKPOINT) : new Map();
+  return rootNames.includes(CLEANER_CHECKPOINT) ? readCheckpoint(storage, CLEANER_CHECKPOINT, rootNames) : new Map();
 }
 
 /** The clean points of a log directory: read at open, written durably after each cleaning. */
