@@ -19,8 +19,15 @@
  * and for at most one slow call per cooldown: under sustained slowness, with the write defaults,
  * one at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s, then one every 2 s. An `FsStorage` keeps two gates: one
  * for writes and one for reads and metadata calls, since a throttled writeback says nothing about
- * whether reads hit the cache, and a cold disk nothing about dirty pages. No `node:` imports: the
- * clock is `performance.now()` unless a test injects one.
+ * whether reads hit the cache, and a cold disk nothing about dirty pages.
+ *
+ * Fast calls need a bound too: a loop of them (a `records()` scan whose reads all hit the page
+ * cache, each resolving at once) would otherwise never give the event loop a turn, and timers,
+ * sockets and other logs would wait for the whole scan. So a gate also lets calls through for at
+ * most `turnBudgetMs` after the first synchronous call of an event-loop turn: the next call goes
+ * through the thread pool, whose completion comes back on a later turn, and the turn after that
+ * starts a new budget. No `node:` imports: the clock is `performance.now()` and the turn is
+ * `setImmediate` (else `setTimeout`) unless a test injects them.
  */
 
 /** The bounds of a `SyncGate`. */
@@ -33,8 +40,19 @@ export interface SyncGateLimits {
   readonly cooldownMs: number;
   /** The longest it stays shut, however long the slowness lasts (ms). */
   readonly maxCooldownMs: number;
+  /** How long after the first synchronous call of an event-loop turn calls may still go synchronously (ms). */
+  readonly turnBudgetMs: number;
   /** Milliseconds from any fixed origin, non-decreasing. */
   readonly now: () => number;
+  /** Runs `callback` on a later turn of the event loop. */
+  readonly nextTurn: (callback: () => void) => void;
+}
+
+/** `setImmediate` where there is one (Node), else a zero timeout. */
+function laterTurn(callback: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
+  if (immediate !== undefined) immediate(callback);
+  else setTimeout(callback, 0);
 }
 
 /**
@@ -43,13 +61,17 @@ export interface SyncGateLimits {
  * shorter wait is no worse than any other short task). 100 ms: a one-off (a 2-core machine shared
  * with others trips it every second or two) costs a tenth of a second of thread-pool writes. 2 s:
  * a throttled device (pauses of up to 200 ms on Linux) holds the event loop under a tenth of the time.
+ * 10 ms a turn: a scan gives the event loop a turn about every 10 ms, for one thread-pool round
+ * trip (30–90 µs) each time, under 1% of its speed.
  */
 export const DEFAULT_SYNC_WRITE_LIMITS: SyncGateLimits = {
   maxBytes: 1024 * 1024,
   slowMs: 10,
   cooldownMs: 100,
   maxCooldownMs: 2_000,
+  turnBudgetMs: 10,
   now: () => performance.now(),
+  nextTurn: laterTurn,
 };
 
 /**
@@ -71,6 +93,8 @@ export class SyncGate {
   #shutUntil = -Infinity;
   /** How long the gate shut for the last time. */
   #cooldown: number;
+  /** When the first synchronous call of this event-loop turn began, or undefined before it. */
+  #turnStartedAt: number | undefined;
 
   constructor(limits: SyncGateLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
@@ -81,7 +105,16 @@ export class SyncGate {
   start(bytes: number): number | undefined {
     if (bytes > this.#limits.maxBytes) return undefined;
     const now = this.#limits.now();
-    return now >= this.#shutUntil ? now : undefined;
+    if (now < this.#shutUntil) return undefined;
+    if (this.#turnStartedAt === undefined) this.#startTurn(now);
+    else if (now - this.#turnStartedAt > this.#limits.turnBudgetMs) return undefined;
+    return now;
+  }
+
+  /** Starts this turn's budget, and ends it on a later turn of the event loop. */
+  #startTurn(now: number): void {
+    this.#turnStartedAt = now;
+    this.#limits.nextTurn(() => (this.#turnStartedAt = undefined));
   }
 
   /** A synchronous call that began at `startedAt` has ended (done or failed). */

@@ -43,7 +43,15 @@ class TwoPathHandle implements FileHandleLike {
   }
 
   readonly sync: SyncRead = {
-    gate: new SyncGate({ maxBytes: 64, slowMs: 5, cooldownMs: 100, maxCooldownMs: 1000, now: () => this.clock.t }),
+    gate: new SyncGate({
+      maxBytes: 64,
+      slowMs: 5,
+      cooldownMs: 100,
+      maxCooldownMs: 1000,
+      turnBudgetMs: Infinity,
+      now: () => this.clock.t,
+      nextTurn: () => {},
+    }),
     read: (buffer, offset, length, position) => {
       this.syncReads.push(length);
       this.clock.t += this.syncMs;
@@ -119,7 +127,7 @@ describe("FsFile: synchronous reads (fake handle, injected clock)", () => {
 
   it("the read gate's defaults: at most 1 MiB synchronously, 5 ms shuts it, cooldown doubles", () => {
     const clock = { t: 0 };
-    const gate = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, now: () => clock.t });
+    const gate = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, turnBudgetMs: Infinity, now: () => clock.t });
     expect(gate.start(1024 * 1024)).toBe(0);
     expect(gate.start(1024 * 1024 + 1)).toBeUndefined();
     const slowRead = (ms: number): void => {
@@ -318,7 +326,7 @@ describe("FdHandle", () => {
   it("stat is fstat, synchronous while the gate allows and through the pool when it is shut", async () => {
     fs.writeFileSync(nodePath.join(dir, "f"), counting(33));
     const clock = { t: 0 };
-    const gate = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, now: () => clock.t });
+    const gate = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, turnBudgetMs: Infinity, now: () => clock.t });
     const handle = new FdHandle(fs.openSync(nodePath.join(dir, "f"), "r"), gate);
     expect((await handle.stat()).size).toBe(33);
     gate.ran(-1000); // a slow call: shut

@@ -46,7 +46,15 @@ class TwoPathHandle implements FileHandleLike {
   }
 
   readonly sync: SyncWrite = {
-    gate: new SyncGate({ maxBytes: 64, slowMs: 5, cooldownMs: 100, maxCooldownMs: 1000, now: () => this.clock.t }),
+    gate: new SyncGate({
+      maxBytes: 64,
+      slowMs: 5,
+      cooldownMs: 100,
+      maxCooldownMs: 1000,
+      turnBudgetMs: Infinity,
+      now: () => this.clock.t,
+      nextTurn: () => {},
+    }),
     write: (buffer, offset, length, position) => {
       this.syncWrites.push(length);
       this.clock.t += this.syncMs;

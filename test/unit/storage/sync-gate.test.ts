@@ -13,7 +13,9 @@ function gateAt(limits: Partial<SyncGateLimits> = {}): { gate: SyncGate; clock: 
     slowMs: 5,
     cooldownMs: 100,
     maxCooldownMs: 1000,
+    turnBudgetMs: Infinity, // the turn budget has its own tests below
     now: () => clock.t,
+    nextTurn: () => {},
     ...limits,
   });
   return { gate, clock };
@@ -99,5 +101,55 @@ describe("SyncGate (write limits as injected)", () => {
     expect(gate.shut).toBe(true);
     clock.t += 1;
     expect(gate.shut).toBe(false);
+  });
+});
+
+describe("SyncGate: the budget of one event-loop turn", () => {
+  /** A gate whose turns end when the test says, with a 10 ms budget. */
+  function turnGate(): { gate: SyncGate; clock: { t: number }; endTurn: () => void } {
+    const pending: (() => void)[] = [];
+    const { gate, clock } = gateAt({ turnBudgetMs: 10, nextTurn: (cb) => void pending.push(cb) });
+    return { gate, clock, endTurn: () => pending.splice(0).forEach((cb) => cb()) };
+  }
+
+  it("lets fast calls through for the budget after the turn's first one, then sends them to the pool", () => {
+    const { gate, clock } = turnGate();
+    let sync = 0;
+    while (sync < 1000 && write(gate, clock, 1)) sync++;
+    // Calls starting at 0, 1, … 10 ms after the first are within the budget; the 12th starts at 11.
+    expect(sync).toBe(11);
+    expect(gate.shut).toBe(false); // none was slow: only this turn is over
+  });
+
+  it("starts a new budget on the next turn of the event loop", () => {
+    const { gate, clock, endTurn } = turnGate();
+    for (let i = 0; i < 1000 && write(gate, clock, 1); i++);
+    expect(write(gate, clock, 1)).toBe(false);
+    endTurn();
+    expect(write(gate, clock, 1)).toBe(true);
+  });
+
+  it("asks for one turn per budget, not one per call", () => {
+    const turns: (() => void)[] = [];
+    const { gate, clock } = gateAt({ turnBudgetMs: 10, nextTurn: (cb) => void turns.push(cb) });
+    for (let i = 0; i < 5; i++) write(gate, clock, 0);
+    expect(turns.length).toBe(1);
+  });
+
+  it("on a real event loop, the budget ends with the turn (setImmediate)", async () => {
+    // The default nextTurn (setImmediate) with a budget of 0: the second call of a turn is refused.
+    const gate = new SyncGate({
+      maxBytes: 4096,
+      slowMs: 5,
+      cooldownMs: 100,
+      maxCooldownMs: 1000,
+      turnBudgetMs: -1,
+      now: () => 0,
+      nextTurn: (cb) => setImmediate(cb),
+    });
+    expect(gate.start(1)).toBe(0);
+    expect(gate.start(1)).toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gate.start(1)).toBe(0);
   });
 });
