@@ -81,6 +81,26 @@ export async function readRecords(
   }
 }
 
+/**
+ * `readRecords` for `Log.read`. A read of a few records (a lookup: `maxRecords: 1`) first takes
+ * only the batch holding `offset`: reading, checking and decoding `maxBytes` of batches (1 MiB,
+ * and a read-ahead) to keep one record of them was most of a random lookup. When that batch
+ * holds `maxRecords` records from `offset` on, they are what the whole read would have returned
+ * first (records come in offset order); else the read runs whole, as before.
+ */
+export async function readFewRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
+  if (maxRecords !== Number.POSITIVE_INFINITY && maxBytes > 1) {
+    const first = await readRecords(s, offset, 1, maxRecords); // at least one whole batch (minOneMessage)
+    if (first.length >= maxRecords) return first;
+  }
+  return readRecords(s, offset, maxBytes, maxRecords);
+}
+
 /** The last offset of the last whole batch in `raw`. */
 function lastOffsetOf(raw: Uint8Array): number {
   let last = -1;
@@ -141,7 +161,13 @@ export async function readDurableRecords(
   if (offset >= limit) return [];
   // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
   // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
-  const records = await readRecords(s, offset, maxBytes, Math.min(maxRecords, limit - offset));
+  const want = Math.min(maxRecords, limit - offset);
+  const records = await (maxRecords === Number.POSITIVE_INFINITY ? readRecords : readFewRecords)(
+    s,
+    offset,
+    maxBytes,
+    want,
+  );
   return records.filter((r) => r.offset < limit);
 }
 

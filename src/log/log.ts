@@ -30,7 +30,7 @@ import {
   resolveReadOptions,
   readRawBatches,
   type ReadBatchesOptions,
-  readRecords,
+  readFewRecords,
   type ReadOptions,
 } from "./log-read.js";
 import { readFollowingCleaner } from "./read-only-retry.js";
@@ -346,7 +346,7 @@ export class Log {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#read(() => (durable ? readDurableRecords : readRecords)(this.#s, offset, maxBytes, maxRecords));
+    return this.#read(() => (durable ? readDurableRecords : readFewRecords)(this.#s, offset, maxBytes, maxRecords));
   }
 
   /**
