@@ -13,6 +13,7 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { FsFile, type FileHandleLike, type SyncRead } from "../../../src/storage/fs-file.js";
 import { FdHandle } from "../../../src/storage/fs-fd-handle.js";
 import { DEFAULT_SYNC_READ_LIMITS, SyncGate } from "../../../src/storage/sync-gate.js";
+import { fakeClockGate } from "../../support/fake-clock-gate.js";
 
 /** A file in memory, read by both paths; at most `perCall` bytes per call, as pread may. */
 class TwoPathHandle implements FileHandleLike {
@@ -43,15 +44,7 @@ class TwoPathHandle implements FileHandleLike {
   }
 
   readonly sync: SyncRead = {
-    gate: new SyncGate({
-      maxBytes: 64,
-      slowMs: 5,
-      cooldownMs: 100,
-      maxCooldownMs: 1000,
-      turnBudgetMs: Infinity,
-      now: () => this.clock.t,
-      nextTurn: () => {},
-    }),
+    gate: fakeClockGate(() => this.clock.t),
     read: (buffer, offset, length, position) => {
       this.syncReads.push(length);
       this.clock.t += this.syncMs;

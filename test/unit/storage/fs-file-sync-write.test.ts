@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { FsFile, type FileHandleLike, type SyncWrite } from "../../../src/storage/fs-file.js";
-import { SyncGate } from "../../../src/storage/sync-gate.js";
+import { fakeClockGate } from "../../support/fake-clock-gate.js";
 
 /** A file in memory, written by both paths; at most `perCall` bytes per call, as pwrite may. */
 class TwoPathHandle implements FileHandleLike {
@@ -46,15 +46,7 @@ class TwoPathHandle implements FileHandleLike {
   }
 
   readonly sync: SyncWrite = {
-    gate: new SyncGate({
-      maxBytes: 64,
-      slowMs: 5,
-      cooldownMs: 100,
-      maxCooldownMs: 1000,
-      turnBudgetMs: Infinity,
-      now: () => this.clock.t,
-      nextTurn: () => {},
-    }),
+    gate: fakeClockGate(() => this.clock.t),
     write: (buffer, offset, length, position) => {
       this.syncWrites.push(length);
       this.clock.t += this.syncMs;
