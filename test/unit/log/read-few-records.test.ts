@@ -12,7 +12,7 @@ import { appendBatches, NAME, openSim, plain } from "./helpers.js";
 /** Counts the bytes every file opened on `sim` from now on hands back. */
 function countReads(sim: SimStorage): { bytes: number } {
   const count = { bytes: 0 };
-  const open = sim.open.bind(sim) as Storage["open"];
+  const open: Storage["open"] = sim.open.bind(sim);
   sim.open = async (path, options) => {
     const file: StorageFile = await open(path, options);
     const read = file.read.bind(file);
