@@ -11,6 +11,7 @@ import { ErrorCode, isPagelogError, type PagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
 import { checkVarints, type VarintPolicy } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
+import { pushSegment } from "./segment-list.js";
 import { SegmentSlot } from "./segment-slot.js";
 import { applyRetention, retentionCount } from "./log-retention.js";
 import { wake } from "./log-waiters.js";
@@ -242,7 +243,7 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   // Nothing can legitimately be there (loading and truncation delete every segment past the
   // end, durably), but a stale file must never be read as part of this log.
   if (segment.size > 0) await segment.log.truncate(0);
-  s.segments.push(SegmentSlot.of(s.slotContext, segment));
+  pushSegment(s, SegmentSlot.of(s.slotContext, segment));
   s.dirDirty = true;
   s.activeCreatedAt = elapsed;
   let count: number;

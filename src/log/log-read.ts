@@ -10,6 +10,7 @@ import type { Segment } from "../segment/segment.js";
 import { resolveOptions } from "../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "./log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "./log-state.js";
+import { TimestampTree } from "./timestamp-tree.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -201,13 +202,17 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
 
 /** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
 export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
-  const segments = s.segments;
-  for (let index = firstAboveStart(s); index < segments.length; index++) {
-    const slot = segments[index]!;
+  for (let index = firstAboveStart(s); ; index++) {
+    // Which segment holds the answer is told by each one's largest timestamp: the tree skips to
+    // the first that may hold it (an idle one may: it learns its largest on its first use, so a
+    // first lookup loads the segments it passes, oldest first, and the next skip them).
+    const tree = TimestampTree.of(s);
+    if (index < tree.size) index = tree.firstAtLeast(index, timestamp);
+    const slot = s.segments[index];
+    if (slot === undefined) break;
     if (slot.nextOffset <= s.startOffset) continue;
-    // Which segment holds the answer is told by each one's largest timestamp, which an idle
-    // segment learns on its first use: a lookup loads the segments it passes, oldest first.
-    const segment = slot.segment ?? (await slot.load()); // no await for a loaded one: a lookup passes thousands
+    const segment = slot.segment ?? (await slot.load());
+    if (index < tree.size) tree.learn(index, segment.maxTimestamp);
     if (segment.maxTimestamp < timestamp) continue;
     const found = await segment.offsetForTimestamp(timestamp);
     touch(s, segment);

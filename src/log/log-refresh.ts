@@ -22,6 +22,7 @@ import { cleanedSince, isCleaning, noteCheckpoints } from "./refresh-cleaned.js"
 import { cutCursors } from "./read-cursors.js";
 import { wake } from "./log-waiters.js";
 import { stopPolling } from "./read-only-poll.js";
+import { pushSegment, replaceAllSegments, replaceSegment, spliceSegments } from "./segment-list.js";
 import { SegmentSlot } from "./segment-slot.js";
 
 /** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
@@ -82,7 +83,7 @@ function dropDeletedFront(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<nu
   let gone = 0;
   while (gone < s.segments.length - 1 && !listed.has(s.segments[gone]!.baseOffset)) gone++;
   if (gone === 0) return;
-  for (const slot of s.segments.splice(0, gone)) {
+  for (const slot of spliceSegments(s, 0, gone)) {
     ro.marks.delete(slot.baseOffset);
     void slot.close().catch(() => undefined);
   }
@@ -94,7 +95,7 @@ async function cutAtBack(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<num
   while (keep > 1 && !listed.has(s.segments[keep - 1]!.baseOffset)) keep--;
   if (keep === s.segments.length) return Infinity;
   const cut = s.segments[keep]!.baseOffset;
-  for (const slot of s.segments.splice(keep)) {
+  for (const slot of spliceSegments(s, keep)) {
     ro.marks.delete(slot.baseOffset);
     await slot.close();
   }
@@ -149,7 +150,7 @@ async function rewalkIfChanged(
     oldEnd <= (checkpointed.cleanPoint ?? 0) &&
     (await isCleaning(ro, oldEnd));
   const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
-  s.segments[index] = SegmentSlot.of(s.slotContext, segment);
+  replaceSegment(s, index, SegmentSlot.of(s.slotContext, segment));
   ro.marks.set(slot.baseOffset, marked);
   return cleaned ? Infinity : Math.min(changedAt ?? oldEnd, segment.nextOffset);
 }
@@ -167,7 +168,7 @@ async function extend(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number
     const next = Math.min(...[...listed].filter((base) => base > active.baseOffset));
     if (stop.reason !== undefined || next !== active.nextOffset) return;
     const { segment, marked } = await walkSegment(s.slotContext, active.nextOffset);
-    s.segments.push(SegmentSlot.of(s.slotContext, segment));
+    pushSegment(s, SegmentSlot.of(s.slotContext, segment));
     ro.marks.set(segment.baseOffset, marked);
     for (const base of [...ro.marks.keys()].slice(0, -MARKED_SEGMENTS)) ro.marks.delete(base);
   }
@@ -187,7 +188,7 @@ async function reload(s: LogState, ro: ReadOnlyState, checkpointed: Checkpointed
     s.slotContext,
   );
   const old = s.segments;
-  s.segments = loaded.segments;
+  replaceAllSegments(s, loaded.segments);
   await Promise.allSettled(old.map((slot) => slot.close()));
   ro.marks.clear();
   for (const [base, marked] of loaded.marks) ro.marks.set(base, marked);

@@ -10,6 +10,7 @@ import { wake } from "./log-waiters.js";
 import { isNoRoom } from "./checkpoint-files.js";
 import { type SegmentSummary, segmentsToDelete } from "./retention.js";
 import { inOrder, OPENING_AT_ONCE } from "./in-order.js";
+import { spliceSegments } from "./segment-list.js";
 import type { SegmentSlot } from "./segment-slot.js";
 import { countByPolicy } from "./policies/retention-policy.js";
 import { deletes } from "./compaction/cleanup-policy.js";
@@ -103,7 +104,7 @@ async function moveStartDurably(
     if (!isNoRoom(err)) throw err;
     s.startOffset = oldStart;
     if (count === 0) throw keepsLogOpen(err); // nothing to free: the log is as it was
-    const retired = await deleteOnFullDisk(s, s.segments.splice(0, count));
+    const retired = await deleteOnFullDisk(s, spliceSegments(s, 0, count));
     s.startOffset = newStart;
     try {
       await s.host.checkpoint();
@@ -115,7 +116,7 @@ async function moveStartDurably(
     return;
   }
   if (count === 0) return;
-  for (const slot of s.segments.splice(0, count)) {
+  for (const slot of spliceSegments(s, 0, count)) {
     if (slot.segment !== undefined) s.dirtySegments.delete(slot.segment);
     await deleteSegmentFiles(s.host.storage, s.name, slot);
   }

@@ -11,6 +11,7 @@ import type { Segment, SegmentOptions } from "../segment/segment.js";
 import type { Storage } from "../storage/storage.js";
 import type { Stopwatch } from "./log-clock.js";
 import type { SegmentSlot, SlotContext } from "./segment-slot.js";
+import type { TimestampTree } from "./timestamp-tree.js";
 import type { ResolvedLogOptions } from "./log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
@@ -49,8 +50,15 @@ export interface LogState {
   readonly segmentOptions: SegmentOptions;
   /** What a new slot needs (shared by every slot of this log). */
   readonly slotContext: SlotContext;
-  /** Oldest first; every one but the last may be idle until its first use (segment-slot.ts). */
-  segments: SegmentSlot[];
+  /**
+   * Oldest first; every one but the last may be idle until its first use (segment-slot.ts).
+   * Changed only through segment-list.ts, which bumps `segmentsVersion` at every change.
+   */
+  readonly segments: readonly SegmentSlot[];
+  /** How many times `segments` changed (segment-list.ts): what is derived from it checks this. */
+  segmentsVersion: number;
+  /** The largest timestamps of the segments, for `offsetForTimestamp` (timestamp-tree.ts); built on first use. */
+  timestampTree: TimestampTree | undefined;
   startOffset: number;
   recoveryPoint: number;
   status: LogStatus;

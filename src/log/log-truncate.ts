@@ -10,7 +10,8 @@ import { Segment } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { segmentBatches } from "./compaction/cleaner-scan.js";
 import { batchSize } from "./log-arguments.js";
-import { deleteFrom } from "./segment-files.js";
+import { deleteSegments } from "./segment-files.js";
+import { pushSegment, replaceSegment, spliceSegments } from "./segment-list.js";
 import { flushLog, keepsLogOpen, type LogState } from "./log-state.js";
 import { cutCursors } from "./read-cursors.js";
 import { SegmentSlot } from "./segment-slot.js";
@@ -52,7 +53,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   } else {
     // 2. Cut: later segments newest first (a crash keeps a prefix), then this one.
     dropSegmentsAfter(s, index);
-    await deleteFrom(s.host.storage, s.name, s.segments, index + 1);
+    await deleteSegments(s.host.storage, s.name, spliceSegments(s, index + 1));
     s.dirtySegments.add(segment);
     await segment.truncateTo(offset);
     // In a compacted log's cleaned part `offset` may lie in a gap: an empty batch up to it keeps
@@ -162,7 +163,7 @@ async function replaceStraddlingBatch(
   }
   dropSegmentsAfter(s, index);
   if (base === segment.baseOffset) {
-    await deleteFrom(storage, s.name, s.segments, index + 1);
+    await deleteSegments(storage, s.name, spliceSegments(s, index + 1));
     s.dirtySegments.delete(segment);
     await segment.close();
   } else {
@@ -176,13 +177,13 @@ async function replaceStraddlingBatch(
   const replacement = await Segment.open(storage, s.name, base, s.segmentOptions);
   await replacement.recover(); // one batch: rebuilds (and fsyncs) its indexes
   if (base === segment.baseOffset) {
-    s.segments[index] = SegmentSlot.of(s.slotContext, replacement);
+    replaceSegment(s, index, SegmentSlot.of(s.slotContext, replacement));
   } else {
     s.dirtySegments.add(segment);
     await segment.truncateTo(base);
     await segment.flush();
-    await deleteFrom(storage, s.name, s.segments, index + 1);
-    s.segments.push(SegmentSlot.of(s.slotContext, replacement));
+    await deleteSegments(storage, s.name, spliceSegments(s, index + 1));
+    pushSegment(s, SegmentSlot.of(s.slotContext, replacement));
     s.activeCreatedAt = startedAt;
   }
   s.dirDirty = true;

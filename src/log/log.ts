@@ -131,6 +131,8 @@ export class Log {
       segmentOptions,
       slotContext: loaded.slotContext,
       segments: loaded.segments,
+      segmentsVersion: 0,
+      timestampTree: undefined,
       startOffset: loaded.startOffset,
       // Loading left everything durable (read-only: what the writer's checkpoint says).
       recoveryPoint: loaded.readOnly?.recoveryPoint ?? loaded.segments[loaded.segments.length - 1]!.nextOffset,

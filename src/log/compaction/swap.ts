@@ -15,6 +15,7 @@
  */
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../../segment/segment-names.js";
 import type { LogState } from "../log-state.js";
+import { spliceSegments } from "../segment-list.js";
 import { SegmentSlot } from "../segment-slot.js";
 import { deleteSegments, removeIfThere } from "../segment-files.js";
 import { CLEANED_SUFFIX } from "./cleaning-rules.js";
@@ -48,5 +49,5 @@ export async function swapIn(s: LogState, group: readonly SegmentSlot[], size: n
   // Durable before the log goes on: the next cleaning (or a truncation) builds on these names.
   await storage.syncDir(s.name);
   const at = s.segments.indexOf(group[0]!);
-  s.segments.splice(at, group.length, SegmentSlot.idle(s.slotContext, base, end, size));
+  spliceSegments(s, at, group.length, SegmentSlot.idle(s.slotContext, base, end, size));
 }
