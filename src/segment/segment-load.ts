@@ -6,7 +6,6 @@
  * a plan it accepts. `scanTail` is also how a truncation learns the new end.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import type { BatchHeader } from "../format/index.js";
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
 import { flushSegment } from "./segment-flush.js";
 import {
@@ -87,11 +86,10 @@ export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: 
   if (!rebuild) {
     try {
       s.offsetIndex.sanityCheck(s.size, Number.MAX_SAFE_INTEGER);
-      const lastTime = s.timeIndex.lastEntry;
-      const seen = await scanTail(s, lastTime?.offset);
+      await scanTail(s);
       s.offsetIndex.sanityCheck(s.size, s.nextOffset);
       s.timeIndex.sanityCheck(s.size, s.nextOffset);
-      await checkLastTimeEntry(s, seen);
+      await checkLastTimeEntry(s);
     } catch (err) {
       if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT && err.path !== s.log.path)) throw err;
       rebuild = true;
@@ -109,13 +107,12 @@ export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: 
  * The time index's last entry must be a real one: the largest timestamp so far and the last
  * offset of the batch that holds it. The segment's largest timestamp is taken from it, and the
  * structural checks cannot tell a real entry from zeros that a crash left in a rebuilt index
- * (the file's new size survived, its page did not). One batch read, unless the tail scan just
- * read it (`seen`: usually, since the last time entry names the last batch or one near it).
+ * (the file's new size survived, its page did not). One batch read.
  */
-async function checkLastTimeEntry(s: SegmentState, seen: { header: BatchHeader } | undefined): Promise<void> {
+async function checkLastTimeEntry(s: SegmentState): Promise<void> {
   const last = s.timeIndex.lastEntry;
   if (last === undefined || namesBase(s, last)) return;
-  const found = seen ?? (await findBatch(s, last.offset));
+  const found = await findBatch(s, last.offset);
   if (found === undefined || found.header.lastOffset !== last.offset || found.header.maxTimestamp !== last.timestamp)
     throw timeEntryLies(s, last);
 }
@@ -191,12 +188,8 @@ async function rebuildFromWalk(
   return scanner.stop;
 }
 
-/**
- * From the last offset-index entry to the end: the next offset and the largest timestamp. With
- * `holding`, also returns the header `findBatch(s, holding)` would find (the first batch whose
- * last offset is at least `holding`) when the walk can tell it is that one, else undefined.
- */
-export async function scanTail(s: SegmentState, holding?: number): Promise<{ header: BatchHeader } | undefined> {
+/** From the last offset-index entry to the end: the next offset and the largest timestamp. */
+export async function scanTail(s: SegmentState): Promise<void> {
   await loadIndexes(s);
   const lastEntry = s.offsetIndex.entries === 0 ? undefined : s.offsetIndex.entry(s.offsetIndex.entries - 1);
   const start = lastEntry?.position ?? 0;
@@ -205,13 +198,7 @@ export async function scanTail(s: SegmentState, holding?: number): Promise<{ hea
   s.offsetOfMaxTimestamp = last?.offset ?? s.baseOffset;
   const scanner = new BatchScanner(s.log, s.size, start, scanOptions(s, {}));
   let first = true;
-  let held: { header: BatchHeader } | undefined;
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
-    // Offsets increase along the segment, so the first batch walked that ends at or past
-    // `holding` is the one before any other, unless it is the walk's first and starts past
-    // `holding`: a batch before the walk (a compacted log's gap) may end there too.
-    if (holding !== undefined && held === undefined && batch.header.lastOffset >= holding)
-      if (!first || batch.header.baseOffset <= holding) held = { header: batch.header };
     // The index's last entry must point at the start of the batch ending at its offset.
     if (first && lastEntry !== undefined && batch.header.lastOffset !== lastEntry.offset) {
       throw new PagelogError(
@@ -238,5 +225,4 @@ export async function scanTail(s: SegmentState, holding?: number): Promise<{ hea
       { path: s.offsetIndex.file.path },
     );
   if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
-  return held;
 }
