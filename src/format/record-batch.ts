@@ -47,7 +47,7 @@ import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
-import { readRecords, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
+import { readRecords, SIZES_PER_RECORD, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
 import type { DecodedRecord, RecordInput, RecordSnapshot } from "./record-codec.js";
 
 const INT16_MIN = -0x8000;
@@ -217,8 +217,8 @@ export function encodeSnapshots(
   }
 
   // Pass 1: sizes (and every argument check), so pass 2 cannot fail half-way.
-  const bodySizes = new Int32Array(records.length);
-  const recordsSize = sizeRecords(records, baseTimestamp, defaultTimestamp, bodySizes);
+  const sizes = new Int32Array(SIZES_PER_RECORD * records.length);
+  const recordsSize = sizeRecords(records, baseTimestamp, defaultTimestamp, sizes);
   const size = BATCH_HEADER_SIZE + recordsSize;
   if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
   if (size - LOG_OVERHEAD > MAX_BATCH_LENGTH) throw tooLarge(size, LOG_OVERHEAD + MAX_BATCH_LENGTH);
@@ -242,7 +242,7 @@ export function encodeSnapshots(
   view.setInt16(PRODUCER_EPOCH_OFFSET, producerEpoch);
   view.setInt32(BASE_SEQUENCE_OFFSET, baseSequence);
   view.setInt32(RECORDS_COUNT_OFFSET, records.length);
-  const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, bodySizes);
+  const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, sizes);
   if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
   writeCrc(bytes, options.crc32c);
   return bytes;

@@ -289,16 +289,23 @@ function writeHeaders(bytes: Uint8Array, position: number, headers: RecordSnapsh
   return position;
 }
 
+/** Int32s per record in the `sizes` that {@link sizeRecords} fills: body size, key length, value length. */
+export const SIZES_PER_RECORD = 3;
+
+/** The one header count byte of a record without headers (the usual case: no loop, no call). */
+const NO_HEADERS_SIZE = 1;
+
 /**
- * Sizes every record (the whole record, its Length varint included) into `bodySizes[i]` (the
- * body alone, for the Length field) and returns the records section's total size. The records
- * were checked by {@link snapshotRecords}; this checks the timestamp deltas.
+ * Sizes every record into `sizes` (`SIZES_PER_RECORD` each: the body alone, for the Length field,
+ * then the key's and the value's lengths, so that {@link writeRecords} measures nothing again)
+ * and returns the records section's total size (each record's Length varint included). The
+ * records were checked by {@link snapshotRecords}; this checks the timestamp deltas.
  */
 export function sizeRecords(
   records: readonly RecordSnapshot[],
   baseTimestamp: number,
   defaultTimestamp: number,
-  bodySizes: Int32Array,
+  sizes: Int32Array,
 ): number {
   let total = 0;
   for (let i = 0; i < records.length; i++) {
@@ -306,37 +313,51 @@ export function sizeRecords(
     const delta = (record.timestamp ?? defaultTimestamp) - baseTimestamp;
     if (!Number.isSafeInteger(delta))
       throw new RangeError(`records[${i}].timestamp is too far from the batch's base timestamp`);
+    const keyLength = bytesLength(record.key);
+    const valueLength = bytesLength(record.value);
+    const headers = record.headers;
     const body =
       RECORD_ATTRIBUTES_SIZE +
       varlongSize(delta) +
       varintSize(i) +
-      fieldSize(bytesLength(record.key)) +
-      fieldSize(bytesLength(record.value)) +
-      headersSize(record.headers);
-    bodySizes[i] = body;
+      fieldSize(keyLength) +
+      fieldSize(valueLength) +
+      (headers.length === 0 ? NO_HEADERS_SIZE : headersSize(headers));
+    const at = i * SIZES_PER_RECORD;
+    sizes[at] = body;
+    sizes[at + 1] = keyLength;
+    sizes[at + 2] = valueLength;
     total += varintSize(body) + body;
   }
   return total;
 }
 
-/** Writes the records sized by {@link sizeRecords} at `position`; returns the position after them. */
+/**
+ * Writes the records sized by {@link sizeRecords} (with the `sizes` it filled, in the same
+ * synchronous step: nothing can change a length in between) at `position`; returns the
+ * position after them.
+ */
 export function writeRecords(
   bytes: Uint8Array,
   position: number,
   records: readonly RecordSnapshot[],
   baseTimestamp: number,
   defaultTimestamp: number,
-  bodySizes: Int32Array,
+  sizes: Int32Array,
 ): number {
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
-    position = writeVarint32(bytes, position, bodySizes[i]!);
+    const at = i * SIZES_PER_RECORD;
+    position = writeVarint32(bytes, position, sizes[at]!);
     bytes[position++] = RECORD_ATTRIBUTES;
     position = writeVarlong(bytes, position, (record.timestamp ?? defaultTimestamp) - baseTimestamp);
     position = writeVarint32(bytes, position, i);
-    position = writeField(bytes, position, record.key, bytesLength(record.key));
-    position = writeField(bytes, position, record.value, bytesLength(record.value));
-    position = writeHeaders(bytes, position, record.headers);
+    position = writeField(bytes, position, record.key, sizes[at + 1]!);
+    position = writeField(bytes, position, record.value, sizes[at + 2]!);
+    const headers = record.headers;
+    if (headers.length === 0)
+      bytes[position++] = 0; // the zigzag varint of a count of 0
+    else position = writeHeaders(bytes, position, headers);
   }
   return position;
 }
