@@ -11,7 +11,15 @@
  * (`segmentsVersion`) and the only segment whose largest timestamp grows, the active one, is
  * not in it.
  */
-import type { LogState } from "./log-state.js";
+/**
+ * What the tree reads of a log's state (LogState has it; a structural type here, so that
+ * log-state.ts, which holds the tree, and this file do not import each other).
+ */
+export interface TimestampSource {
+  readonly segments: readonly { readonly segment?: { readonly maxTimestamp: number } | undefined }[];
+  readonly segmentsVersion: number;
+  timestampTree: TimestampTree | undefined;
+}
 
 export class TimestampTree {
   /** The `segmentsVersion` it was built from. */
@@ -35,7 +43,7 @@ export class TimestampTree {
   }
 
   /** The tree of `s`'s segments now: the kept one while the list has not changed, else a new one. */
-  static of(s: LogState): TimestampTree {
+  static of(s: TimestampSource): TimestampTree {
     const kept = s.timestampTree;
     if (kept !== undefined && kept.version === s.segmentsVersion) return kept;
     const values = s.segments.slice(0, -1).map((slot) => slot.segment?.maxTimestamp ?? Infinity);
