@@ -20,22 +20,10 @@ export interface DoomedSegment {
 }
 
 /**
- * Closes and deletes `segments[from..]`, newest first: directory changes survive a crash as a
- * prefix in the order they were made, so deleting from the end never leaves a hole. The caller
- * syncs the directory. Returns how many were deleted.
+ * Closes and deletes these consecutive segments (the tail of a list), newest first: directory
+ * changes survive a crash as a prefix in the order they were made, so deleting from the end
+ * never leaves a hole. The caller syncs the directory.
  */
-export async function deleteFrom(
-  storage: Storage,
-  dir: string,
-  segments: DoomedSegment[],
-  from: number,
-): Promise<number> {
-  const doomed = segments.splice(from);
-  await deleteSegments(storage, dir, doomed);
-  return doomed.length;
-}
-
-/** Closes and deletes these consecutive segments, newest first (see `deleteFrom`). */
 export async function deleteSegments(storage: Storage, dir: string, doomed: readonly DoomedSegment[]): Promise<void> {
   for (const segment of [...doomed].reverse()) await deleteSegmentFiles(storage, dir, segment);
 }

@@ -1,7 +1,7 @@
 /**
  * The largest timestamp of every segment but the active one, in a max segment tree, so that
  * `offsetForTimestamp` finds the first segment that can hold its answer in O(log n) instead of
- * walking the list: on 10,000 segments the walk was most of a lookup. Kafka walks too (its
+ * walking the list: on 10,000 segments the walk was a quarter of a lookup's CPU. Kafka walks too (its
  * `UnifiedLog.fetchOffsetByTimestamp`), but it holds every segment's largest timestamp in memory.
  *
  * An idle segment's largest timestamp is unknown until its first use: its leaf is +Infinity, so
