@@ -157,12 +157,15 @@ export function encodeBatch(records: readonly RecordInput[], options: EncodeBatc
 
 /**
  * @internal {@link encodeBatch} of records already read by `snapshotRecords` (the log takes the
- * snapshot when `append` is called, and encodes when the batch is written).
+ * snapshot when `append` is called, and encodes when the batch is written). `allocate` gives the
+ * batch's memory: the log's reuses memory between writes (write-memory.ts); it must not call
+ * the encoder again (the sizes scratch below is in use while it runs).
  */
 export function encodeSnapshots(
   records: readonly RecordSnapshot[],
   options: EncodeBatchOptions,
   codec: number = CompressionCodec.NONE,
+  allocate: (size: number) => Uint8Array = freshBytes,
 ): Uint8Array {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
   checkCrc32c(options.crc32c, "options.crc32c");
@@ -189,13 +192,10 @@ export function encodeSnapshots(
     NO_PRODUCER_EPOCH,
   );
   const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
-  const defaultTimestamp = optionalInteger(
-    options.timestamp,
-    "timestamp",
-    Number.MIN_SAFE_INTEGER,
-    Number.MAX_SAFE_INTEGER,
-    Date.now(),
-  );
+  const defaultTimestamp =
+    options.timestamp === undefined
+      ? Date.now()
+      : checkInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const maxBatchBytes = optionalInteger(
     options.maxBatchBytes,
     "maxBatchBytes",
@@ -217,15 +217,16 @@ export function encodeSnapshots(
   }
 
   // Pass 1: sizes (and every argument check), so pass 2 cannot fail half-way.
-  const sizes = new Int32Array(SIZES_PER_RECORD * records.length);
+  const sizes = scratchSizes(SIZES_PER_RECORD * records.length);
   const recordsSize = sizeRecords(records, baseTimestamp, defaultTimestamp, sizes);
   const size = BATCH_HEADER_SIZE + recordsSize;
   if (size > maxBatchBytes) throw tooLarge(size, maxBatchBytes);
   if (size - LOG_OVERHEAD > MAX_BATCH_LENGTH) throw tooLarge(size, LOG_OVERHEAD + MAX_BATCH_LENGTH);
 
-  // Pass 2: bytes.
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
+  // Pass 2: bytes. Every byte of the batch is written below, so `allocate` may hand out used memory.
+  const bytes = allocate(size);
+  if (bytes.length !== size) throw new Error(`pagelog bug: asked for ${size} bytes, got ${bytes.length}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, size);
   let attributes = codec;
   if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
   if (options.isTransactional === true) attributes |= TRANSACTIONAL_FLAG_MASK;
@@ -246,6 +247,26 @@ export function encodeSnapshots(
   if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
   writeCrc(bytes, options.crc32c);
   return bytes;
+}
+
+function freshBytes(size: number): Uint8Array {
+  return new Uint8Array(size);
+}
+
+/**
+ * The sizes array of the encode in progress, reused: a fresh Int32Array of 300 costs 2.4 µs
+ * (measured), a tenth of encoding 100 small records. Safe to share: it lives only between
+ * `sizeRecords` and `writeRecords`, one synchronous step that calls no code of the caller's.
+ */
+let sizesScratch = new Int32Array(SIZES_PER_RECORD * 1024);
+/** Records of a batch above which its sizes get an array of their own (not kept). */
+const SCRATCH_MAX = SIZES_PER_RECORD * 65_536;
+
+function scratchSizes(length: number): Int32Array {
+  if (length <= sizesScratch.length) return sizesScratch;
+  if (length > SCRATCH_MAX) return new Int32Array(length);
+  sizesScratch = new Int32Array(Math.min(SCRATCH_MAX, 2 * length));
+  return sizesScratch;
 }
 
 /** Computes the CRC-32C of [21, end) and stores it at 17. */

@@ -9,6 +9,8 @@ import type { BytesInput, RecordSnapshot } from "../format/record-codec.js";
 import { readBatchHeader } from "../format/index.js";
 import { ErrorCode, isPagelogError, type PagelogError } from "../errors.js";
 import { encodeSnapshots } from "../format/record-batch.js";
+import { CompressionCodec } from "../format/batch-layout.js";
+import { WriteMemory } from "./write-memory.js";
 import { checkVarints, type VarintPolicy } from "./policies/varint-policy.js";
 import { Segment } from "../segment/segment.js";
 import { pushSegment } from "./segment-list.js";
@@ -43,6 +45,8 @@ export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<v
     // The group's write (or its flush) failed: none of it is acknowledged.
     for (const item of group) item.reject(err);
     return;
+  } finally {
+    g.memory.release(); // every write of the group has settled: its bytes are no one's now
   }
   for (const settle of g.settled) settle();
   // Followers wake on the append itself, after its callers were told (a failure woke them in fail()).
@@ -56,6 +60,8 @@ interface GroupWrite {
   readonly now: number;
   readonly elapsed: number;
   readonly varintPolicy: VarintPolicy | undefined;
+  /** Where the group's batches are encoded: memory reused from earlier groups when there is some. */
+  readonly memory: WriteMemory;
   /** Encoded batches not yet written, and their bytes in all. */
   pending: Array<{ bytes: Uint8Array; header: BatchHeader }>;
   pendingBytes: number;
@@ -78,7 +84,8 @@ function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | 
     return undefined;
   }
   const varintPolicy = s.options.policies?.writeVarint;
-  return { s, now, elapsed, varintPolicy, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
+  const memory = WriteMemory.take();
+  return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
 }
 
 /** The appends the log can take now; each of the others fails with the reason, after the group. */
@@ -129,12 +136,13 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
 /** One batch at the group's next offset and time, checked by a reader's writeVarint (chapter 1). */
 function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Uint8Array {
   const { options } = g.s;
-  const bytes = encodeSnapshots(records, {
+  const encodeOptions = {
     baseOffset: g.next,
     timestamp: g.now,
     maxBatchBytes: options.maxBatchBytes,
     ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-  });
+  };
+  const bytes = encodeSnapshots(records, encodeOptions, CompressionCodec.NONE, g.memory.allocate);
   if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, bytes);
   return bytes;
 }
@@ -181,6 +189,7 @@ async function writeAndFlushIfDue(g: GroupWrite): Promise<void> {
 
 /** Consecutive appends whose records are estimated at most `limit` bytes together (one each if larger). */
 function sharedBatches(group: readonly PendingAppend[], limit: number): PendingAppend[][] {
+  if (group.length <= 1) return group.length === 0 ? [] : [[group[0]!]]; // one append: nothing to estimate
   const units: PendingAppend[][] = [];
   let unit: PendingAppend[] = [];
   let bytes = 0;
