@@ -7,9 +7,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { WriteMemory } from "../../../src/log/write-memory.js";
+import { rm } from "node:fs/promises";
+import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { HookedStorage } from "../../../src/testing/hooked-storage.js";
 import { rng } from "../../support/xorshift.js";
+import { makeTempDir } from "./helpers.js";
 
 const taken: WriteMemory[] = [];
 function take(): WriteMemory {
@@ -97,5 +100,36 @@ describe("appends encoded into reused memory", () => {
       expect(got).toEqual(expected[l]);
     }
     await dir.close();
+  });
+
+  it("batches that start inside an arena (a roll between a group's batches) are written whole, on real files", async () => {
+    // Small segments and batches: a group of many appends is several batches, and a roll between
+    // two of them writes the later one alone from the middle of the arena (a view at an offset).
+    const path = await makeTempDir();
+    const storage = await FsStorage.open(path);
+    try {
+      const dir = await LogDir.open(storage, { log: { segmentBytes: 8192, maxBatchBytes: 4096 } });
+      const log = await dir.log("t-0");
+      const next = rng(5);
+      const expected: string[] = [];
+      for (let round = 0; round < 20; round++) {
+        const calls = Array.from({ length: 6 }, (_, k) => {
+          const value = `${round}:${k}:${"y".repeat(200 + next(1500))}`;
+          expected.push(value);
+          return log.append([{ value }]);
+        });
+        await Promise.all(calls);
+      }
+      expect(log.segmentCount).toBeGreaterThan(5);
+      await dir.close();
+      const again = await LogDir.open(storage, { log: { segmentBytes: 8192, maxBatchBytes: 4096 } });
+      const got: string[] = [];
+      for await (const r of (await again.log("t-0")).records()) got.push(new TextDecoder().decode(r.value!));
+      expect(got).toEqual(expected);
+      await again.close();
+    } finally {
+      await storage.close();
+      await rm(path, { recursive: true, force: true });
+    }
   });
 });
