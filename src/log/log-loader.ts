@@ -105,7 +105,12 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const { segments, plan } = await decide(input, bases, retiredBases);
   // ---- the plan is accepted: carry it out --------------------------------------------------
   // A `.deleted` that proves a full-disk deletion stays until a checkpoint no longer needs it.
-  const removable = plan.keepRetired === true ? leftovers.filter((n) => !n.endsWith(RETIRED_SUFFIX)) : leftovers;
+  const keptBases = plan.startOverAt !== undefined ? [] : (plan.keptBases ?? segments.map((seg) => seg.baseOffset));
+  const { now: removable, bySlot: orphans } = orphansOfIdle(
+    input,
+    plan.keepRetired === true ? leftovers.filter((n) => !n.endsWith(RETIRED_SUFFIX)) : leftovers,
+    keptBases,
+  );
   await carryOut(input, plan, segments, removable);
 
   // Only the active segment stays open: every other one is idle until its first use (read,
@@ -119,11 +124,10 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
     firstUses: { segmentsLoaded: 0, indexesRebuilt: 0 },
   };
   const loaded = new Map(segments.map((segment) => [segment.baseOffset, segment]));
-  const keptBases = plan.startOverAt !== undefined ? [] : (plan.keptBases ?? segments.map((seg) => seg.baseOffset));
   const active = segments[segments.length - 1]!;
   const slots = keptBases.slice(0, -1).map((base, i) => {
     const segment = loaded.get(base);
-    return SegmentSlot.idle(context, base, keptBases[i + 1]!, segment?.size);
+    return SegmentSlot.idle(context, base, keptBases[i + 1]!, segment?.size, orphans.get(base));
   });
   await Promise.all(segments.filter((segment) => segment !== active).map((segment) => segment.close()));
   slots.push(SegmentSlot.of(context, active));
@@ -152,6 +156,38 @@ export async function loadLog(input: LoadInput): Promise<LoadedLog> {
       durationMs: now() - started,
     },
   };
+}
+
+/**
+ * Which leftovers go now, and which wait for the first use of the idle segment whose span holds
+ * them. After a clean shutdown the open checks no old segment, so an index file with no `.log`
+ * between two kept segments may be a compaction's leftover (the merged segment before it covers
+ * its offsets) or all that is left of a segment whose `.log` was lost (the segment before it ends
+ * at its base): only that segment's first use can tell. Removing it here would let a use that
+ * then rejects the damage find the damaged segment's files gone. Orphans below the first segment
+ * (a retention cut short) or above the last (a truncation cut short), and every leftover of an
+ * unclean open (its plan checked every segment before it was accepted), go now.
+ */
+function orphansOfIdle(
+  input: LoadInput,
+  leftovers: readonly string[],
+  keptBases: readonly number[],
+): { now: string[]; bySlot: Map<number, string[]> } {
+  const bySlot = new Map<number, string[]>();
+  if (!input.clean || keptBases.length < 2) return { now: [...leftovers], bySlot };
+  const now: string[] = [];
+  for (const name of leftovers) {
+    const base = segmentBaseOf(name);
+    let i = -1; // the last kept segment starting below it
+    while (base !== undefined && i + 1 < keptBases.length && keptBases[i + 1]! < base) i++;
+    if (base === undefined || i < 0 || i >= keptBases.length - 1) {
+      now.push(name);
+      continue;
+    }
+    const owner = keptBases[i]!;
+    bySlot.set(owner, [...(bySlot.get(owner) ?? []), joinPath(input.dir, name)]);
+  }
+  return { now, bySlot };
 }
 
 /**

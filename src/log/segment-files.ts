@@ -16,6 +16,8 @@ export const RETIRED_SUFFIX = ".deleted";
 /** A segment to delete: a loaded `Segment` or a log's slot of one (idle or not). */
 export interface DoomedSegment {
   readonly baseOffset: number;
+  /** Index files with no `.log` inside its span that a clean open left for its first use (a slot's). */
+  readonly orphans?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function deleteSegmentFiles(storage: Storage, dir: string, segment:
   await segment.close(); // an idle one has nothing open: its files go by name
   for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX])
     await removeIfThere(storage, segmentFilePath(dir, segment.baseOffset, suffix));
+  for (const orphan of segment.orphans ?? []) await removeIfThere(storage, orphan);
 }
 
 /** Removes a file; one that is already gone (a crash between two deletions) is fine. */

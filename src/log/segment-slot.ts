@@ -15,6 +15,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { Segment, type SegmentOptions } from "../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
+import { removeIfThere } from "./segment-files.js";
 
 /** What every slot of one log shares (one object per log, not per segment). */
 export interface SlotContext {
@@ -46,6 +47,14 @@ export class SegmentSlot {
   /** Idle: the `.log`'s size once something needed it (retention), else undefined. */
   #size: number | undefined;
   #segment: Segment | undefined;
+  /**
+   * Index files a clean open found inside this segment's span with no `.log` of their own (paths).
+   * A compaction that crashed while deleting the segments it merged leaves such files, and so
+   * does a `.log` lost to damage. Only a first use that proves the span whole (its batches end
+   * where the next segment starts) tells the two apart: then they are garbage and go; a use that
+   * rejects leaves them, as it leaves every file (docs/guarantees.md, guarantee 10).
+   */
+  #orphans: readonly string[] = [];
   /** The first use in progress: every use meanwhile waits for it (one load, never two). */
   #loading: Promise<Segment> | undefined;
   #closed = false;
@@ -57,10 +66,20 @@ export class SegmentSlot {
     this.#segment = segment;
   }
 
-  /** A segment not loaded yet, ending (by the listing) at `end`; `size` if already known. */
-  static idle(context: SlotContext, baseOffset: number, end: number, size?: number): SegmentSlot {
+  /**
+   * A segment not loaded yet, ending (by the listing) at `end`; `size` if already known; `orphans`:
+   * index files with no `.log` inside its span, removed once a first use proves them garbage.
+   */
+  static idle(
+    context: SlotContext,
+    baseOffset: number,
+    end: number,
+    size?: number,
+    orphans: readonly string[] = [],
+  ): SegmentSlot {
     const slot = new SegmentSlot(context, baseOffset, end, undefined);
     slot.#size = size;
+    slot.#orphans = orphans;
     return slot;
   }
 
@@ -86,6 +105,11 @@ export class SegmentSlot {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Index files without a `.log` in its span, not removed yet: deleting the segment removes them too. */
+  get orphans(): readonly string[] {
+    return this.#orphans;
   }
 
   /** The segment, loading (and checking) it on first use. */
@@ -157,7 +181,12 @@ export class SegmentSlot {
       }
       // Checked: write an index it rebuilt (after a clean shutdown, as the open used to). Read-only:
       // the rebuild stays in memory (a pending rebuild is never released).
-      if (this.#context.readOnly !== true) await segment.commit();
+      if (this.#context.readOnly !== true) {
+        await segment.commit();
+        // The span is whole: index files without a `.log` inside it are a compaction's leftovers.
+        for (const orphan of this.#orphans) await removeIfThere(storage, orphan);
+        this.#orphans = [];
+      }
       if (this.#closed) throw this.#closedError();
       this.#context.firstUses.segmentsLoaded++;
       if (indexesRebuilt) this.#context.firstUses.indexesRebuilt++;
