@@ -52,7 +52,17 @@ export async function readPositions(storage: Storage, listed: boolean): Promise<
   if (stat.kind !== "file") return { state: "malformed", reason: "it is not a file" };
   if (stat.size > MAX_POSITIONS_BYTES)
     return { state: "malformed", reason: `${stat.size} bytes, more than the ${MAX_POSITIONS_BYTES} it can need` };
-  const handle = await storage.open(CONSUMER_OFFSET_CHECKPOINT, { readOnly: true });
+  let handle;
+  try {
+    handle = await storage.open(CONSUMER_OFFSET_CHECKPOINT, { readOnly: true });
+  } catch (err) {
+    // A FIFO, socket or device there (`stat` reports every non-directory as a file): the storage
+    // refuses it without blocking, and like any other file that is not a positions file it fails
+    // only dir.consumer(), never the whole directory.
+    if (err instanceof PagelogError && err.code === ErrorCode.IO)
+      return { state: "malformed", reason: `it cannot be read as a file (${err.message})` };
+    throw err;
+  }
   let bytes: Uint8Array;
   try {
     // One byte more than its size: a file that grew since the stat is caught.

@@ -353,6 +353,36 @@ describe("special files where pagelog's files belong (FsStorage)", () => {
   });
 });
 
+describe("a special file as the consumer positions (FsStorage)", () => {
+  it("a FIFO as consumer-offset-checkpoint: the directory opens, the logs work, dir.consumer() is PAGELOG_CORRUPT", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { lstat, mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { LogDir } = await import("../../../src/log/log-dir.js");
+    const { CONSUMER_OFFSET_CHECKPOINT } = await import("../../../src/log/consumer-positions.js");
+    const root = await mkdtemp(join(tmpdir(), "pagelog-fifo-"));
+    try {
+      const first = await LogDir.open(root);
+      const model = await appendBatches(await first.log(NAME), 3);
+      await first.close();
+      execFileSync("mkfifo", [join(root, CONSUMER_OFFSET_CHECKPOINT)]);
+      // Opened without waiting for a writer on the FIFO, for writing and for reading only.
+      for (const readOnly of [false, true]) {
+        const dir = await LogDir.open(root, { readOnly });
+        expect(await readAll(await dir.log(NAME))).toEqual(model);
+        const err = await expectCode(() => dir.consumer("billing"), ErrorCode.CORRUPT);
+        expect(err.path).toBe(CONSUMER_OFFSET_CHECKPOINT);
+        await dir.close();
+      }
+      // pagelog never rewrites it: the FIFO is still there.
+      expect((await lstat(join(root, CONSUMER_OFFSET_CHECKPOINT))).isFIFO()).toBe(true);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("indexes that pass the sanity check but lie", () => {
   it("an offset-index entry pointing inside a batch costs a longer walk, never a record that cannot be read", async () => {
     const { sim, dir, log } = await freshLog({ indexIntervalBytes: 0 });
