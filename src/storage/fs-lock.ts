@@ -1,16 +1,26 @@
 /**
  * `FsStorage.lock()`: an exclusive lock on a log directory as a pid file, with no native code.
  *
- * The holder creates the lock file with O_CREAT|O_EXCL, writes its pid (and, on Linux, the boot
- * id) and keeps the file open for as long as it holds the lock. Another opener that finds the
- * file decides from its content whether the holder is alive:
+ * The holder writes its pid (and, on Linux, the boot id) into a file of its own, opens it, and
+ * then hard-links it to the lock path (`link(2)` fails with EEXIST if anything is there, just as
+ * O_EXCL does), so the lock file never exists without its content: an opener that found an empty
+ * file while another thread or process was still writing its pid took it for a crash's leftover
+ * and took the lock over, and both held it. (Where hard links are not supported, the file is
+ * created with O_CREAT|O_EXCL and written, as before.) The holder keeps the file open for as long
+ * as it holds the lock. Another opener that finds the file decides from its content whether the
+ * holder is alive:
  * - another pid: `kill(pid, 0)`; ESRCH means the holder is gone and the file is stale;
  * - a different boot id: written before the last reboot, stale;
- * - this process's own pid and boot: a lock of another copy of pagelog or another worker thread
- *   in this process. It is live only while some descriptor of this process has the file open
- *   (Linux's `/proc/self/fd` tells): a worker thread that was terminated closed its descriptors,
- *   and a release that could not delete the file closed it too, so neither locks the directory
- *   for the rest of the process's life.
+ * - this process's own pid (and no other boot id): a lock of another thread or another copy of
+ *   pagelog in this process, or a leftover of an earlier process that had our pid. The registry
+ *   below is per thread (worker threads share no memory they did not pass each other), so the
+ *   descriptor table, which every thread of the process shares, decides: the lock is live while
+ *   some descriptor of this process has the file open (Linux's `/proc/self/fd`, `/dev/fd`
+ *   elsewhere). A holder keeps its descriptor until it releases the lock, and a thread that ends
+ *   (returns, `process.exit()` in the worker, or `worker.terminate()`) has its descriptors
+ *   closed by Node, so the lock of a thread that ended, or of an earlier process, does not lock
+ *   the directory for the rest of the process's life. Where descriptors cannot be listed the
+ *   lock is taken as live: a second writer is worse than a leftover removed by hand.
  *
  * On a full disk the create succeeds but the pid cannot be written (it needs a data block). The
  * lock is then a symbolic link whose target is the same text: a short link lives in the inode
@@ -19,6 +29,7 @@
  */
 import * as fs from "node:fs/promises";
 import { constants as fsConstants, readFileSync } from "node:fs";
+import { threadId } from "node:worker_threads";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { StorageLock } from "./storage.js";
 import { fromFsError, osErrorCode } from "./fs-errors.js";
@@ -96,8 +107,14 @@ const MAX_PID = 2 ** 31 - 1;
 /** Longest lock file content read: a pid and a boot id take about 50 bytes. */
 const LOCK_FILE_READ_BYTES = 256;
 
-/** Where Linux lists this process's open descriptors, each a link to what it has open. */
-const OWN_FDS = "/proc/self/fd";
+/**
+ * Where this process's open descriptors are listed, each a name that stats as what it has open:
+ * Linux's `/proc/self/fd`, then `/dev/fd` (macOS, FreeBSD with fdescfs).
+ */
+const OWN_FDS = ["/proc/self/fd", "/dev/fd"];
+
+/** `link(2)` errors that say the file system has no hard links (FAT, some FUSE and network ones). */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EMLINK"]);
 
 /** A held lock; `release()` deletes the lock file (if it is still ours) and closes it. */
 export class FsLock implements StorageLock {
@@ -170,7 +187,7 @@ export async function takeLockFile(abs: string, rel: string): Promise<FsLockTake
         { path: rel },
       );
     }
-    const holder = await liveHolder(found, bootId);
+    const holder = await liveHolder(abs, found, bootId);
     if (holder !== undefined) {
       throw new PagelogError(
         `lock ${JSON.stringify(rel)}: held by process ${holder} (lock file ${abs})`,
@@ -182,6 +199,9 @@ export async function takeLockFile(abs: string, rel: string): Promise<FsLockTake
     }
     if (attempt < STALE_LOCK_RETRIES) {
       try {
+        // Only the stale file we judged: another opener may have taken it over since.
+        const now = await fs.lstat(abs);
+        if (!sameFile(identityOf(now), found.identity)) continue;
         await fs.unlink(abs);
       } catch (err) {
         if (osErrorCode(err) !== "ENOENT") throw fromFsError(err, "lock", rel);
@@ -206,6 +226,8 @@ export interface FsLockTaken {
  * No fsync: after a power cut every holder is dead, so a lost lock file is fine.
  */
 async function createLockFile(abs: string, rel: string, content: string): Promise<FsLockTaken | undefined> {
+  const linked = await linkLockFile(abs, rel, content);
+  if (linked !== "no-links") return linked;
   let handle: fs.FileHandle;
   try {
     // 'wx' = O_CREAT|O_EXCL: the create fails if the file exists, atomically, even across processes.
@@ -224,6 +246,39 @@ async function createLockFile(abs: string, rel: string, content: string): Promis
     await fs.unlink(abs).catch(() => undefined);
     if (osErrorCode(err) !== "ENOSPC" && osErrorCode(err) !== "EDQUOT") throw fromFsError(err, "lock", rel);
     return createLockLink(abs, rel, content, err);
+  }
+}
+
+/**
+ * Writes the lock's text into a file of this thread's, opens it, and links it to the lock path:
+ * the lock file appears whole or not at all. The private name goes either way (a crash between
+ * the link and the unlink leaves it: a `<lock>.<pid>-<thread>-<random>.tmp` file is never a lock).
+ * "no-links" where the file system has no hard links; on a full disk, the symbolic-link form.
+ */
+async function linkLockFile(abs: string, rel: string, content: string): Promise<FsLockTaken | undefined | "no-links"> {
+  const own = `${abs}.${process.pid}-${threadId}-${Math.random().toString(36).slice(2, 10)}.tmp`;
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(own, "wx", 0o644);
+  } catch (err) {
+    throw fromFsError(err, "lock", rel);
+  }
+  let taken = false;
+  try {
+    await handle.writeFile(content);
+    const stats = await handle.stat();
+    await fs.link(own, abs);
+    taken = true;
+    return { path: rel, abs, handle, identity: identityOf(stats) };
+  } catch (err) {
+    const code = osErrorCode(err);
+    if (code === "EEXIST") return undefined;
+    if (code !== undefined && NO_HARD_LINKS.has(code)) return "no-links";
+    if (code === "ENOSPC" || code === "EDQUOT") return await createLockLink(abs, rel, content, err);
+    throw fromFsError(err, "lock", rel);
+  } finally {
+    if (!taken) await handle.close().catch(() => undefined);
+    await fs.unlink(own).catch(() => undefined);
   }
 }
 
@@ -292,6 +347,7 @@ async function readLockLink(abs: string, rel: string): Promise<LockFileState> {
 
 /** The pid of the live process holding this lock, or undefined if it is stale. */
 async function liveHolder(
+  abs: string,
   found: Extract<LockFileState, { kind: "lock" }>,
   bootId: string | undefined,
 ): Promise<number | undefined> {
@@ -303,13 +359,13 @@ async function liveHolder(
   const sameBoot = bootId !== undefined && bootLine === bootId;
   if (bootId !== undefined && bootLine !== "" && !sameBoot) return undefined; // written before a reboot
   if (pid === process.pid) {
-    // Not in our registry (checked before), so not a lock of this module copy. Without a matching
-    // boot id it is a leftover whose pid happens to be ours again after a restart. With one it is
-    // another thread's or module copy's, live while a descriptor of this process has it open
-    // (a link cannot be held open: it is taken as live).
-    if (!sameBoot) return undefined;
-    if (found.link) return pid;
-    const open = await openInThisProcess(found.identity);
+    // Not in this thread's registry (checked before): another thread's or module copy's lock,
+    // live while a descriptor of this process has it open, or a leftover of an earlier process
+    // that had our pid (nothing here has it open). Decided by the descriptors, with or without a
+    // boot id: without one (not Linux, or /proc/sys hidden) threads must exclude each other too.
+    // A link cannot be held open: it is taken as live if written in this boot.
+    if (found.link) return sameBoot ? pid : undefined;
+    const open = await openInThisProcess(abs, found.identity);
     return open === false ? undefined : pid;
   }
   try {
@@ -322,25 +378,42 @@ async function liveHolder(
 }
 
 /**
- * Whether any descriptor of this process has the file open: true or false from
- * Linux's `/proc/self/fd`, undefined where there is no such list (then the lock counts as live).
+ * Whether a descriptor of this process other than our own probe has the lock file open: true or
+ * false from the first list of descriptors there is (`OWN_FDS`). The probe, opened for the call,
+ * proves the list complete (a `/dev/fd` that shows only 0 to 2 does not list it); undefined where
+ * no list shows it, or the path names another file by now (then the lock counts as live).
  */
-async function openInThisProcess(file: FileIdentity): Promise<boolean | undefined> {
-  let fds: string[];
+async function openInThisProcess(abs: string, file: FileIdentity): Promise<boolean | undefined> {
+  let probe: fs.FileHandle;
   try {
-    fds = await fs.readdir(OWN_FDS);
+    probe = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
-  for (const fd of fds) {
-    try {
-      const stats = await fs.stat(`${OWN_FDS}/${fd}`);
-      if (sameFile(identityOf(stats), file)) return true;
-    } catch {
-      // closed since the listing, or not a file: not the lock
+  try {
+    if (!sameFile(identityOf(await probe.stat()), file)) return undefined;
+    for (const dir of OWN_FDS) {
+      let fds: string[];
+      try {
+        fds = await fs.readdir(dir);
+      } catch {
+        continue;
+      }
+      if (!fds.includes(String(probe.fd))) continue;
+      for (const fd of fds) {
+        if (fd === String(probe.fd)) continue;
+        try {
+          if (sameFile(identityOf(await fs.stat(`${dir}/${fd}`)), file)) return true;
+        } catch {
+          // closed since the listing, or not a file: not the lock
+        }
+      }
+      return false;
     }
+    return undefined;
+  } finally {
+    await probe.close().catch(() => undefined);
   }
-  return false;
 }
 
 let bootId: { readonly id: string | undefined } | undefined;

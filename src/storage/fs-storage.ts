@@ -290,11 +290,14 @@ export class FsStorage implements Storage {
   }
 
   /**
-   * Takes an exclusive lock by creating the file at `path` with O_CREAT|O_EXCL, holding this
-   * process's pid (and, on Linux, the boot id). No native code, so it works wherever Node does.
+   * Takes an exclusive lock by creating the file at `path` whole (written under a private name,
+   * then hard-linked there, which fails if anything is there; O_CREAT|O_EXCL where there are no
+   * hard links), holding this process's pid (and, on Linux, the boot id), and keeping it open
+   * while the lock is held. No native code, so it works wherever Node does.
    *
-   * Fails with `PAGELOG_LOCKED` when this process already holds it (in any `FsStorage`) or the
-   * file names another live process. A lock file is stale, and is removed and taken over, when
+   * Fails with `PAGELOG_LOCKED` when this process already holds it (in any `FsStorage`, in any
+   * thread: a lock file naming this process is held while a descriptor of the process has it
+   * open, see fs-lock.ts) or the file names another live process. A lock file is stale, and is removed and taken over, when
    * its content is not a pid (a crash between create and write leaves it empty or zeroed), when
    * that process is gone (`kill(pid, 0)` says ESRCH), or when it was written before the last
    * reboot (different boot id, Linux only), or when it is a symbolic link (a holder always creates
@@ -308,9 +311,9 @@ export class FsStorage implements Storage {
    *   hand after checking no pagelog process is running.
    * - pids are per host: on NFS or another shared file system, a process on another host holding
    *   the lock looks dead, and the lock is taken over. Do not share a log directory across hosts.
-   * - worker threads share the pid but not the in-process registry: on Linux the boot id tells a
-   *   live lock of this process from a leftover; elsewhere a lock file with this process's own
-   *   pid is treated as a leftover from before a restart.
+   * - worker threads share the pid but not the in-process registry: the process's descriptor
+   *   list (`/proc/self/fd`, `/dev/fd`) tells another thread's live lock from a leftover; where
+   *   there is none (Windows) a lock file with this process's own pid counts as held.
    * - two processes breaking the same stale lock at the same instant may both succeed. The lock
    *   guards against mistakes (a second process opening the same log), not against a race built
    *   to defeat it.
