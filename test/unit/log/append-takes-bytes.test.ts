@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises";
 import { encodeBatch, type RecordInput } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { Log } from "../../../src/log/log.js";
+import type { LogOptions } from "../../../src/log/log-options.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { rng } from "../../support/xorshift.js";
@@ -39,16 +40,19 @@ const storages = {
     cleanups.push(() => dir.close());
     return dir.log("t-0");
   },
-  FsStorage: async (): Promise<Log> => {
-    const path = await makeTempDir();
-    const dir = await LogDir.open(await FsStorage.open(path));
-    cleanups.push(async () => {
-      await dir.close();
-      await rm(path, { recursive: true, force: true });
-    });
-    return dir.log("t-0");
-  },
+  FsStorage: (): Promise<Log> => onFiles({}),
+  "FsStorage, durable appends (flushMessages 1)": (): Promise<Log> => onFiles({ flushMessages: 1 }),
 };
+
+async function onFiles(options: LogOptions): Promise<Log> {
+  const path = await makeTempDir();
+  const dir = await LogDir.open(await FsStorage.open(path));
+  cleanups.push(async () => {
+    await dir.close();
+    await rm(path, { recursive: true, force: true });
+  });
+  return dir.log("t-0", options);
+}
 
 describe.each(Object.entries(storages))("append takes the caller's bytes at the call (%s)", (_, open) => {
   it("a key, value and header values overwritten before the append resolves are written as passed", async () => {
