@@ -13,6 +13,7 @@ import {
 } from "./batch-layout.js";
 import { readVarint, readVarlong, varintSize, varlongSize, writeVarint32, writeVarlong } from "./varint.js";
 import type { ByteCursor } from "./varint.js";
+import { checkAttached, ownedCopy } from "./owned-bytes.js";
 
 /** Bytes of a key, value or header value: a string is written as UTF-8; `null` is Kafka's null. */
 export type BytesInput = Uint8Array | string | null;
@@ -123,11 +124,18 @@ function isUint8Array(value: unknown): value is Uint8Array {
   return typedArrayTag.call(value) === "Uint8Array";
 }
 
-/** Checks a key, value or header value; returns it unchanged. */
-function checkBytes(value: unknown, name: () => string): BytesInput {
+/**
+ * Checks a key, value or header value; returns it unchanged, or with `own` a Uint8Array's copy
+ * (owned-bytes.ts: the log encodes later, and the record is what was passed at the call).
+ */
+function checkBytes(value: unknown, name: () => string, own: boolean): BytesInput {
   if (typeof value === "string") return checkWellFormed(value, name);
-  if (value === null || isUint8Array(value)) return value;
-  throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describeValue(value)}`);
+  if (value === null) return value;
+  if (!isUint8Array(value))
+    throw new TypeError(`${name()} must be a Uint8Array, a string or null, got ${describeValue(value)}`);
+  const length = typedArrayLength.call(value) as number;
+  if (length === 0) checkAttached(value, name); // or a detached buffer would be written as empty bytes
+  return own ? ownedCopy(value, length) : value;
 }
 
 const isWellFormed: (s: string) => boolean =
@@ -188,7 +196,7 @@ function objectKind(value: object): string | undefined {
 /** The headers of every record that has none: one frozen array, not one per record (small records are the common case). */
 const NO_HEADERS: RecordSnapshot["headers"] = Object.freeze([]);
 
-function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["headers"] {
+function snapshotHeaders(headers: unknown, index: number, own: boolean): RecordSnapshot["headers"] {
   if (headers === undefined || headers === null) return NO_HEADERS;
   if (typeof headers !== "object")
     throw new TypeError(`records[${index}].headers must be an object or an array, got ${describeValue(headers)}`);
@@ -212,7 +220,7 @@ function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["heade
       if (typeof key !== "string")
         throw new TypeError(`records[${index}].headers[${h}].key must be a string, got ${describeValue(key)}`);
       checkWellFormed(key, () => `records[${index}].headers[${h}].key`);
-      out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`) });
+      out.push({ key, value: checkBytes(value, () => `records[${index}].headers[${h}].value`, own) });
     }
     return out;
   }
@@ -220,16 +228,17 @@ function snapshotHeaders(headers: unknown, index: number): RecordSnapshot["heade
   const map = headers as Record<string, unknown>;
   for (const key of Object.keys(map)) {
     checkWellFormed(key, () => `records[${index}].headers key ${JSON.stringify(key)}`);
-    out.push({ key, value: checkBytes(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`) });
+    out.push({ key, value: checkBytes(map[key], () => `records[${index}].headers[${JSON.stringify(key)}]`, own) });
   }
   return out;
 }
 
 /**
- * Validates `records` and reads each of their fields exactly once into plain snapshots.
+ * Validates `records` and reads each of their fields exactly once into plain snapshots. With
+ * `own`, every Uint8Array is copied (the log encodes later: later changes must not matter).
  * @throws TypeError naming the bad argument; RangeError for an empty array.
  */
-export function snapshotRecords(records: unknown): RecordSnapshot[] {
+export function snapshotRecords(records: unknown, own = false): RecordSnapshot[] {
   if (!Array.isArray(records)) throw new TypeError(`records must be an array, got ${describeValue(records)}`);
   const list = records as readonly unknown[];
   const length = list.length;
@@ -243,9 +252,9 @@ export function snapshotRecords(records: unknown): RecordSnapshot[] {
     if (value === undefined)
       throw new TypeError(`records[${i}].value must be a Uint8Array, a string or null, got undefined`);
     out[i] = {
-      key: key === undefined ? null : checkBytes(key, () => `records[${i}].key`),
-      value: checkBytes(value, () => `records[${i}].value`),
-      headers: snapshotHeaders(headers, i),
+      key: key === undefined ? null : checkBytes(key, () => `records[${i}].key`, own),
+      value: checkBytes(value, () => `records[${i}].value`, own),
+      headers: snapshotHeaders(headers, i, own),
       timestamp: checkTimestamp(timestamp, `records[${i}].timestamp`),
     };
   }

@@ -244,16 +244,18 @@ export class Log {
    * TypeErrors and a batch over `maxBatchBytes` is `PAGELOG_RECORD_TOO_LARGE`, both before
    * anything is written, and only that call fails.
    *
+   * A record is what was passed at the call: its bytes are copied before `append()` returns, so
+   * you may reuse its buffers at once. A Uint8Array on a detached buffer is a TypeError naming it.
+   *
    * Group commit: appends that arrive while a write is in flight go out together, in call order,
    * in one write, and the flush policy then costs one fsync for the whole group.
    */
   append(records: readonly RecordInput[]): Promise<{ baseOffset: number; lastOffset: number }> {
-    // Every field of every record is read once, now: later changes to the objects (or getters
-    // that answer differently each time) cannot change what is written. Uint8Array contents are
-    // read when the batch is written: leave them alone until the append resolves.
+    // Every field is read once, now, and every Uint8Array copied: the batch is encoded when its
+    // group runs, and nothing the caller does meanwhile (getters, buffers reused) may change it.
     let snapshot: RecordSnapshot[];
     try {
-      snapshot = snapshotRecords(records);
+      snapshot = snapshotRecords(records, true);
       if (compacts(this.options.cleanupPolicy)) refuseKeyless(snapshot);
     } catch (err) {
       return Promise.reject(err);
