@@ -93,10 +93,10 @@ const MAX_STALL_MS = 100;
 const MAX_STALLED_SHARE = 0.25;
 
 /**
- * Runs `attempt` (each on a fresh storage, so a fresh gate) until the loop's longest stall is
- * under the bound, at most three times. The stalls the device causes come back on every attempt
- * (on the code before the bound: 600 ms for the scan, 148 ms for the appends); a loaded machine descheduling
- * the process (load 14 on 2 cores was seen) causes one now and then, and rarely three times.
+ * Runs `attempt` (each on a fresh storage, so a fresh gate) until the loop stays within the
+ * bounds, at most three times. The stalls the device causes come back on every attempt (on the
+ * code before the bound: 600 ms for the scan, 148 ms for the appends); a loaded machine
+ * descheduling the process (load 14 on 2 cores was seen) causes one now and then, rarely thrice.
  */
 async function leastStall(label: string, attempt: () => Promise<LoopStalls>): Promise<LoopStalls> {
   const tries: LoopStalls[] = [];
