@@ -137,8 +137,8 @@ export class FsFile implements StorageFile {
    * may return fewer bytes than asked for (signals, large requests, some file systems); only a
    * return of 0 means end of file, so it loops, and the contract's "short only at end of file"
    * holds. Each call asks for at most MAX_IO_CHUNK_BYTES, the most node:fs accepts with room.
-   * Each call goes synchronously while the read gate allows, else through the thread pool: the
-   * same pread, the same loop and errors either way.
+   * Each call goes synchronously (in parts of at most the gate's call size) while the read gate
+   * allows, else through the thread pool: the same pread, the same loop and errors either way.
    */
   async #fill(target: Uint8Array, position: number, want: number): Promise<number> {
     let filled = 0;
@@ -159,16 +159,21 @@ export class FsFile implements StorageFile {
     return filled;
   }
 
-  /** One synchronous pread if the gate allows it now (bytes read), else undefined. */
+  /**
+   * One synchronous pread of at most the gate's call size if it allows one now (bytes read), else
+   * undefined. A larger request is read in parts, one per turn of `#fill`'s loop, like a short
+   * read: no single call can hold the event loop for a whole cold chunk.
+   */
   #readNow(target: Uint8Array, offset: number, length: number, position: number): number | undefined {
     const sync = this.#syncRead;
     if (sync === undefined) return undefined;
-    const startedAt = sync.gate.start(length);
+    const part = Math.min(length, sync.gate.callBytes);
+    const startedAt = sync.gate.start(part);
     if (startedAt === undefined) return undefined;
     try {
-      return sync.read(target, offset, length, position);
+      return sync.read(target, offset, part, position);
     } finally {
-      sync.gate.ran(startedAt);
+      sync.gate.ran(startedAt, part);
     }
   }
 
@@ -182,8 +187,9 @@ export class FsFile implements StorageFile {
     let written = 0;
     // pwrite may write fewer bytes than asked for (a full device part-way, a signal): carry on from
     // where it stopped until every byte is in, as sonic-boom does. A zero-byte write that is not an
-    // error would loop forever, so it is reported instead. Each call goes synchronously while the
-    // gate allows, else through the thread pool: the same pwrite, the same errors either way.
+    // error would loop forever, so it is reported instead. Each call goes synchronously (in parts of
+    // at most the gate's call size) while the gate allows, else through the thread pool: the same
+    // pwrite, the same errors either way.
     while (written < bytes.length) {
       this.#checkOpen("write");
       const length = Math.min(bytes.length - written, MAX_IO_CHUNK_BYTES);
@@ -206,16 +212,20 @@ export class FsFile implements StorageFile {
     }
   }
 
-  /** One synchronous pwrite if the gate allows it now (bytes written), else undefined. */
+  /**
+   * One synchronous pwrite of at most the gate's call size if it allows one now (bytes written),
+   * else undefined. A larger write goes in parts, like a short write (see `#readNow`).
+   */
   #writeNow(bytes: Uint8Array, offset: number, length: number, position: number): number | undefined {
     const sync = this.#syncWrite;
     if (sync === undefined) return undefined;
-    const startedAt = sync.gate.start(length);
+    const part = Math.min(length, sync.gate.callBytes);
+    const startedAt = sync.gate.start(part);
     if (startedAt === undefined) return undefined;
     try {
-      return sync.write(bytes, offset, length, position);
+      return sync.write(bytes, offset, part, position);
     } finally {
-      sync.gate.ran(startedAt);
+      sync.gate.ran(startedAt, part);
     }
   }
 

@@ -5,21 +5,31 @@
  * 25–90 µs and a wake-up of the event loop. But a synchronous call blocks the event loop for as
  * long as the kernel makes it wait: under dirty-page throttling (balance_dirty_pages) a write
  * waits tens to hundreds of milliseconds, and a read the page cache does not hold waits for the
- * device (milliseconds on a disk, more on a network file system). The gate bounds it:
+ * device (milliseconds on a disk, seconds for a large read from a slow or throttled one). A call
+ * cannot be timed before it runs, so the gate bounds what one call can cost, and learns from each:
  *
- * - only calls of at most `maxBytes` go synchronously (a larger one is a longer copy);
- * - every synchronous call is timed; one that took longer than `slowMs` shuts the gate: every
- *   call goes through the thread pool, as it always did, for `cooldownMs`, and then the next
- *   call probes again;
- * - a slow call within one cooldown of the gate reopening (the slowness lasts: throttling, a cold
- *   device) doubles the cooldown, up to `maxCooldownMs`; a slow call after that starts again from
- *   `cooldownMs` (a one-off: the thread was descheduled on a busy machine, a page fault).
+ * - no synchronous call moves more than `maxBytes` (`FsFile` reads and writes a larger request in
+ *   parts of at most that), so one call to a cold device costs at most `maxBytes` at the device's
+ *   speed: 16 ms for 32 KiB at 2 MB/s, where a 1 MiB call took half a second;
+ * - every synchronous call is timed against what its size predicts for a page-cache hit:
+ *   `graceMs` plus its bytes at `minBytesPerMs` (a call that moves no bytes, an open or a stat:
+ *   `slowMs`). One that took longer waited for the device: it shuts the gate, and every call goes
+ *   through the thread pool, as it always did, for `cooldownMs`; then the next call probes again;
+ * - the slow call also measured the device: until calls are fast again, a synchronous call moves
+ *   at most what that speed moves in `graceMs` (never under a page), so a probe of a device that
+ *   is still slow costs about `graceMs`, not `maxBytes` at its speed; each fast call doubles that
+ *   back towards `maxBytes`;
+ * - a slow call that began within one cooldown of the gate reopening (the slowness lasts:
+ *   throttling, a cold device) doubles the cooldown, up to `maxCooldownMs`; a slow call after
+ *   that starts again from `cooldownMs` (a one-off: the thread was descheduled on a busy machine,
+ *   a page fault). It is when the call began that counts: a call longer than the cooldown itself
+ *   (a slow device) ends after the next cooldown would have ended, and is lasting all the same.
  *
- * So the event loop waits at most `slowMs` for a synchronous call that does not shut the gate,
- * and for at most one slow call per cooldown: under sustained slowness, with the write defaults,
- * one at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s, then one every 2 s. An `FsStorage` keeps two gates: one
- * for writes and one for reads and metadata calls, since a throttled writeback says nothing about
- * whether reads hit the cache, and a cold disk nothing about dirty pages.
+ * So under lasting slowness the event loop waits for one probe at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s,
+ * then one every 2 s, each of at most `maxBytes` (the first) or about `graceMs` of the device's
+ * time (the later ones). An `FsStorage` keeps two gates: one for writes and one for reads and
+ * metadata calls, since a throttled writeback says nothing about whether reads hit the cache,
+ * and a cold disk nothing about dirty pages.
  *
  * Fast calls need a bound too: a loop of them (a `records()` scan whose reads all hit the page
  * cache, each resolving at once) would otherwise never give the event loop a turn, and timers,
@@ -32,10 +42,14 @@
 
 /** The bounds of a `SyncGate`. */
 export interface SyncGateLimits {
-  /** Largest call (bytes read or written) that may go synchronously. */
+  /** Largest single synchronous call (bytes read or written); a larger request goes in parts. */
   readonly maxBytes: number;
-  /** A synchronous call that took longer than this (ms) shuts the gate. */
+  /** A synchronous call that moves no bytes (open, stat, close) and took longer than this (ms) shuts the gate. */
   readonly slowMs: number;
+  /** A call that moves bytes may take this long (ms) beyond its bytes at `minBytesPerMs` before it shuts the gate. */
+  readonly graceMs: number;
+  /** The slowest a page-cache copy runs (bytes per ms): a call slower than this, past `graceMs`, waited for the device. */
+  readonly minBytesPerMs: number;
   /** How long the gate stays shut after a one-off slow call (ms). */
   readonly cooldownMs: number;
   /** The longest it stays shut, however long the slowness lasts (ms). */
@@ -48,6 +62,9 @@ export interface SyncGateLimits {
   readonly nextTurn: (callback: () => void) => void;
 }
 
+/** The least a learned call size falls to: one page, the least a device reads or writes. */
+const MIN_LEARNED_CALL_BYTES = 4096;
+
 /** `setImmediate` where there is one (Node), else a zero timeout. */
 function laterTurn(callback: () => void): void {
   const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
@@ -56,17 +73,23 @@ function laterTurn(callback: () => void): void {
 }
 
 /**
- * 1 MiB: a large group commit or a recovery chunk, a copy well under a millisecond. 10 ms: far
- * above what a copy of that size takes, about the least pause dirty-page throttling imposes (a
- * shorter wait is no worse than any other short task). 100 ms: a one-off (a 2-core machine shared
- * with others trips it every second or two) costs a tenth of a second of thread-pool writes. 2 s:
- * a throttled device (pauses of up to 200 ms on Linux) holds the event loop under a tenth of the time.
- * 10 ms a turn: a scan gives the event loop a turn about every 10 ms, for one thread-pool round
- * trip (30–90 µs) each time, under 1% of its speed.
+ * 32 KiB a call: a 1 MiB read or write from the page cache costs the same in parts of 32 KiB as in
+ * one call (0.56–0.59 ms per MiB either way, median of 300, loaded 2-core machine), and a part
+ * the device has to serve costs 16 ms at 2 MB/s (Linux's readahead may double it: 64 KiB for a
+ * cold 32 KiB read). 1 ms + the bytes at 50 MB/s: a 32 KiB copy from or into the page cache takes
+ * 10–30 µs, so 1.7 ms is 50 times that, and a device slower than about 20 MB/s trips it; a
+ * one-off pause that long (a thread descheduled on a busy machine) costs one cooldown of
+ * thread-pool calls. 10 ms for a call of no bytes: about the least pause dirty-page throttling
+ * imposes. 100 ms: a one-off (a 2-core machine shared with others trips it every second or two)
+ * costs a tenth of a second of thread-pool writes. 2 s: a throttled device holds the event loop
+ * for one probe every 2 s. 10 ms a turn: a scan gives the event loop a turn about every 10 ms, for
+ * one thread-pool round trip (30–90 µs) each time, under 1% of its speed.
  */
 export const DEFAULT_SYNC_WRITE_LIMITS: SyncGateLimits = {
-  maxBytes: 1024 * 1024,
+  maxBytes: 32 * 1024,
   slowMs: 10,
+  graceMs: 1,
+  minBytesPerMs: 50_000,
   cooldownMs: 100,
   maxCooldownMs: 2_000,
   turnBudgetMs: 10,
@@ -75,18 +98,17 @@ export const DEFAULT_SYNC_WRITE_LIMITS: SyncGateLimits = {
 };
 
 /**
- * Reads and metadata calls (open, stat, fstat, close): as for writes, but slow at 5 ms. A 1 MiB
- * read from the page cache takes 0.1–0.6 ms on a loaded 2-core machine (p99 of 2,000 on tmpfs); a
- * stat or an open of a cached inode 10–20 µs. A read that waits for a disk seek (4–10 ms) is a
- * cold device, which the next read will likely meet too, so it goes through the thread pool; one
- * from a cold SSD (1–2 ms for 1 MiB) stays synchronous, no longer than the CRC of what it read.
+ * Reads and metadata calls (open, stat, fstat, close): as for writes, but a call of no bytes is
+ * slow at 5 ms. A stat or an open of a cached inode takes 10–20 µs; one that waits for a disk
+ * seek (4–10 ms) met a cold device, which the next call will likely meet too, so it goes through
+ * the thread pool.
  */
 export const DEFAULT_SYNC_READ_LIMITS: SyncGateLimits = {
   ...DEFAULT_SYNC_WRITE_LIMITS,
   slowMs: 5,
 };
 
-/** Decides, call by call, whether a call may block the event loop (see the file header). */
+/** Decides, call by call, whether a call may block the event loop, and how large (see the file header). */
 export class SyncGate {
   readonly #limits: SyncGateLimits;
   /** The clock's reading before which every call goes through the thread pool. */
@@ -95,15 +117,23 @@ export class SyncGate {
   #cooldown: number;
   /** When the first synchronous call of this event-loop turn began, or undefined before it. */
   #turnStartedAt: number | undefined;
+  /** The largest call that may go synchronously: `maxBytes`, or what a slow call showed the device moves in `graceMs`. */
+  #callBytes: number;
 
   constructor(limits: SyncGateLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
     this.#cooldown = limits.cooldownMs;
+    this.#callBytes = limits.maxBytes;
+  }
+
+  /** The largest call that may go synchronously now (when the gate is open): a larger request goes in parts. */
+  get callBytes(): number {
+    return this.#callBytes;
   }
 
   /** The clock's reading to pass to `ran()` if a call of `bytes` may go synchronously now, else undefined. */
   start(bytes: number): number | undefined {
-    if (bytes > this.#limits.maxBytes) return undefined;
+    if (bytes > this.#callBytes) return undefined;
     const now = this.#limits.now();
     if (now < this.#shutUntil) return undefined;
     if (this.#turnStartedAt === undefined) this.#startTurn(now);
@@ -117,13 +147,27 @@ export class SyncGate {
     this.#limits.nextTurn(() => (this.#turnStartedAt = undefined));
   }
 
-  /** A synchronous call that began at `startedAt` has ended (done or failed). */
-  ran(startedAt: number): void {
-    const { now: clock, slowMs, cooldownMs, maxCooldownMs } = this.#limits;
+  /** A synchronous call of `bytes` that began at `startedAt` has ended (done or failed). */
+  ran(startedAt: number, bytes = 0): void {
+    const { now: clock, slowMs, graceMs, minBytesPerMs, cooldownMs, maxCooldownMs, maxBytes } = this.#limits;
     const now = clock();
-    if (now - startedAt <= slowMs) return;
-    // Slow again soon after the gate reopened: the slowness lasts, so stay off it longer.
-    const lasting = now - this.#shutUntil <= this.#cooldown;
+    const took = now - startedAt;
+    const allowed = bytes === 0 ? slowMs : graceMs + bytes / minBytesPerMs;
+    if (took <= allowed) {
+      // Fast at this size: the device (or the cache) keeps up, so let the next call be larger.
+      this.#callBytes = Math.min(maxBytes, Math.max(this.#callBytes, 2 * bytes));
+      return;
+    }
+    if (bytes > 0) {
+      // What the device moved in graceMs at the speed just measured: a probe of that size costs
+      // the event loop about graceMs if the device is still this slow.
+      const learned = Math.floor((bytes * graceMs) / took);
+      this.#callBytes = Math.min(maxBytes, Math.max(MIN_LEARNED_CALL_BYTES, learned));
+    }
+    // Slow again in a call begun soon after the gate reopened: the slowness lasts, so stay off it
+    // longer. When the call began, not when it ended: a call longer than the cooldown ends after
+    // the next reopening would have, and would otherwise look like a one-off every time.
+    const lasting = startedAt - this.#shutUntil <= this.#cooldown;
     this.#cooldown = lasting ? Math.min(this.#cooldown * 2, maxCooldownMs) : cooldownMs;
     this.#shutUntil = now + this.#cooldown;
   }
@@ -150,6 +194,6 @@ export async function gated<T>(
   try {
     return now();
   } finally {
-    gate!.ran(startedAt);
+    gate!.ran(startedAt, bytes);
   }
 }

@@ -95,12 +95,21 @@ describe("FsFile: synchronous reads (fake handle, injected clock)", () => {
     expect([...target]).toEqual([...counting(8)]);
   });
 
-  it("a read over maxBytes goes through the thread pool", async () => {
+  it("a read over maxBytes goes synchronously in parts of at most maxBytes", async () => {
     const handle = new TwoPathHandle(counting(200));
     const file = new FsFile(handle, "f.log", undefined, undefined, handle.sync);
-    expect([...(await file.read(0, 65))]).toEqual([...counting(65)]);
-    expect(handle.syncReads).toEqual([]);
-    expect(handle.asyncReads).toEqual([65]);
+    expect([...(await file.read(0, 200))]).toEqual([...counting(200)]);
+    expect(handle.syncReads).toEqual([64, 64, 64, 8]);
+    expect(handle.asyncReads).toEqual([]);
+  });
+
+  it("a slow part shuts the gate: the rest of the read goes through the thread pool in one call", async () => {
+    const handle = new TwoPathHandle(counting(200));
+    const file = new FsFile(handle, "f.log", undefined, undefined, handle.sync);
+    handle.syncMs = 6; // a cold device: the first part took longer than slowMs
+    expect([...(await file.read(0, 200))]).toEqual([...counting(200)]);
+    expect(handle.syncReads).toEqual([64]);
+    expect(handle.asyncReads).toEqual([136]);
   });
 
   it("after a slow sync read, reads go through the thread pool until the cooldown ends", async () => {
@@ -118,23 +127,25 @@ describe("FsFile: synchronous reads (fake handle, injected clock)", () => {
     expect(handle.syncReads).toEqual([8, 8]);
   });
 
-  it("the read gate's defaults: at most 1 MiB synchronously, 5 ms shuts it, cooldown doubles", () => {
+  it("the read gate's defaults: 32 KiB a call, slow past 1 ms + its bytes at 50 MB/s or a 5 ms stat", () => {
     const clock = { t: 0 };
     const gate = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, turnBudgetMs: Infinity, now: () => clock.t });
-    expect(gate.start(1024 * 1024)).toBe(0);
-    expect(gate.start(1024 * 1024 + 1)).toBeUndefined();
-    const slowRead = (ms: number): void => {
-      const startedAt = gate.start(10)!;
+    expect(gate.callBytes).toBe(32 * 1024);
+    expect(gate.start(32 * 1024)).toBe(0);
+    expect(gate.start(32 * 1024 + 1)).toBeUndefined();
+    const call = (bytes: number, ms: number): void => {
+      const startedAt = gate.start(bytes)!;
       clock.t += ms;
-      gate.ran(startedAt);
+      gate.ran(startedAt, bytes);
     };
-    slowRead(5);
+    call(0, 5); // a stat: 5 ms is still fast
+    call(32 * 1024, 1.6); // 1 ms + 32 KiB at 50 MB/s = 1.66 ms
     expect(gate.shut).toBe(false);
-    slowRead(5.5);
+    call(32 * 1024, 1.7);
     expect(gate.shut).toBe(true);
     clock.t += 100;
     expect(gate.shut).toBe(false);
-    slowRead(6); // slow again right after reopening: 200 ms
+    call(0, 5.5); // a slow stat right after reopening: 200 ms
     clock.t += 199;
     expect(gate.shut).toBe(true);
     clock.t += 1;

@@ -97,11 +97,21 @@ describe("FsFile: synchronous writes", () => {
     expect([...handle.data]).toEqual([9, 9, 9, 9]);
   });
 
-  it("a write over maxBytes goes through the thread pool", async () => {
+  it("a write over maxBytes goes synchronously in parts of at most maxBytes", async () => {
     const handle = new TwoPathHandle();
-    await new FsFile(handle, "f.log", undefined, handle.sync).write(0, bytes(65));
-    expect(handle.syncWrites).toEqual([]);
-    expect(handle.asyncWrites).toEqual([65]);
+    await new FsFile(handle, "f.log", undefined, handle.sync).write(0, bytes(150));
+    expect(handle.syncWrites).toEqual([64, 64, 22]);
+    expect(handle.asyncWrites).toEqual([]);
+    expect(handle.data.length).toBe(150);
+  });
+
+  it("a slow part shuts the gate: the rest of the write goes through the thread pool in one call", async () => {
+    const handle = new TwoPathHandle();
+    handle.syncMs = 6; // a device mounted -o sync: the first part took longer than slowMs
+    await new FsFile(handle, "f.log", undefined, handle.sync).write(0, bytes(150));
+    expect(handle.syncWrites).toEqual([64]);
+    expect(handle.asyncWrites).toEqual([86]);
+    expect(handle.data.length).toBe(150);
   });
 
   it("after a slow sync write, writes go through the thread pool until the cooldown ends", async () => {

@@ -11,6 +11,8 @@ function gateAt(limits: Partial<SyncGateLimits> = {}): { gate: SyncGate; clock: 
   const gate = new SyncGate({
     maxBytes: 4096,
     slowMs: 5,
+    graceMs: 5,
+    minBytesPerMs: Infinity,
     cooldownMs: 100,
     maxCooldownMs: 1000,
     turnBudgetMs: Infinity, // the turn budget has its own tests below
@@ -26,7 +28,7 @@ function write(gate: SyncGate, clock: { t: number }, ms: number, bytes = 10): bo
   const startedAt = gate.start(bytes);
   if (startedAt === undefined) return false;
   clock.t += ms;
-  gate.ran(startedAt);
+  gate.ran(startedAt, bytes);
   return true;
 }
 
@@ -104,6 +106,65 @@ describe("SyncGate (write limits as injected)", () => {
   });
 });
 
+describe("SyncGate: a slow device (calls that take longer than their size predicts)", () => {
+  /** The default limits' rules on an injected clock: 32 KiB a call, 1 ms + the bytes at 50 MB/s. */
+  function deviceGate(): { gate: SyncGate; clock: { t: number } } {
+    return gateAt({ maxBytes: 32 * 1024, slowMs: 10, graceMs: 1, minBytesPerMs: 50_000 });
+  }
+
+  it("a call slower than the cooldown, probe after probe, is lasting slowness: the cooldown still doubles", () => {
+    // A device mounted -o sync at 2 MB/s: every 250 ms probe ends after the next reopening would have.
+    const { gate, clock } = gateAt();
+    const shutFor: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      while (gate.start(10) === undefined) clock.t += 1;
+      expect(write(gate, clock, 250)).toBe(true);
+      const endedAt = clock.t;
+      while (gate.shut) clock.t += 1;
+      shutFor.push(clock.t - endedAt);
+    }
+    expect(shutFor).toEqual([100, 200, 400, 800, 1000, 1000]);
+  });
+
+  it("a call moving its bytes slower than the page cache shuts the gate even under slowMs", () => {
+    const { gate, clock } = deviceGate();
+    expect(write(gate, clock, 1.6, 32 * 1024)).toBe(true); // 20 MB/s: within 1 ms + 0.66 ms
+    expect(gate.shut).toBe(false);
+    expect(write(gate, clock, 3.3, 32 * 1024)).toBe(true); // 10 MB/s, well under slowMs
+    expect(gate.shut).toBe(true);
+  });
+
+  it("a call of no bytes (open, stat) is slow only past slowMs", () => {
+    const { gate, clock } = deviceGate();
+    expect(write(gate, clock, 10, 0)).toBe(true);
+    expect(gate.shut).toBe(false);
+    expect(write(gate, clock, 10.5, 0)).toBe(true);
+    expect(gate.shut).toBe(true);
+    expect(gate.callBytes).toBe(32 * 1024); // it says nothing of the device's speed
+  });
+
+  it("learns the device's speed: a probe moves what it moves in graceMs, fast calls double it back", () => {
+    const { gate, clock } = deviceGate();
+    expect(write(gate, clock, 8, 16 * 1024)).toBe(true); // 2 MB/s
+    expect(gate.callBytes).toBe(4096); // 2 KB in 1 ms, but never under a page
+    clock.t += 100;
+    expect(gate.start(4097)).toBeUndefined(); // open again, but not for a call that large
+    expect(write(gate, clock, 0.01, 4096)).toBe(true); // the cache holds it now
+    expect(gate.callBytes).toBe(8192);
+    for (let i = 0; i < 3; i++) write(gate, clock, 0.01, gate.callBytes);
+    expect(gate.callBytes).toBe(32 * 1024);
+    write(gate, clock, 0.01, 32 * 1024);
+    expect(gate.callBytes).toBe(32 * 1024); // never past maxBytes
+  });
+
+  it("a faster slow device learns a larger probe", () => {
+    const { gate, clock } = deviceGate();
+    write(gate, clock, 2, 32 * 1024); // 16 MB/s: 16 KiB in 1 ms
+    expect(gate.shut).toBe(true);
+    expect(gate.callBytes).toBe(16 * 1024);
+  });
+});
+
 describe("SyncGate: the budget of one event-loop turn", () => {
   /** A gate whose turns end when the test says, with a 10 ms budget. */
   function turnGate(): { gate: SyncGate; clock: { t: number }; endTurn: () => void } {
@@ -141,6 +202,8 @@ describe("SyncGate: the budget of one event-loop turn", () => {
     const gate = new SyncGate({
       maxBytes: 4096,
       slowMs: 5,
+      graceMs: 5,
+      minBytesPerMs: Infinity,
       cooldownMs: 100,
       maxCooldownMs: 1000,
       turnBudgetMs: -1,
