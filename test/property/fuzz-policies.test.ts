@@ -31,6 +31,29 @@ describe("pagelog fuzz --policies", () => {
     }
   });
 
+  it("each wrong recover is caught naming it, and the shrunk case keeps the wording and the step numbers", async () => {
+    for (const file of ["recover-length-at-zero.mjs", "recover-cuts-valid-batches.mjs", "recover-off-by-one.mjs"]) {
+      const run = await cli(["fuzz", "--policies", fixture(file), "--runs", "300", "--seed", "1"]);
+      expect(run.code, file).toBe(1);
+      const [full, shrunk] = run.stdout.split(/^smallest failing case: /m);
+      expect(full, file).toMatch(/^step #\d+ \w+: your recover /m);
+      expect(shrunk, `${file}: shrunk`).toBeDefined();
+      const head =
+        /^\d+ of the \d+ steps of schedule \d+ \(steps ([\d,-]+), numbered as in the full schedule; running on: your recover\):\n(.*)$/m.exec(
+          shrunk!,
+        );
+      expect(head, `${file}: ${shrunk!.slice(0, 300)}`).not.toBeNull();
+      expect(head![2], file).toMatch(/your recover (kept|threw|returned)/);
+      // Each step shown is numbered as in the full schedule: exactly the steps the case kept.
+      const kept = head![1]!.split(",").flatMap((part) => {
+        const [from, to = from] = part.split("-").map(Number);
+        return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
+      });
+      const shown = [...shrunk!.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
+      if (kept.length <= 40) expect(shown, file).toEqual(kept);
+    }
+  });
+
   it("pagelog's own policies from a module pass", async () => {
     const run = await cli(["fuzz", "--policies", fixture("pagelog.mjs"), "--runs", "150", "--seed", "5"]);
     expect(run.stdout).toContain("running on: your writeVarint, lookup, segmentsToDelete, recover");
