@@ -3,6 +3,7 @@
  * A wrong recover fails the fuzz with the smallest failing case as a command that replays it,
  * and the demo shows BROKEN with where reading breaks; pagelog's own policies pass both.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { framesOfTheirCode } from "../../src/testing/engine/error-report.js";
 import { cli } from "../unit/cli/helpers.js";
@@ -51,6 +52,22 @@ describe("pagelog fuzz --policies", () => {
       });
       const shown = [...shrunk!.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
       if (kept.length <= 40) expect(shown, file).toEqual(kept);
+    }
+  });
+
+  it("the table in docs/homework.md is what --runs 300 --seed 1 prints, for every row the fuzz catches", async () => {
+    const doc = readFileSync("docs/homework.md", "utf8");
+    const rows = [
+      ...doc.matchAll(
+        /^\| .*\(`([\w.-]+)`\) \| fuzz, schedule (\d+)(?:, at the first append)?(?:; shrunk to (\d+) of (\d+) steps)?;.* \| `(.*)` \|$/gm,
+      ),
+    ];
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const [, file, schedule, kept, of, says] of rows) {
+      const run = await cli(["fuzz", "--policies", fixture(file!), "--runs", "300", "--seed", "1"]);
+      expect(run.stdout, file).toContain(`VIOLATION in schedule ${schedule} `);
+      if (kept !== undefined) expect(run.stdout, file).toContain(`smallest failing case: ${kept} of the ${of} steps`);
+      expect(run.stdout, file).toContain(says);
     }
   });
 
