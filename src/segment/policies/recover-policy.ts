@@ -1,7 +1,7 @@
 /**
  * Chapter 4's `recover` in the real recovery path. pagelog walks the segment first (its own
  * answer, `ours`: where the first bad byte is); then the reader's function gets the whole `.log`
- * and the course's helpers, and its answer decides the cut:
+ * and the course's helpers, and its answer is either the cut pagelog makes or refused:
  *
  * - below ours: refused. Every byte between the answer and ours is whole batches whose CRC
  *   matches and whose offsets follow on (pagelog's walk checks more than the course's rule), so
