@@ -157,7 +157,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     onProgress: progressDrawer(io),
   });
   printReport(report, io);
-  await shrinkFirst(adapter, report, { broken, maxOps, workload, replayOf }, io);
+  await shrinkFirst(adapter, report, { broken, maxOps, workload, replayOf, yours }, io);
   return brokenOutcome(report, broken, io) ?? (report.violations === 0 ? 0 : 1);
 }
 
@@ -203,6 +203,7 @@ async function shrinkFirst(
     maxOps: number;
     workload: Workload | undefined;
     replayOf: (seed: number, steps?: readonly number[]) => string;
+    yours: string | undefined;
   },
   io: CliIo,
 ): Promise<void> {
@@ -219,7 +220,7 @@ async function shrinkFirst(
     else if (shrunk.steps.length === shrunk.of) io.stdout.write("no smaller case: every step of it is needed\n");
     else
       io.stdout.write(
-        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}):\n${shrunk.message}\nreplay: ${how.replayOf(first.seed, shrunk.steps)}\n`,
+        `\nsmallest failing case: ${shrunk.steps.length} of the ${plural(shrunk.of, "step")} of schedule ${first.seed} (steps ${formatSteps(shrunk.steps)}, numbered as in the full schedule${how.yours === undefined ? "" : `; running on: your ${how.yours}`}):\n${shrunk.message}\nreplay: ${how.replayOf(first.seed, shrunk.steps)}\n`,
       );
   }
 }

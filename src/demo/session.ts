@@ -12,7 +12,7 @@ import type { Log, LogRecovery } from "../log/log.js";
 import { offsetName, parseSegmentFileName } from "../segment/segment-names.js";
 import { SimStorage } from "../storage/sim-storage.js";
 import { Prng } from "../storage/sim/prng.js";
-import { bytesSource, walkBatches } from "../inspect/batch-walk.js";
+import { baseOffsetOf, type BatchMark, readFile, validPrefix } from "./segment-bytes.js";
 import { plural } from "../text/plural.js";
 import type { CoursePolicies } from "../policies/policy-types.js";
 import { brokenOutcome, type PolicyBreak, policyBreakOf, runningOn } from "./policy-outcome.js";
@@ -44,12 +44,7 @@ export interface StateRange {
   readonly state: ByteState;
 }
 
-export interface BatchMark {
-  readonly position: number;
-  readonly baseOffset: number;
-  /** False for the first batch recovery will not keep (torn, bad CRC, out of sequence). */
-  readonly valid: boolean;
-}
+export type { BatchMark } from "./segment-bytes.js";
 
 /** The active segment as the picture shows it. */
 export interface SegmentView {
@@ -90,8 +85,13 @@ export interface DemoSnapshot {
 /** Counts for the "Break it" summary. */
 export interface LossCount {
   readonly cuts: number;
+  /** Records acknowledged while counting: those the log held at the start and every one since. */
   readonly acknowledged: number;
+  /** Acknowledged records recovery did not bring back: never more than `acknowledged`. */
   readonly lost: number;
+  /** Restarts whose recovery cut bytes (a torn batch, or zeros where data never arrived), and how many. */
+  readonly tornCuts: number;
+  readonly bytesCut: number;
 }
 
 export class DemoSession {
@@ -104,8 +104,10 @@ export class DemoSession {
   #nextSensor = 1;
   /** Log end offset after the last acknowledged produce (or the last restart). */
   #acknowledged = 0;
-  /** Records acknowledged since the counter was last reset (for the Break-it counts). */
+  /** Records acknowledged since the counter was last reset, plus those held then (for the Break-it counts). */
   #acknowledgedCount = 0;
+  #tornCuts = 0;
+  #bytesCut = 0;
   #batchesSinceFlush = 0;
   #flushEvery: number;
   #lostTotal = 0;
@@ -136,6 +138,11 @@ export class DemoSession {
 
   get powerIsOff(): boolean {
     return this.#log === undefined;
+  }
+
+  /** Set while the last restart failed on a policy (the log stays down). */
+  get broken(): PolicyBreak | undefined {
+    return this.#broken;
   }
 
   get flushEvery(): number {
@@ -309,6 +316,10 @@ export class DemoSession {
     this.#batchesSinceFlush = 0;
     const cut = this.#cutState;
     this.#cutState = undefined;
+    if (recovery.bytesTruncated > 0) {
+      this.#tornCuts++;
+      this.#bytesCut += recovery.bytesTruncated;
+    }
     if (cut !== undefined && cut.path === this.#activePath(log) && recovery.bytesTruncated > 0) {
       const size = this.#storage.inspect(cut.path).size;
       this.#ghost = { path: cut.path, start: size, end: size + recovery.bytesTruncated, state: "cut" };
@@ -324,12 +335,21 @@ export class DemoSession {
     return `restart after a power cut: recovery cut ${plural(recovery.bytesTruncated, "byte")}; log end offset ${before} -> ${after}: ${losses}`;
   }
 
-  /** Cuts, acknowledged records and losses since the last call (for "Break it"). */
+  /** Cuts, acknowledged records and losses since `takeCounts()` was last called. */
+  get counts(): LossCount {
+    const [cuts, acknowledged, lost] = [this.#cuts, this.#acknowledgedCount, this.#lostTotal];
+    return { cuts, acknowledged, lost, tornCuts: this.#tornCuts, bytesCut: this.#bytesCut };
+  }
+
+  /**
+   * Cuts, acknowledged records and losses since the last call (for "Break it"). The records the
+   * log holds acknowledged now count as acknowledged in the next period: a recovery that cuts too
+   * much can lose them too, and a count of lost records must never exceed its total.
+   */
   takeCounts(): LossCount {
-    const counts = { cuts: this.#cuts, acknowledged: this.#acknowledgedCount, lost: this.#lostTotal };
-    this.#cuts = 0;
-    this.#acknowledgedCount = 0;
-    this.#lostTotal = 0;
+    const counts = this.counts;
+    this.#cuts = this.#lostTotal = this.#tornCuts = this.#bytesCut = 0;
+    this.#acknowledgedCount = this.#acknowledged;
     return counts;
   }
 
@@ -440,42 +460,6 @@ export class DemoSession {
       segmentCount: Math.max(1, logs.length),
     };
   }
-}
-
-/** Reads a whole file through the storage (the cached view, as the log reads it). */
-async function readFile(storage: SimStorage, path: string): Promise<Uint8Array> {
-  const file = await storage.open(path);
-  try {
-    return await file.read(0, await file.size());
-  } finally {
-    await file.close();
-  }
-}
-
-function baseOffsetOf(path: string): number {
-  return parseSegmentFileName(path.slice(path.lastIndexOf("/") + 1))?.baseOffset ?? 0;
-}
-
-/**
- * The batches recovery would keep (whole, CRC valid, offsets continuing from the base offset)
- * and the first one it would not, as marks; `bytes` is where the valid prefix ends.
- */
-async function validPrefix(bytes: Uint8Array, baseOffset: number): Promise<{ bytes: number; marks: BatchMark[] }> {
-  const marks: BatchMark[] = [];
-  let expected = baseOffset;
-  let validEnd: number | undefined;
-  const end = await walkBatches(bytesSource(bytes), (b) => {
-    if (validEnd !== undefined) return; // recovery keeps nothing after the first bad batch
-    const ok = b.crcValid && b.header.baseOffset === expected;
-    if (!ok) validEnd = b.position;
-    marks.push({ position: b.position, baseOffset: b.header.baseOffset, valid: ok });
-    expected = b.header.lastOffset + 1;
-  });
-  if (validEnd === undefined && end.reason !== undefined) {
-    validEnd = end.position;
-    marks.push({ position: end.position, baseOffset: expected, valid: false });
-  }
-  return { bytes: validEnd ?? bytes.length, marks };
 }
 
 function compress(states: readonly ByteState[]): StateRange[] {

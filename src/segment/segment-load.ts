@@ -21,7 +21,6 @@ import {
   timeEntryLies,
 } from "./segment-state.js";
 import { keptByPolicy } from "./policies/recover-policy.js";
-import { policyError } from "./policies/policy-error.js";
 import type { RecoverOptions, SegmentRecovery } from "./segment-types.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
@@ -38,25 +37,13 @@ export async function planRecovery(
   // A reader's recover (chapter 4) decides the cut of a crash recovery (not of an interrupted
   // truncation's, which ends at `endOffset`, a case the course does not have).
   const recover = endOffset === undefined ? s.options.policies?.recover : undefined;
-  const boundaries = recover === undefined ? undefined : new Set<number>();
-  let stop = await rebuildFromWalk(s, endOffset, boundaries, rewriteFrom);
+  const batches = recover === undefined ? undefined : new Map<number, number>();
+  const stop = await rebuildFromWalk(s, endOffset, batches, rewriteFrom);
   if (recover !== undefined) {
-    boundaries!.add(stop.position);
-    const kept = await keptByPolicy(recover, s.log, sizeBefore, stop, boundaries!);
-    if (kept < stop.position) {
-      s.size = kept;
-      stop = { ...(await rebuildFromWalk(s)), detail: `your recover kept ${kept} bytes` };
-      s.size = sizeBefore;
-      if (minNextOffset !== undefined && s.nextOffset < minNextOffset)
-        throw policyError(
-          {
-            policy: "recover",
-            returned: kept,
-            why: `kept ${kept} bytes of ${s.log.path}, which cuts flushed records (below the recovery point ${minNextOffset})`,
-          },
-          s.log.path,
-        );
-    }
+    batches!.set(stop.position, s.nextOffset);
+    // Its answer is used only when it is pagelog's own cut (or the same cut, reached by the
+    // course's rule through batches pagelog's stricter walk refuses): anything else throws.
+    await keptByPolicy(recover, s.log, sizeBefore, stop, batches!, minNextOffset);
   }
   if (minNextOffset !== undefined && s.nextOffset < minNextOffset) {
     throw new PagelogError(
@@ -153,13 +140,13 @@ export async function commit(s: SegmentState): Promise<void> {
  * Rebuilds both indexes in memory from a walk over the whole log (ending before the first batch
  * that reaches `endOffset`, if given), re-adding entries by the sparse rule. Writes nothing but,
  * with `rewriteFrom`, the valid batches holding offsets from there back over themselves, unchanged
- * (the walk's own bytes: each is read and CRC-checked once). `boundaries` collects every batch's
- * start position (for a reader's recover: see recover-policy.ts).
+ * (the walk's own bytes: each is read and CRC-checked once). `batches` collects every batch's
+ * start position and base offset (for a reader's recover: see recover-policy.ts).
  */
 async function rebuildFromWalk(
   s: SegmentState,
   endOffset?: number,
-  boundaries?: Set<number>,
+  batches?: Map<number, number>,
   rewriteFrom?: number,
 ): Promise<ScanStop> {
   beginWalk(s);
@@ -176,7 +163,7 @@ async function rebuildFromWalk(
     }),
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
-    boundaries?.add(batch.position);
+    batches?.set(batch.position, batch.header.baseOffset);
     await indexBatch(s, batch.header, batch.position);
   }
   if (rewriteFrom !== undefined) {

@@ -193,6 +193,27 @@ describeInChromium("the web demo in Chromium", (chromiumPath) => {
     expect(await text("#running-on")).toBe("running on: pagelog's own functions");
   });
 
+  it("flush every 1 batch and a recover that cuts whole, valid batches: BROKEN naming it, not an ordinary loss", async () => {
+    const code = readFileSync(
+      resolve(import.meta.dirname, "../fixtures/policies/recover-cuts-valid-batches.mjs"),
+      "utf8",
+    );
+    await openDemo(page, chromium.built.url, "#seed=2&flush=1&script=p+4,c");
+    await page.fill("#code", code);
+    await click(page, "use-code");
+    await page.waitForFunction(() => location.hash.includes("&code=") && !window.__pagelogDemo!.busy, null, {
+      timeout: WAIT_MS,
+    });
+    await click(page, "restart");
+    const h = await waitForScript(page, "p 4,c,r");
+    expect(h.snapshot.flushEvery).toBe(1);
+    expect(h.outcome).toMatch(
+      /^restart after a power cut: BROKEN: your recover kept \d+ bytes of \S+, but bytes \d+ to \d+ are whole batches whose CRC matches/,
+    );
+    expect(await page.getAttribute("#outcome", "data-kind")).toBe("broken");
+    expect(await text("#broken")).toMatch(/^broken: your recover kept/);
+  });
+
   it("a recover that throws makes the restart THREW", async () => {
     await openDemo(page, chromium.built.url, "#seed=1&script=p+2,c");
     await page.fill("#code", 'export function recover() {\n  throw new Error("not written yet");\n}\n');
@@ -388,7 +409,7 @@ if (typeof document !== "undefined") document.title = "the link's code ran";
     expect(await page.isHidden("#answer")).toBe(true);
   });
 
-  it("at 360x740 the last step's line and outcome are on screen after Cut power and Restart, without scrolling", async () => {
+  it("at 360x740 the last step's line, the outcome and the top of the strip are on screen after Cut power and Restart, without scrolling", async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await openDemo(page, chromium.built.url, "#seed=1");
     const onScreen = () =>
@@ -397,9 +418,12 @@ if (typeof document !== "undefined") document.title = "the link's code ran";
           const r = document.getElementById(id)!.getBoundingClientRect();
           return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
         };
-        return { scrollY, outcome: inView("outcome"), message: inView("message"), cut: inView("cut") };
+        // The strip is taller than the screen: its top, and its first row of bytes, must be on it.
+        const strip = document.getElementById("strip")!.getBoundingClientRect();
+        const stripStarts = strip.top >= 0 && strip.top + 2 * 22 <= innerHeight;
+        return { scrollY, outcome: inView("outcome"), message: inView("message"), cut: inView("cut"), stripStarts };
       });
-    const want = { scrollY: 0, outcome: true, message: true, cut: true };
+    const want = { scrollY: 0, outcome: true, message: true, cut: true, stripStarts: true };
     await click(page, "produce", 7);
     await click(page, "writeback");
     await click(page, "cut");
@@ -428,6 +452,7 @@ if (typeof document !== "undefined") document.title = "the link's code ran";
     h = await waitForScript(page, "p 3,s,p 4,w,c,r");
     expect(h.outcome).toMatch(/: BROKEN: /);
     expect((await onScreen()).outcome).toBe(true);
+    expect((await onScreen()).stripStarts).toBe(true);
   });
 
   it("served by npm run demo:web, the page asks for nothing that is not there (no /favicon.ico 404)", async () => {

@@ -3,6 +3,7 @@
  * A wrong recover fails the fuzz with the smallest failing case as a command that replays it,
  * and the demo shows BROKEN with where reading breaks; pagelog's own policies pass both.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { framesOfTheirCode } from "../../src/testing/engine/error-report.js";
 import { cli } from "../unit/cli/helpers.js";
@@ -28,6 +29,45 @@ describe("pagelog fuzz --policies", () => {
       const again = await rerun(command);
       expect(again.code).toBe(1);
       expect(again.stdout).toMatch(/on your recover: VIOLATION\n[\s\S]*your recover/);
+    }
+  });
+
+  it("each wrong recover is caught naming it, and the shrunk case keeps the wording and the step numbers", async () => {
+    for (const file of ["recover-length-at-zero.mjs", "recover-cuts-valid-batches.mjs", "recover-off-by-one.mjs"]) {
+      const run = await cli(["fuzz", "--policies", fixture(file), "--runs", "300", "--seed", "1"]);
+      expect(run.code, file).toBe(1);
+      const [full, shrunk] = run.stdout.split(/^smallest failing case: /m);
+      expect(full, file).toMatch(/^step #\d+ \w+: your recover /m);
+      expect(shrunk, `${file}: shrunk`).toBeDefined();
+      const head =
+        /^\d+ of the \d+ steps of schedule \d+ \(steps ([\d,-]+), numbered as in the full schedule; running on: your recover\):\n(.*)$/m.exec(
+          shrunk!,
+        );
+      expect(head, `${file}: ${shrunk!.slice(0, 300)}`).not.toBeNull();
+      expect(head![2], file).toMatch(/your recover (kept|threw|returned)/);
+      // Each step shown is numbered as in the full schedule: exactly the steps the case kept.
+      const kept = head![1]!.split(",").flatMap((part) => {
+        const [from, to = from] = part.split("-").map(Number);
+        return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
+      });
+      const shown = [...shrunk!.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
+      if (kept.length <= 40) expect(shown, file).toEqual(kept);
+    }
+  });
+
+  it("the table in docs/homework.md is what --runs 300 --seed 1 prints, for every row the fuzz catches", async () => {
+    const doc = readFileSync("docs/homework.md", "utf8");
+    const rows = [
+      ...doc.matchAll(
+        /^\| .*\(`([\w.-]+)`\) \| fuzz, schedule (\d+)(?:, at the first append)?(?:; shrunk to (\d+) of (\d+) steps)?;.* \| `(.*)` \|$/gm,
+      ),
+    ];
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const [, file, schedule, kept, of, says] of rows) {
+      const run = await cli(["fuzz", "--policies", fixture(file!), "--runs", "300", "--seed", "1"]);
+      expect(run.stdout, file).toContain(`VIOLATION in schedule ${schedule} `);
+      if (kept !== undefined) expect(run.stdout, file).toContain(`smallest failing case: ${kept} of the ${of} steps`);
+      expect(run.stdout, file).toContain(says);
     }
   });
 

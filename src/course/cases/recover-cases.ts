@@ -2,7 +2,7 @@
  * Chapter 4's cases: `recover(log, helpers)` over segments built with pagelog's `encodeBatch`,
  * whole and damaged the ways a power cut (or a disk) damages them.
  */
-import { LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/index.js";
+import { BATCH_HEADER_SIZE, LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/index.js";
 import type { CoursePolicies, RecoverHelpers } from "../../policies/policy-types.js";
 import { recoverHelpers } from "../../segment/policies/recover-helpers.js";
 import { loopCaught } from "../loop-guard.js";
@@ -37,8 +37,17 @@ function edited(batch: Uint8Array, edit: (bytes: Uint8Array, view: DataView) => 
   return copy;
 }
 
-/** The helpers, counting calls: a walk that never moves forward ends with an error, not a hang. */
-function guardedHelpers(log: Uint8Array): RecoverHelpers {
+/** What a walk asked the helpers: where it read int32s, and the CRC answers it got. */
+interface Trace {
+  readonly reads: number[];
+  readonly crcs: Array<{ readonly start: number; readonly end: number; readonly matches: boolean }>;
+}
+
+/**
+ * The helpers, counting calls (a walk that never moves forward ends with an error, not a hang)
+ * and recording them in `trace`, so a hint can say what the walk did rather than guess.
+ */
+function guardedHelpers(log: Uint8Array, trace: Trace): RecoverHelpers {
   const helpers = recoverHelpers(log);
   let calls = 0;
   const count = () => {
@@ -50,9 +59,40 @@ function guardedHelpers(log: Uint8Array): RecoverHelpers {
       );
   };
   return {
-    readInt32: (bytes, pos) => (count(), helpers.readInt32(bytes, pos)),
-    crcMatches: (start, end) => (count(), helpers.crcMatches(start, end)),
+    readInt32: (bytes, pos) => (count(), trace.reads.push(pos), helpers.readInt32(bytes, pos)),
+    crcMatches(start, end) {
+      count();
+      const matches = helpers.crcMatches(start, end);
+      trace.crcs.push({ start, end, matches });
+      return matches;
+    },
   };
+}
+
+/**
+ * Why an answer below the expected one stopped early, from what the walk asked: it read the
+ * length somewhere other than byte 8 of a batch; it found the batch at its answer valid and cut
+ * it anyway; or it stopped before a last batch that ends exactly at the end of the log.
+ */
+function tooEarlyHint(got: number, starts: readonly number[], size: number, trace: Trace): string {
+  for (const pos of trace.reads) {
+    const start = Math.max(...starts.filter((b) => b <= pos));
+    if (pos - start < LENGTH_OFFSET || (pos - start > LENGTH_OFFSET && pos - start < BATCH_HEADER_SIZE))
+      return `read the length at byte ${pos - start} of the batch at ${start} (readInt32(log, ${pos})): a v2 batch starts with its int64 baseOffset; its length is the int32 at byte ${LENGTH_OFFSET} (readInt32(log, pos + ${LENGTH_OFFSET})), and the batch takes 12 + length bytes`;
+  }
+  const next = starts.find((b) => b > got);
+  if (trace.crcs.some((c) => c.start === got && c.matches))
+    return `crcMatches(${got}, ${next}) said the batch at ${got} is whole and valid, and recover cut it anyway: return where the last valid batch ends, not where it starts`;
+  if (next === size)
+    return `stops before the batch at ${got}, which ends exactly at the end of the log (${size}): it fits; a batch runs past the end only when pos + 12 + length > log.length`;
+  return "stops too early: that batch was whole and valid";
+}
+
+/** Why an answer past the expected one kept too much: the walk stepped over a batch crcMatches refused, or the case's hint. */
+function tooFarHint(got: number, trace: Trace, hint: string): string {
+  const bad = trace.crcs.find((c) => !c.matches && c.start < got && c.end <= got);
+  if (bad === undefined) return hint;
+  return `goes on past a batch whose crcMatches(${bad.start}, ${bad.end}) is false: the walk ends at the first bad batch, since where the next one starts comes from the bad one's length`;
 }
 
 /**
@@ -76,13 +116,14 @@ function recoverCase(
     name,
     check(recover) {
       const bytes = log.slice(); // a policy that writes into its input cannot spoil the next case
-      const got = recover(bytes, guardedHelpers(bytes));
+      const trace: Trace = { reads: [], crcs: [] };
+      const got = recover(bytes, guardedHelpers(bytes, trace));
       if (accepted.includes(got)) return undefined;
       if (!Number.isInteger(got) || got < 0 || got > log.length)
         return `expected ${want}, got ${String(got)}: out of range (the log has ${log.length} bytes)`;
       if (!boundaries.includes(got))
         return `expected ${want}, got ${got}: not a batch boundary (batches end at ${boundaries.join(", ")})`;
-      return `expected ${want}, got ${got}: ${got > Math.max(...accepted) ? hint : "stops too early: that batch was whole and valid"}`;
+      return `expected ${want}, got ${got}: ${got > Math.max(...accepted) ? tooFarHint(got, trace, hint) : tooEarlyHint(got, boundaries, log.length, trace)}`;
     },
   };
 }

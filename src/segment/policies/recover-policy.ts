@@ -1,10 +1,14 @@
 /**
  * Chapter 4's `recover` in the real recovery path. pagelog walks the segment first (its own
  * answer, `ours`: where the first bad byte is); then the reader's function gets the whole `.log`
- * and the course's helpers, and its answer decides the cut:
+ * and the course's helpers, and its answer is either the cut pagelog makes or refused:
  *
- * - below ours, at a batch boundary: the log keeps only that much (the crash suite then reports
- *   any acknowledged records it threw away); inside a batch: refused;
+ * - below ours: refused. Every byte between the answer and ours is whole batches whose CRC
+ *   matches and whose offsets follow on (pagelog's walk checks more than the course's rule), so
+ *   the course's rule, and Kafka's, keep them all: no correct recover returns less, and one that
+ *   does throws acknowledged records away, flushed ones too. Where the recovery point is recorded
+ *   does not matter (the checkpoint file may lag the flush that made those batches durable): the
+ *   bytes themselves show the cut is wrong;
  * - equal: as pagelog would;
  * - above ours: the kept bytes hold a batch reading breaks on (torn, bad CRC, past the end):
  *   refused with the position and why (the course demo's outcome for it). Only when what lies
@@ -42,15 +46,18 @@ function courseWalkEnd(bytes: Uint8Array, from: number, until: number): number {
 
 /**
  * How many bytes of `log` (`size` bytes, of which pagelog's walk found `ours.position` valid)
- * recovery keeps on the reader's `recover`; `boundaries` holds every batch start pagelog's walk
- * passed (and `ours.position`). Throws PAGELOG_POLICY when the answer cannot be used.
+ * recovery keeps on the reader's `recover`; `batches` maps every batch start pagelog's walk
+ * passed to its base offset (and `ours.position` to the next offset). `recoveryPoint`, when
+ * recovery knows one, only adds to the words of a refusal. Throws PAGELOG_POLICY when the answer
+ * cannot be used.
  */
 export async function keptByPolicy(
   recover: RecoverPolicy,
   log: StorageFile,
   size: number,
   ours: ScanStop,
-  boundaries: ReadonlySet<number>,
+  batches: ReadonlyMap<number, number>,
+  recoveryPoint?: number,
 ): Promise<number> {
   const bytes = size === 0 ? new Uint8Array(0) : await log.read(0, size);
   const answer: unknown = callPolicy("recover", () => recover(bytes, recoverHelpers(bytes)), log.path);
@@ -65,12 +72,13 @@ export async function keptByPolicy(
     );
   if (answer === ours.position) return answer;
   if (answer < ours.position) {
-    if (!boundaries.has(answer))
+    const from = batches.get(answer);
+    if (from === undefined)
       throw refuse(
-        `returned ${answer}: inside the batch that starts at ${nearestBelow(boundaries, answer)} of ${log.path}, so the log would end in half a batch`,
+        `returned ${answer}: inside the batch that starts at ${nearestBelow(batches, answer)} of ${log.path}, so the log would end in half a batch`,
         answer,
       );
-    return answer;
+    throw refuse(cutsValidBatches(log.path, answer, ours.position, from, batches.get(ours.position)!, recoveryPoint));
   }
   // Whole, CRC-valid batches that pagelog's stricter checks refuse (magic, offsets): cut where pagelog would.
   if (courseWalkEnd(bytes, ours.position, answer) === answer) return ours.position;
@@ -80,8 +88,24 @@ export async function keptByPolicy(
   );
 }
 
-function nearestBelow(boundaries: ReadonlySet<number>, position: number): number {
+/** Why a cut below pagelog's walk is refused: what it throws away, and that it is all valid. */
+function cutsValidBatches(
+  path: string,
+  kept: number,
+  valid: number,
+  from: number,
+  next: number,
+  recoveryPoint: number | undefined,
+): string {
+  const flushed =
+    recoveryPoint !== undefined && from < recoveryPoint
+      ? `, flushed ones among them (below the recovery point ${recoveryPoint})`
+      : "";
+  return `kept ${kept} bytes of ${path}, but bytes ${kept} to ${valid} are whole batches whose CRC matches (offsets ${from}-${next - 1}): recover keeps every valid batch, and this cut throws acknowledged records away${flushed}`;
+}
+
+function nearestBelow(batches: ReadonlyMap<number, number>, position: number): number {
   let best = 0;
-  for (const b of boundaries) if (b <= position && b > best) best = b;
+  for (const b of batches.keys()) if (b <= position && b > best) best = b;
   return best;
 }

@@ -218,7 +218,7 @@ export class CutRun {
       let armed = false; // an injected fault has not fired yet
       for (const [i, s] of this.#schedule.steps.entries()) {
         this.#inFlight = undefined;
-        const step = `#${i} ${describeStep(s)}`;
+        const step = `#${this.#schedule.stepNumbers?.[i] ?? i} ${describeStep(s)}`;
         running = step;
         try {
           this.#mayHaveCleaned();

@@ -40,6 +40,11 @@ export interface Schedule {
   /** Seeds the simulator: write-back choices and every crash fate. */
   readonly seed: number;
   readonly steps: readonly Step[];
+  /**
+   * The number each step had in the schedule it was taken from (a shrunk case or `--steps`), so
+   * a report says `#6` for the step the full schedule calls `#6`; absent, steps count from 0.
+   */
+  readonly stepNumbers?: readonly number[];
   /** The log settings the schedule drew (an adapter may use them). */
   readonly tuning: LogTuning;
   readonly pageSize: number;

@@ -22,7 +22,11 @@ export function withSteps(schedule: Schedule, indices: readonly number[]): Sched
   for (const i of indices)
     if (!Number.isInteger(i) || i < 0 || i >= schedule.steps.length)
       throw new RangeError(`step ${i} is not a step of schedule ${schedule.seed} (it has ${schedule.steps.length})`);
-  return { ...schedule, steps: indices.map((i) => schedule.steps[i]!) };
+  return {
+    ...schedule,
+    steps: indices.map((i) => schedule.steps[i]!),
+    stepNumbers: indices.map((i) => schedule.stepNumbers?.[i] ?? i),
+  };
 }
 
 /** "0-3,5,7" for [0,1,2,3,5,7]; "none" for no step. */

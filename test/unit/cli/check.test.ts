@@ -60,7 +60,43 @@ describe("pagelog check", () => {
       /a recent segment stops the prefix.* → expected 1, got 2: .*only deletes a prefix/,
     ],
     ["varint-no-zigzag.mjs", "writeVarint", /-1 → expected \[1\], got \[255, 255, 255, 255, 15\]: no zigzag\?/],
+    [
+      "recover-length-at-zero.mjs",
+      "recover",
+      /one whole batch → expected \d+, got 0: read the length at byte 0 of the batch at 0 .*the int32 at byte 8/,
+    ],
+    [
+      "recover-skips-bad-batch.mjs",
+      "recover",
+      /a flipped byte .* → expected (\d+), got \d+: goes on past a batch whose crcMatches\(\1, \d+\) is false/,
+    ],
+    [
+      "recover-off-by-one.mjs",
+      "recover",
+      /three whole batches → expected (\d+), got \d+: stops before the batch at \d+, which ends exactly at the end of the log \(\1\)/,
+    ],
+    [
+      "recover-cuts-valid-batches.mjs",
+      "recover",
+      /one whole batch → expected (\d+), got 0: crcMatches\(0, \1\) said the batch at 0 is whole and valid, and recover cut it anyway/,
+    ],
   ];
+
+  it("each wrong recover gets the hint for its own mistake, on every case it fails, never another's", async () => {
+    const hints: Array<[file: string, hint: RegExp, failed: number]> = [
+      ["recover-length-at-zero.mjs", /read the length at byte 0 of the batch at 0/, 9],
+      ["recover-skips-bad-batch.mjs", /goes on past a batch whose crcMatches/, 1],
+      ["recover-off-by-one.mjs", /which ends exactly at the end of the log/, 3],
+      ["recover-cuts-valid-batches.mjs", /said the batch at \d+ is whole and valid, and recover cut it anyway/, 9],
+    ];
+    for (const [file, hint, failed] of hints) {
+      const { stdout } = await cli(["check", "--policies", fixture(file)]);
+      const lines = stdout.split("\n").filter((l) => l.includes("FAIL  recover: "));
+      expect(lines, file).toHaveLength(failed);
+      for (const line of lines) expect(line, file).toMatch(hint);
+      expect(stdout, file).not.toMatch(/stops too early|trusts the length without checking the CRC/);
+    }
+  });
 
   for (const [file, policy, message] of wrong) {
     it(`catches ${file}`, async () => {

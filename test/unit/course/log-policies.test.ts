@@ -293,31 +293,49 @@ describe("LogOptions.policies.recover", () => {
     }
   });
 
-  it("an answer inside a batch is refused; one at an earlier batch boundary keeps only that much", async () => {
+  it("an answer inside a batch is refused; so is one at an earlier batch boundary: it cuts whole, valid batches", async () => {
+    const batches = 5;
     const storage = new SimStorage({ seed: 5 });
-    const { starts } = await segmentFile(storage, 3);
+    const { starts } = await segmentFile(storage, batches);
     const dir = await LogDir.open(storage);
-    const err = await refused(dir.log(NAME, { policies: { recover: () => starts[1]! + 3 } }), "recover");
+    const before = await snapshotStorage(storage);
+    const inside = starts[1]! + 3;
+    const err = await refused(dir.log(NAME, { policies: { recover: () => inside } }), "recover");
     expect(err.message).toMatch(new RegExp(`inside the batch that starts at ${starts[1]}`));
-    const log = await dir.log(NAME, { policies: { recover: () => starts[2]! } }); // drops the last batch
-    expect(log.endOffset).toBe(4);
-    expect(log.recovery.bytesTruncated).toBeGreaterThan(0);
+    // Every batch start below the end: each cuts whole batches whose CRC matches, which any
+    // recover following the course's rule keeps.
+    for (const [i, at] of starts.entries()) {
+      const cut = await refused(dir.log(NAME, { policies: { recover: () => at } }), "recover");
+      expect(cut.message).toMatch(
+        new RegExp(
+          `^your recover kept ${at} bytes of ${SEGMENT}, but bytes ${at} to \\d+ are whole batches whose CRC matches \\(offsets ${2 * i}-${2 * batches - 1}\\)`,
+        ),
+      );
+      expect(cut.policy?.returned).toBe(at);
+    }
+    expect(await snapshotStorage(storage)).toEqual(before); // refused: no byte changed
     await dir.close();
   });
 
-  it("one that cuts records below the recovery point (flushed) is refused", async () => {
-    const storage = new SimStorage({ seed: 6 });
-    const { dir, log } = await openLog(storage);
-    await log.append(records(3));
-    await log.append(records(3, 3));
-    await log.flush();
-    await dir.checkpoint();
-    const crashed = storage.crash();
-    const dir2 = await LogDir.open(crashed);
-    const err = await refused(dir2.log(NAME, { policies: { recover: () => 0 } }), "recover");
-    expect(err.message).toMatch(/cuts flushed records/);
-    await dir2.close();
-  });
+  for (const checkpointIntervalMs of [0, undefined]) {
+    it(`a cut of flushed batches is refused, whether or not the checkpoint holds the flush (checkpointIntervalMs ${String(checkpointIntervalMs)})`, async () => {
+      const storage = new SimStorage({ seed: 6 });
+      const dir = await LogDir.open(storage, checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs });
+      const log = await dir.log(NAME);
+      await log.append(records(3));
+      await log.append(records(2, 3));
+      await log.flush(); // durable: a power cut cannot take offsets 0-4
+      const crashed = storage.crash();
+      const dir2 = await LogDir.open(crashed);
+      const err = await refused(dir2.log(NAME, { policies: { recover: () => 0 } }), "recover");
+      expect(err.message).toMatch(/whole batches whose CRC matches \(offsets 0-4\)/);
+      if (checkpointIntervalMs === 0)
+        expect(err.message).toMatch(/flushed ones among them \(below the recovery point 5\)/);
+      const own = await dir2.log(NAME); // pagelog's own recover keeps them all
+      expect(own.endOffset).toBe(5);
+      await dir2.close();
+    });
+  }
 });
 
 describe("the course's reference segmentsToDelete in the Log's retention", () => {
