@@ -1,10 +1,11 @@
 /**
  * `npm run demo:web`: builds the web demo and serves it on localhost (port from PORT, else a
  * free one). Only the built folder's own files are served, looked up by exact name, so no path
- * can reach anything else.
+ * can reach anything else. It stops with whoever started it (see `exitWithParent`).
  *
  *   node web/serve.mjs [outdir]     (default web/dist; a folder holding anything else is refused)
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join } from "node:path";
@@ -50,10 +51,60 @@ function pathOf(target) {
   }
 }
 
+/** The parent pid of process `pid`, from Linux's /proc; undefined elsewhere or once it is gone. */
+function parentOf(pid) {
+  try {
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` is running (a zombie, dead but not yet reaped, is not). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return true; // no /proc: kill(pid, 0) said it exists
+  }
+}
+
+/**
+ * Closes the server and exits when whoever started it is gone. `npm run demo:web` runs this
+ * through `sh -c`: a SIGTERM, SIGINT or SIGKILL sent to npm alone (not to the terminal's whole
+ * process group, as Ctrl-C does) ends npm and perhaps the shell, never this process, which would
+ * be left serving with no parent. So it watches its parent (the shell, or whoever ran it) and,
+ * under npm, its grandparent (npm itself), and stops when either is gone: its parent pid changes
+ * when the parent dies, and the grandparent is looked at directly.
+ */
+function exitWithParent(server) {
+  const parent = process.ppid;
+  const watched = [parent];
+  const grandparent = process.env.npm_lifecycle_event === undefined ? undefined : parentOf(parent);
+  if (grandparent !== undefined && grandparent > 1) watched.push(grandparent);
+  const timer = setInterval(() => {
+    if (process.ppid === parent && watched.every(alive)) return;
+    clearInterval(timer);
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 500).unref();
+  }, 200);
+  timer.unref();
+}
+
 const { outdir, jsGzipBytes } = await buildWeb(process.argv[2]).catch((err) => {
   console.error(`web/serve.mjs: ${err.message}`);
   process.exit(2);
 });
-const { url } = await serveDir(outdir, Number(process.env.PORT ?? 0));
+const { server, url } = await serveDir(outdir, Number(process.env.PORT ?? 0));
+exitWithParent(server);
 console.log(`pagelog web demo (app.js ${(jsGzipBytes / 1024).toFixed(1)} KB gzipped) at ${url}`);
 console.log("Ctrl-C stops it.");

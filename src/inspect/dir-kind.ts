@@ -10,6 +10,7 @@
  *   one partition directory. Its partitions are the subdirectories named `<topic>-<partition>`
  *   that hold only partition files (an empty one too, as a crash after `mkdir` leaves it).
  */
+import { ErrorCode, isPagelogError } from "../errors.js";
 import { parsePartitionName } from "../log/partition-names.js";
 import { parseSegmentFileName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
@@ -71,24 +72,68 @@ export interface LogDirScan {
   readonly partitions: string[];
   /** Subdirectories named like partitions that hold something else (not partitions, not checked). */
   readonly lookalikes: Array<{ name: string; foreign: string[] }>;
+  /**
+   * Names of partitions that are no readable directory, and why (`LogDir.log` of one fails):
+   * a file, FIFO, socket or device; a symbolic link to nothing; with `keepGoing`, a directory
+   * that cannot be listed. `why` undefined: listed, then gone when looked at (removed since).
+   */
+  readonly unreadable: Array<{ name: string; why: string | undefined }>;
 }
 
-/** The partitions of a directory taken as a log directory (see the file comment). */
-export async function scanLogDir(storage: Storage, names: readonly string[]): Promise<LogDirScan> {
+/**
+ * The partitions of a directory taken as a log directory (see the file comment). A partition
+ * directory that cannot be listed fails the scan, unless `keepGoing`: then it is `unreadable`.
+ */
+export async function scanLogDir(
+  storage: Storage,
+  names: readonly string[],
+  { keepGoing = false }: { keepGoing?: boolean } = {},
+): Promise<LogDirScan> {
   const partitions: string[] = [];
   const lookalikes: Array<{ name: string; foreign: string[] }> = [];
+  const unreadable: Array<{ name: string; why: string | undefined }> = [];
   for (const name of names) {
-    if (parsePartitionName(name) === undefined || (await storage.stat(name))?.kind !== "dir") continue;
-    const contents = await partitionContents(storage, name);
+    if (parsePartitionName(name) === undefined) continue;
+    const kind = (await storage.stat(name))?.kind;
+    if (kind !== "dir") {
+      // stat follows links: nothing there is a link to nothing if the name is still listed.
+      const why =
+        kind === "file"
+          ? "not a directory (a file, FIFO, socket or device)"
+          : (await storage.list("")).includes(name)
+            ? "a symbolic link to nothing (or to what cannot be looked at)"
+            : undefined;
+      unreadable.push({ name, why });
+      continue;
+    }
+    let contents: DirContents;
+    try {
+      contents = await partitionContents(storage, name);
+    } catch (err) {
+      if (!keepGoing || !isPagelogError(err)) throw err;
+      if (err.code !== ErrorCode.NOT_FOUND && err.code !== ErrorCode.IO) throw err;
+      unreadable.push({
+        name,
+        why: err.code === ErrorCode.NOT_FOUND ? undefined : `it cannot be read: ${err.message}`,
+      });
+      continue;
+    }
     if (contents.foreign.length === 0) partitions.push(name);
     else lookalikes.push({ name, foreign: contents.foreign });
   }
-  return { hasLogDirFiles: names.some((n) => LOG_DIR_FILES.includes(n)), partitions, lookalikes };
+  return { hasLogDirFiles: names.some((n) => LOG_DIR_FILES.includes(n)), partitions, lookalikes, unreadable };
 }
 
 /** Whether a scanned directory is a log directory: a log-directory file, or a partition holding segments. */
 export async function isLogDir(storage: Storage, scan: LogDirScan): Promise<boolean> {
   if (scan.hasLogDirFiles) return true;
-  for (const name of scan.partitions) if ((await storage.list(name)).some(isSegmentFile)) return true;
+  for (const name of scan.partitions) {
+    // Gone since the scan listed it (a writer deleted the partition): it says nothing either way.
+    const names = await storage.list(name).catch((err: unknown) => {
+      if (isPagelogError(err, ErrorCode.NOT_FOUND)) return [];
+      throw err;
+    });
+    if (names.some(isSegmentFile)) return true;
+  }
   return false;
 }

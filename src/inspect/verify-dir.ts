@@ -7,20 +7,34 @@
  *
  * Findings are of two kinds: problems (damage: what the library refuses as `PAGELOG_CORRUPT`,
  * or repairs on the next open) and unsupported batches (bytes that may be intact but that pagelog
- * cannot read: snappy, lz4 and zstd, or gzip beyond the decompression cap).
+ * cannot read: snappy, lz4 and zstd, or gzip beyond the decompression cap), and, when a live
+ * writer holds the directory's lock, findings in progress: what that writer is in the middle of
+ * (verify-partition.ts), which are not damage.
+ *
+ * Each file is read once, so a directory being written is not read as one snapshot. The order
+ * keeps the writer's own order from looking like damage: the recovery points are read before the
+ * logs (a writer checkpoints a point only once its log holds it), the log start offsets after
+ * them (a writer checkpoints a new start before it deletes the segments below it).
  */
 import { decodeCheckpoint } from "../format/checkpoint.js";
 import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../log/log-dir.js";
 import { readCheckpoint } from "../log/checkpoint-files.js";
 import { CLEANER_CHECKPOINT } from "../log/compaction/cleaner-checkpoint.js";
-import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
-import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
 import type { Storage } from "../storage/storage.js";
-import { type IndexWalk, walkIndex } from "./index-check.js";
 import { scanLogDir, someNames } from "./dir-kind.js";
 import { readBounded } from "./file-read.js";
-import { groupSegments, type LogScan, scanLog, type SegmentFiles } from "./scan-log.js";
 import { plural } from "../text/plural.js";
+import { verifyPartition } from "./verify-partition.js";
+import {
+  type Findings,
+  type PartitionReport,
+  type Problem,
+  unreadable,
+  vanished,
+  vanishedNote,
+} from "./verify-types.js";
+
+export type { FileReport, PartitionReport, Problem } from "./verify-types.js";
 
 const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
 const LOCK_FILE = ".lock";
@@ -29,42 +43,14 @@ const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
 const ROOT_TEMP_FILES: ReadonlySet<string> = new Set(
   [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEAN_SHUTDOWN_FILE].map((f) => `${f}.tmp`),
 );
-/** Left by an interrupted write in a partition: the next open of the log removes them. */
-const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
-/** An interrupted compaction: the loader finishes it, or refuses the partition (compaction/complete-swaps.ts). */
-const SWAP = /\.swap$/;
-
-/** One finding that makes the directory damaged: the file, the byte, what is wrong. */
-export interface Problem {
-  readonly path: string;
-  readonly byte: number;
-  readonly problem: string;
-  /** Context, for example that a torn tail is what a crash leaves and the next open cuts it. */
-  readonly note?: string;
-}
-
-export interface FileReport {
-  readonly path: string;
-  readonly kind: "log" | "index" | "timeindex";
-  /** "12 batches, offsets 0-20, 1402 bytes" or "3 entries". */
-  readonly summary: string;
-  readonly problems: Problem[];
-  /** Batches pagelog cannot read (see `VerifyReport.unsupported`); empty for index files. */
-  readonly unsupported: Problem[];
-}
-
-export interface PartitionReport {
-  readonly name: string;
-  readonly segments: number;
-  readonly startOffset: number | null;
-  readonly endOffset: number | null;
-  readonly bytes: number;
-  readonly files: FileReport[];
-}
-
 export interface VerifyReport {
   /** Whether the directory holds Kafka's clean-shutdown marker (null: checking one partition). */
   readonly cleanShutdown: boolean | null;
+  /**
+   * The live process holding the log directory's `.lock` (a writer) when verify ran, or null.
+   * Its log changed while verify read it: see `inProgress`.
+   */
+  readonly writer: { readonly pid: number } | null;
   readonly partitions: PartitionReport[];
   /** Things worth knowing that are not damage (missing indexes, leftovers a crash leaves). */
   readonly notes: string[];
@@ -76,6 +62,12 @@ export interface VerifyReport {
    * `PAGELOG_RECORD_TOO_LARGE`.
    */
   readonly unsupported: Problem[];
+  /**
+   * What the live `writer` explains, each with a note saying how: the active segment's tail being
+   * written, index entries for batches appended after the `.log` was read, a compaction's `.swap`,
+   * checkpoints moving on. Not damage: they do not change the verdict. Empty without a writer.
+   */
+  readonly inProgress: Problem[];
 }
 
 /** The verdict: damage outranks unsupported batches. */
@@ -84,29 +76,33 @@ export function verdictOf(report: VerifyReport): "clean" | "damaged" | "unsuppor
   return report.unsupported.length > 0 ? "unsupported" : "clean";
 }
 
-const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
-
 type Checkpointed = Map<string, { offset: number; byte: number }>;
 
 /** What the root holds besides the partitions: the marker, the checkpoints, the partition list. */
 interface RootFacts {
   cleanShutdown: boolean | null;
   recoveryPoints: Checkpointed;
+  /** Read after the partitions (see the file comment): empty until then. */
   startOffsets: Checkpointed;
   dirs: Array<{ name: string; path: string }>;
+  /** The root's names, as listed first (empty for a partition verified alone). */
+  names: string[];
 }
 
 /**
  * Checks `partitionDirs` under `storage` (`""` for a storage rooted at a partition directory).
  * `partitionCleanPoint`: for a partition verified alone, its clean point (gaps are legal below it).
+ * `writer`: the pid of a live process holding the log directory's lock, if the caller found one
+ * (verify takes no lock, and cannot look for one through a `Storage`): what it is in the middle
+ * of is reported as in progress, not as damage.
  */
 export async function verifyDir(
   storage: Storage,
   asPartition: string | undefined,
   partitionCleanPoint?: number,
+  writer?: number,
 ): Promise<VerifyReport> {
-  const notes: string[] = [];
-  const problems: Problem[] = [];
+  const found: Findings = { notes: [], problems: [], inProgress: [], writer };
   const unsupported: Problem[] = [];
   const partitions: PartitionReport[] = [];
   const root: RootFacts =
@@ -116,28 +112,59 @@ export async function verifyDir(
           recoveryPoints: new Map(),
           startOffsets: new Map(),
           dirs: [{ name: asPartition, path: "" }],
+          names: [],
         }
-      : await verifyRoot(storage, notes, problems);
+      : await verifyRoot(storage, found);
   // Kafka's cleaner-offset-checkpoint: below each compacted log's clean point, offset gaps are
   // the cleaner's and legal, as the loader takes them (a partition verified alone: its log
   // directory's, read by the caller).
   const cleanPoints =
-    asPartition === undefined ? await readCheckpoint(storage, CLEANER_CHECKPOINT) : new Map<string, number>();
+    asPartition === undefined ? await readOrNone(storage, CLEANER_CHECKPOINT, found) : new Map<string, number>();
   for (const dir of root.dirs) {
     const cleanPoint = asPartition === undefined ? cleanPoints.get(dir.name) : partitionCleanPoint;
-    const report = await verifyPartition(storage, dir, root.cleanShutdown, cleanPoint, notes, problems);
+    const report = await verifyPartition(storage, dir, root.cleanShutdown, cleanPoint, found);
+    if (report === undefined) continue;
     partitions.push(report);
     for (const f of report.files) {
-      problems.push(...f.problems);
+      found.problems.push(...f.problems);
       unsupported.push(...f.unsupported);
     }
-    checkCheckpoints(report, root, notes, problems);
   }
-  return { cleanShutdown: root.cleanShutdown, partitions, notes, problems, unsupported };
+  if (asPartition === undefined)
+    root.startOffsets = await readCheckpointEntries(
+      storage,
+      LOG_START_CHECKPOINT,
+      root.names,
+      root.names.filter((n) => parsePartitionName(n) !== undefined).length,
+      found,
+      "starts every log at its first segment",
+    );
+  for (const report of partitions) checkCheckpoints(report, root, found);
+  return {
+    cleanShutdown: root.cleanShutdown,
+    writer: writer === undefined ? null : { pid: writer },
+    partitions,
+    notes: found.notes,
+    problems: found.problems,
+    unsupported,
+    inProgress: found.inProgress,
+  };
+}
+
+/** A checkpoint the loader reads (the cleaner's), or none if it vanished while verify ran. */
+async function readOrNone(storage: Storage, file: string, found: Findings): Promise<Map<string, number>> {
+  try {
+    return await readCheckpoint(storage, file);
+  } catch (err) {
+    if (!vanished(err)) throw err;
+    found.notes.push(vanishedNote(file));
+    return new Map();
+  }
 }
 
 /** The root of a log directory: what is not a file where a file must be, the checkpoints, leftovers. */
-async function verifyRoot(storage: Storage, notes: string[], problems: Problem[]): Promise<RootFacts> {
+async function verifyRoot(storage: Storage, found: Findings): Promise<RootFacts> {
+  const { notes, problems } = found;
   const names = await storage.list("");
   const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
   // What `LogDir.open` and `close()` refuse in the root: a marker or a lock that is not a file
@@ -162,29 +189,41 @@ async function verifyRoot(storage: Storage, notes: string[], problems: Problem[]
     RECOVERY_POINT_CHECKPOINT,
     names,
     partitionCount,
-    notes,
+    found,
     "recovers every log from offset 0",
   );
-  const startOffsets = await readCheckpointEntries(
-    storage,
-    LOG_START_CHECKPOINT,
-    names,
-    partitionCount,
-    notes,
-    "starts every log at its first segment",
-  );
-  const scan = await scanLogDir(storage, names);
+  const scan = await scanLogDir(storage, names, { keepGoing: true });
   for (const { name, foreign } of scan.lookalikes)
     notes.push(
       `${name}: not a partition directory (it holds ${someNames(foreign)}, which neither pagelog nor Kafka keeps in one): not checked`,
     );
+  for (const { name, why } of scan.unreadable) {
+    if (why === undefined) notes.push(vanishedNote(name));
+    else
+      problems.push({
+        path: name,
+        byte: 0,
+        problem: `named like a partition, but ${why}: opening this log (dir.log("${name}")) fails with PAGELOG_IO, and verify cannot check it`,
+      });
+  }
   for (const name of names)
     if (ROOT_TEMP_FILES.has(name)) notes.push(`${name}: a leftover of an interrupted write (the next open removes it)`);
-  return { cleanShutdown, recoveryPoints, startOffsets, dirs: scan.partitions.map((name) => ({ name, path: name })) };
+  return {
+    cleanShutdown,
+    recoveryPoints,
+    startOffsets: new Map(),
+    dirs: scan.partitions.map((name) => ({ name, path: name })),
+    names,
+  };
 }
 
-/** A partition's recovery point and log start offset against the offsets its segments hold. */
-function checkCheckpoints(report: PartitionReport, root: RootFacts, notes: string[], problems: Problem[]): void {
+/**
+ * A partition's recovery point and log start offset against the offsets its segments hold. With
+ * a live writer the checkpoints move on while the logs are read: a mismatch is in progress.
+ */
+function checkCheckpoints(report: PartitionReport, root: RootFacts, found: Findings): void {
+  const problems: Problem[] = [];
+  const { notes } = found;
   const rp = root.recoveryPoints.get(report.name);
   if (rp !== undefined && report.endOffset !== null && rp.offset > report.endOffset) {
     problems.push({
@@ -222,6 +261,13 @@ function checkCheckpoints(report: PartitionReport, root: RootFacts, notes: strin
       );
     }
   }
+  if (found.writer === undefined) found.problems.push(...problems);
+  else
+    for (const p of problems)
+      found.inProgress.push({
+        ...p,
+        note: `process ${found.writer} holds the lock and writes this checkpoint as its log moves on: it may have changed between the reads`,
+      });
 }
 
 /** A checkpoint's entries by partition name, with the byte each line starts at; none if absent or malformed (with a note). */
@@ -230,15 +276,26 @@ async function readCheckpointEntries(
   file: string,
   names: string[],
   partitions: number,
-  notes: string[],
+  found: Findings,
   consequence: string,
 ): Promise<Map<string, { offset: number; byte: number }>> {
+  const { notes } = found;
   const out = new Map<string, { offset: number; byte: number }>();
   if (!names.includes(file)) return out;
   if ((await storage.stat(file))?.kind !== "file") return out; // a problem of its own (see verifyDir)
   // Read no more than the log's own reader does: a larger file is malformed unread.
   const limit = maxCheckpointBytes(partitions);
-  const { bytes, size } = await readBounded(storage, file, limit);
+  let read;
+  try {
+    read = await readBounded(storage, file, limit);
+  } catch (err) {
+    // Replaced as verify read it: a checkpoint is written to a .tmp and renamed over, never removed.
+    if (vanished(err)) notes.push(vanishedNote(file));
+    else if (unreadable(err)) found.problems.push({ path: file, byte: 0, problem: `cannot be read: ${err.message}` });
+    else throw err;
+    return out;
+  }
+  const { bytes, size } = read;
   if (size > limit) {
     notes.push(
       `${file}: malformed: ${plural(size, "byte")}, more than the ${limit} a checkpoint of ${plural(partitions, "partition")} can need (the next open ${consequence})`,
@@ -263,133 +320,4 @@ async function readCheckpointEntries(
     out.set(name, { offset: e.offset, byte: Math.max(0, text.indexOf(line)) });
   }
   return out;
-}
-
-async function verifyPartition(
-  storage: Storage,
-  { name, path: dir }: { readonly name: string; readonly path: string },
-  cleanShutdown: boolean | null,
-  cleanPoint: number | undefined,
-  notes: string[],
-  problems: Problem[],
-): Promise<PartitionReport> {
-  const { segments, others } = groupSegments(await storage.list(dir));
-  checkOthers(name, others, notes, problems);
-  const files: FileReport[] = [];
-  let previousEnd: number | undefined;
-  let start: number | null = null;
-  let end: number | null = null;
-  let bytes = 0;
-  let segmentCount = 0;
-  for (const [i, segment] of segments.entries()) {
-    const isLast = i === segments.length - 1;
-    if (segment.log === undefined) {
-      for (const orphan of [segment.index, segment.timeindex]) {
-        if (orphan !== undefined) notes.push(`${join(name, orphan)}: index without a .log (the next open removes it)`);
-      }
-      continue;
-    }
-    segmentCount++;
-    const logPath = join(dir, segment.log);
-    const shown = join(name, segment.log);
-    const scan: LogScan = await scanLog(storage, logPath, segment.baseOffset, undefined, true, cleanPoint);
-    bytes += scan.size;
-
-    const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
-    if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
-      const last = logProblems[logProblems.length - 1]!;
-      logProblems[logProblems.length - 1] = {
-        ...last,
-        note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
-      };
-    }
-    if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
-      logProblems.unshift({
-        path: shown,
-        byte: 0,
-        problem: `segment starts at offset ${segment.baseOffset}, the previous segment ended at ${previousEnd - 1}`,
-      });
-    }
-    previousEnd = scan.nextOffset;
-    start ??= segment.baseOffset;
-    end = scan.nextOffset;
-    const offsets =
-      scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
-    files.push({
-      path: shown,
-      kind: "log",
-      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
-      problems: logProblems,
-      unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
-    });
-    files.push(...(await verifyIndexes(storage, name, dir, { ...segment, log: segment.log }, scan, notes)));
-  }
-  return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
-}
-
-/** A segment's `.index` and `.timeindex`, each checked entry by entry against its `.log`'s batches. */
-async function verifyIndexes(
-  storage: Storage,
-  name: string,
-  dir: string,
-  segment: SegmentFiles & { log: string },
-  scan: LogScan,
-  notes: string[],
-): Promise<FileReport[]> {
-  const files: FileReport[] = [];
-  for (const [kind, file] of [
-    ["index", segment.index],
-    ["timeindex", segment.timeindex],
-  ] as const) {
-    if (file === undefined) {
-      notes.push(
-        `${join(name, `${segment.log.slice(0, -4)}.${kind}`)}: missing (the next open rebuilds it from the .log)`,
-      );
-      continue;
-    }
-    // Streamed, and never more than the .log can need: a sparse 10 GiB index costs a chunk of
-    // memory, and a run of identical bad entries (zeros) is one problem, not millions.
-    const path = join(name, file);
-    const indexProblems: Problem[] = [];
-    const handle = await storage.open(join(dir, file), { readOnly: true });
-    let walk: IndexWalk;
-    try {
-      walk = await walkIndex(handle, kind, scan, scan.size, (run) => {
-        if (run.problem === undefined) return;
-        const entrySize = kind === "index" ? OFFSET_INDEX_ENTRY_SIZE : TIME_INDEX_ENTRY_SIZE;
-        const more =
-          run.repeats === 0
-            ? ""
-            : `; the same in the ${plural(run.repeats, "identical entry", "identical entries")} after it (entries ${run.slot + 1}-${run.slot + run.repeats}, up to byte ${(run.slot + run.repeats + 1) * entrySize - 1})`;
-        indexProblems.push({ path, byte: run.byte, problem: `entry ${run.slot}: ${run.problem}${more}` });
-      });
-    } finally {
-      await handle.close();
-    }
-    indexProblems.push(...walk.fileProblems.map((p) => ({ path, byte: p.byte, problem: p.problem })));
-    files.push({
-      path: join(name, file),
-      kind,
-      summary: plural(walk.entries, "entry", "entries"),
-      problems: indexProblems,
-      unsupported: [],
-    });
-  }
-  return files;
-}
-
-/** A partition's files that are no segment's: leftovers of a write, and a Kafka compaction's swap files. */
-function checkOthers(name: string, others: readonly string[], notes: string[], problems: Problem[]): void {
-  for (const other of others) {
-    if (LEFTOVER.test(other))
-      notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
-    if (SWAP.test(other)) {
-      problems.push({
-        path: join(name, other),
-        byte: 0,
-        problem:
-          "an interrupted compaction: the next open finishes the swap if it holds whole batches ending where a later segment starts, and otherwise refuses this log (PAGELOG_CORRUPT) without deleting it (docs/compaction.md)",
-      });
-    }
-  }
 }

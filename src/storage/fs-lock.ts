@@ -435,3 +435,24 @@ function currentBootId(): Promise<string | undefined> {
   }
   return Promise.resolve(bootId.id);
 }
+
+/**
+ * The pid of the live process holding the lock file at `abs`, or undefined (no file, a stale one,
+ * something that is no lock), decided as {@link takeLockFile} decides it but taking, creating and
+ * removing nothing: for readers that take no lock (`pagelog verify`) and want to know whether a
+ * writer is at work. A lock this module copy holds is this process's.
+ */
+export async function lockHolder(abs: string): Promise<number | undefined> {
+  const slot = heldLocks.get(abs);
+  if (slot?.identity !== undefined) {
+    const here = await fs.lstat(abs).catch(() => undefined);
+    if (here !== undefined && sameFile(identityOf(here), slot.identity)) return process.pid;
+  }
+  let found: LockFileState;
+  try {
+    found = await readLockFile(abs, abs);
+  } catch {
+    return undefined; // unreadable: no holder this reader can name
+  }
+  return found.kind === "lock" ? liveHolder(found, await currentBootId()) : undefined;
+}

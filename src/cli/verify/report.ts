@@ -11,6 +11,10 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
       ? ""
       : ` (clean-shutdown marker ${report.cleanShutdown ? "present" : "absent: the last shutdown was not clean"})`;
   out.push(`verify ${root}${marker}`);
+  if (report.writer !== null)
+    out.push(
+      `writer: process ${report.writer.pid} holds the lock (.lock): the log was being written while verify read it. What it is in the middle of (the active segment's unflushed tail, index entries ahead of the .log read, checkpoints moving on) is listed as in progress, not damage; anything else found is damage all the same`,
+    );
   const width = Math.max(0, ...report.partitions.flatMap((p) => p.files.map((f) => f.path.length)));
   for (const p of report.partitions) {
     const end = p.endOffset ?? p.startOffset;
@@ -44,14 +48,25 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
     );
   }
   if (report.problems.length > 0) {
+    const whileWritten =
+      report.writer === null
+        ? ""
+        : ` (while process ${report.writer.pid} writes: none of these is what a running writer leaves)`;
     out.push(
       style.paint(
-        `DAMAGED: ${plural(report.problems.length, "problem")} in ${plural(files, "file")}`,
+        `DAMAGED: ${plural(report.problems.length, "problem")} in ${plural(files, "file")}${whileWritten}`,
         ANSI.red,
         ANSI.bold,
       ),
     );
     for (const p of report.problems)
+      out.push(`  ${p.path} byte ${p.byte}: ${p.problem}${p.note === undefined ? "" : ` (${p.note})`}`);
+  }
+  if (report.inProgress.length > 0) {
+    out.push(
+      `IN PROGRESS: ${plural(report.inProgress.length, "finding")} the live writer (process ${report.writer?.pid}) explains, not damage (verify again once it has closed the log to check those bytes)`,
+    );
+    for (const p of report.inProgress)
       out.push(`  ${p.path} byte ${p.byte}: ${p.problem}${p.note === undefined ? "" : ` (${p.note})`}`);
   }
   if (report.unsupported.length > 0) {
