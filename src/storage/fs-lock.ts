@@ -454,5 +454,5 @@ export async function lockHolder(abs: string): Promise<number | undefined> {
   } catch {
     return undefined; // unreadable: no holder this reader can name
   }
-  return found.kind === "lock" ? liveHolder(found, await currentBootId()) : undefined;
+  return found.kind === "lock" ? liveHolder(abs, found, await currentBootId()) : undefined;
 }
