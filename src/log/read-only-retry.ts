@@ -2,8 +2,10 @@
  * A read on a read-only log that meets a file its writer's cleaner replaced since the last
  * refresh: an idle segment whose new file has gaps the last clean point read does not cover, or
  * that now ends where a later segment (grouped into it) used to, or a segment grouped away. Each
- * is what a refresh reconciles (refresh-cleaned.ts), so the read refreshes and runs once more:
- * real damage fails the same way again, and is reported then.
+ * is what a refresh reconciles (refresh-cleaned.ts); so is a truncateTo that cut what the read
+ * was about to read. The read refreshes and runs again, a few times at most (the writer may change
+ * the files again between the refresh and the read): real damage fails the same way every time,
+ * and is reported then.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { LOG_SUFFIX } from "../segment/segment-names.js";
@@ -14,14 +16,19 @@ import { refreshLog } from "./log-refresh.js";
 export async function readFollowingCleaner<T>(s: LogState, read: () => Promise<T>): Promise<T> {
   const ro = s.readOnly;
   if (ro === undefined) return read();
-  try {
-    return await read();
-  } catch (err) {
-    if (!staleSegment(err)) throw err;
-    await refreshLog(s, ro);
-    return read();
+  for (let tries = 1; ; tries++) {
+    try {
+      return await read();
+    } catch (err) {
+      // The writer may change the files again between the refresh and the read after it.
+      if (tries >= READ_TRIES || !staleSegment(err)) throw err;
+      await refreshLog(s, ro);
+    }
   }
 }
+
+/** Reads tried in all (each after a refresh): a writer changing files that fast is racing, real damage fails every time. */
+const READ_TRIES = 4;
 
 /** A segment's check failed, or its file was gone: what a cleaning since the last refresh also does. */
 function staleSegment(err: unknown): boolean {
