@@ -56,6 +56,7 @@ export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> 
         if (tries >= REFRESH_TRIES || !mayBeRace(err)) throw err;
         // Give the writer's change a moment to finish (another process: its next few calls).
         await new Promise((resolve) => setTimeout(resolve, tries));
+        continue;
       }
       await publish(s, ro, draft);
       return;
