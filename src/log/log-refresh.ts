@@ -97,7 +97,7 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   }
   dropDeletedFront(s, ro, listed);
   let cut = await cutAtBack(s, ro, listed);
-  cut = Math.min(cut, await cutAtChangedMarks(s, ro));
+  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed));
   cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed));
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
@@ -173,13 +173,19 @@ async function rewalkIfChanged(
 }
 
 /**
- * A walked segment before the last whose bytes changed: a truncateTo cut into it and the writer
- * refilled past it, rolling again at the same base offsets (the listing looks the same). The
- * segments after it are dropped, as `cutAtBack` drops them; returns the cut, or Infinity.
+ * A segment before the last that is gone from the listing, or walked and whose bytes changed: a
+ * truncateTo cut into it (or below it) and the writer refilled past it, rolling again at some of
+ * the same base offsets (the listing's ends look the same). From there on the segments are
+ * dropped, as `cutAtBack` drops them; returns the cut, or Infinity.
  */
-async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState): Promise<number> {
+async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
   for (let index = 0; index < s.segments.length - 1; index++) {
     const slot = s.segments[index]!;
+    if (!listed.has(slot.baseOffset)) {
+      // (The front is listed: dropDeletedFront ran.) A cleaning's grouping was told apart before.
+      for (const dropped of spliceSegments(s, index)) ro.marks.delete(dropped.baseOffset);
+      return slot.baseOffset;
+    }
     const marks = ro.marks.get(slot.baseOffset);
     if (marks === undefined || slot.segment === undefined) continue;
     if ((await firstChanged(s, slot, marks)) === undefined) continue;

@@ -10,6 +10,7 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import { LOG_SUFFIX } from "../segment/segment-names.js";
 import type { LogState } from "./log-state.js";
+import { SWAP_SUFFIX } from "./compaction/swap.js";
 import { refreshLog } from "./log-refresh.js";
 
 /** Runs `read` (inside the log's queue); on a read-only log, once more after a refresh if a segment looked stale. */
@@ -30,8 +31,15 @@ export async function readFollowingCleaner<T>(s: LogState, read: () => Promise<T
 /** Reads tried in all (each after a refresh): a writer changing files that fast is racing, real damage fails every time. */
 const READ_TRIES = 4;
 
-/** A segment's check failed, or its file was gone: what a cleaning since the last refresh also does. */
+/**
+ * A segment's check failed, or its file was gone: what a cleaning since the last refresh also
+ * does (a swap's cleaned segment is read through its `.log.swap` name until the writer renames
+ * it), and a truncateTo too (it removes and replaces segment files).
+ */
 function staleSegment(err: unknown): boolean {
-  if (!(err instanceof PagelogError) || err.path?.endsWith(LOG_SUFFIX) !== true) return false;
-  return err.code === ErrorCode.CORRUPT || err.code === ErrorCode.OFFSET_OUT_OF_RANGE;
+  if (!(err instanceof PagelogError) || err.path === undefined) return false;
+  if (!err.path.endsWith(LOG_SUFFIX) && !err.path.endsWith(LOG_SUFFIX + SWAP_SUFFIX)) return false;
+  return (
+    err.code === ErrorCode.CORRUPT || err.code === ErrorCode.OFFSET_OUT_OF_RANGE || err.code === ErrorCode.NOT_FOUND
+  );
 }
