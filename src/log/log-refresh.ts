@@ -14,6 +14,7 @@
  * A writer's crash and reopen needs nothing of its own: its recovery cuts only a tail the reader
  * never saw (a killed process loses no page-cache bytes) and rewrites the rest with the same bytes.
  */
+import { ErrorCode, PagelogError } from "../errors.js";
 import { LOG_SUFFIX, segmentFilePath } from "../segment/segment-names.js";
 import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "./log-state.js";
@@ -24,6 +25,8 @@ import { wake } from "./log-waiters.js";
 import { stopPolling } from "./read-only-poll.js";
 import { pushSegment, replaceAllSegments, replaceSegment, spliceSegments } from "./segment-list.js";
 import { SegmentSlot } from "./segment-slot.js";
+import type { TailMarks } from "./tail-marks.js";
+import { discard, draftOf, publish } from "./refresh-draft.js";
 
 /** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
 export async function refreshed(s: LogState): Promise<number> {
@@ -32,14 +35,44 @@ export async function refreshed(s: LogState): Promise<number> {
   return endOffsetOf(s);
 }
 
+/**
+ * A refresh that meets the writer half way through a change (a file renamed or deleted between
+ * the listing and its read, a segment listed beside one it replaces) runs again on a new listing,
+ * up to this many times in all: each try is a few reads, and a writer's change is over in a few
+ * of its own calls. Real damage fails every try the same way and is reported then.
+ */
+const REFRESH_TRIES = 4;
+
 /** Brings a read-only log's view of its files up to date (see the file comment), then wakes the waiters. */
 export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> {
   try {
-    await refreshFiles(s, ro);
+    for (let tries = 1; ; tries++) {
+      // A draft, published at once (refresh-draft.ts): the getters never see a refresh half way.
+      const draft = draftOf(s, ro);
+      try {
+        await refreshFiles(draft.s, draft.ro);
+      } catch (err) {
+        await discard(s, draft);
+        if (tries >= REFRESH_TRIES || !mayBeRace(err)) throw err;
+        // Give the writer's change a moment to finish (another process: its next few calls).
+        await new Promise((resolve) => setTimeout(resolve, tries));
+        continue;
+      }
+      await publish(s, ro, draft);
+      return;
+    }
   } finally {
     ro.lastRefreshAt = Date.now();
     wake(s.waiters);
   }
+}
+
+/** What a writer's change in progress can make a read see: a file gone, or files that do not fit together yet. */
+function mayBeRace(err: unknown): boolean {
+  if (!(err instanceof PagelogError)) return false;
+  return (
+    err.code === ErrorCode.NOT_FOUND || err.code === ErrorCode.CORRUPT || err.code === ErrorCode.OFFSET_OUT_OF_RANGE
+  );
 }
 
 async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
@@ -64,6 +97,7 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   }
   dropDeletedFront(s, ro, listed);
   let cut = await cutAtBack(s, ro, listed);
+  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed));
   cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed));
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
@@ -83,10 +117,8 @@ function dropDeletedFront(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<nu
   let gone = 0;
   while (gone < s.segments.length - 1 && !listed.has(s.segments[gone]!.baseOffset)) gone++;
   if (gone === 0) return;
-  for (const slot of spliceSegments(s, 0, gone)) {
-    ro.marks.delete(slot.baseOffset);
-    void slot.close().catch(() => undefined);
-  }
+  // Closed when the refresh publishes (refresh-draft.ts): until then the log still holds them.
+  for (const slot of spliceSegments(s, 0, gone)) ro.marks.delete(slot.baseOffset);
 }
 
 /** Segments gone from the back: a truncation. Returns the cut (Infinity if none) and drops them. */
@@ -95,10 +127,7 @@ async function cutAtBack(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<num
   while (keep > 1 && !listed.has(s.segments[keep - 1]!.baseOffset)) keep--;
   if (keep === s.segments.length) return Infinity;
   const cut = s.segments[keep]!.baseOffset;
-  for (const slot of spliceSegments(s, keep)) {
-    ro.marks.delete(slot.baseOffset);
-    await slot.close();
-  }
+  for (const slot of spliceSegments(s, keep)) ro.marks.delete(slot.baseOffset);
   return cut;
 }
 
@@ -114,21 +143,10 @@ async function rewalkIfChanged(
 ): Promise<number> {
   const index = s.segments.length - 1;
   const slot = s.segments[index]!;
-  const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
   const marks = ro.marks.get(slot.baseOffset);
-  const loaded = slot.segment;
   let changedAt: number | undefined;
-  if (marks !== undefined && loaded !== undefined) {
-    const stat = await s.host.storage.stat(path);
-    const size = stat?.kind === "file" ? stat.size : 0;
-    // A file replaced under its name (a truncateTo's rename) is checked through the new one.
-    const sameFile = size === (await loaded.log.size());
-    const probe = sameFile ? loaded.log : await s.host.storage.open(path, { readOnly: true });
-    try {
-      changedAt = await marks.firstChanged(probe, size);
-    } finally {
-      if (!sameFile) await probe.close();
-    }
+  if (marks !== undefined && slot.segment !== undefined) {
+    changedAt = await firstChanged(s, slot, marks);
     if (changedAt === undefined && cutAfter === Infinity) return Infinity;
   } else if (cutAfter === Infinity) {
     return Infinity;
@@ -140,7 +158,6 @@ async function rewalkIfChanged(
     changedAt = Math.min(slot.nextOffset, (await ro.readCheckpoints()).recoveryPoint ?? slot.nextOffset);
   }
   const oldEnd = slot.nextOffset;
-  await slot.close();
   ro.marks.delete(slot.baseOffset);
   // A segment wholly below the clean point rewritten under its name: a cleaning at the same clean
   // point (tombstones past deleteRetentionMs), not a cut (refresh-cleaned.ts).
@@ -153,6 +170,46 @@ async function rewalkIfChanged(
   replaceSegment(s, index, SegmentSlot.of(s.slotContext, segment));
   ro.marks.set(slot.baseOffset, marked);
   return cleaned ? Infinity : Math.min(changedAt ?? oldEnd, segment.nextOffset);
+}
+
+/**
+ * A segment before the last that is gone from the listing, or walked and whose bytes changed: a
+ * truncateTo cut into it (or below it) and the writer refilled past it, rolling again at some of
+ * the same base offsets (the listing's ends look the same). From there on the segments are
+ * dropped, as `cutAtBack` drops them; returns the cut, or Infinity.
+ */
+async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
+  for (let index = 0; index < s.segments.length - 1; index++) {
+    const slot = s.segments[index]!;
+    if (!listed.has(slot.baseOffset)) {
+      // (The front is listed: dropDeletedFront ran.) A cleaning's grouping was told apart before.
+      for (const dropped of spliceSegments(s, index)) ro.marks.delete(dropped.baseOffset);
+      return slot.baseOffset;
+    }
+    const marks = ro.marks.get(slot.baseOffset);
+    if (marks === undefined || slot.segment === undefined) continue;
+    if ((await firstChanged(s, slot, marks)) === undefined) continue;
+    const cut = s.segments[index + 1]!.baseOffset;
+    for (const dropped of spliceSegments(s, index + 1)) ro.marks.delete(dropped.baseOffset);
+    return cut;
+  }
+  return Infinity;
+}
+
+/** The first offset of `slot` whose walked bytes its file no longer holds, or undefined. */
+async function firstChanged(s: LogState, slot: SegmentSlot, marks: TailMarks): Promise<number | undefined> {
+  const loaded = slot.segment!;
+  const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
+  const stat = await s.host.storage.stat(path);
+  const size = stat?.kind === "file" ? stat.size : 0;
+  // A file replaced under its name (a truncateTo's rename) is checked through the new one.
+  const sameFile = size === (await loaded.log.size());
+  const probe = sameFile ? loaded.log : await s.host.storage.open(path, { readOnly: true });
+  try {
+    return await marks.firstChanged(probe, size);
+  } finally {
+    if (!sameFile) await probe.close();
+  }
 }
 
 /** Walks the bytes the last segment gained, and on into the segments a roll started. */
@@ -187,9 +244,7 @@ async function reload(s: LogState, ro: ReadOnlyState, checkpointed: Checkpointed
     },
     s.slotContext,
   );
-  const old = s.segments;
   replaceAllSegments(s, loaded.segments);
-  await Promise.allSettled(old.map((slot) => slot.close()));
   ro.marks.clear();
   for (const [base, marked] of loaded.marks) ro.marks.set(base, marked);
   ro.phantom = loaded.phantom;

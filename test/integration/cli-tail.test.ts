@@ -2,7 +2,9 @@
  * The built CLI (dist/cli.js: run `npm run build` first): `pagelog tail --follow` in a process of
  * its own, beside a writer (this process) that holds the directory and appends across segment
  * rolls; then SIGINT. It must exit 0 without a word on stderr, having printed every record once,
- * in offset order, and the directory must hold nothing the reader wrote.
+ * in offset order, and the directory must hold nothing the reader wrote. Beside a writer that
+ * compacts, deletes records and truncates (seeded), each line is a record appended at its offset,
+ * offsets increasing, and the tail ends 0 on SIGINT or 1 with one line naming the truncation.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -10,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LogDir } from "../../src/log/log-dir.js";
+import { testSeed } from "../support/seed.js";
+import { rng } from "../support/xorshift.js";
 
 const CLI = "dist/cli.js";
 let root: string | undefined;
@@ -72,6 +76,78 @@ describe("pagelog tail --follow in its own process", () => {
       expect(got.map((r) => r.offset)).toEqual(Array.from({ length: total }, (_, i) => i));
       expect(got.map((r) => r.key)).toEqual(Array.from({ length: total }, (_, i) => `k${i}`));
       expect(readdirSync(root).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await dir.close();
+    }
+  });
+
+  it("beside a writer that compacts, truncates and deletes: each line is a record appended at its offset, then 0 or one line", async () => {
+    const seed = testSeed();
+    const draw = rng(seed);
+    root = mkdtempSync(join(tmpdir(), "pagelog-tail-"));
+    const dir = await LogDir.open(root, { checkpointIntervalMs: -1 });
+    const log = await dir.log("orders-0", {
+      segmentBytes: 600,
+      indexIntervalBytes: 64,
+      cleanupPolicy: "compact",
+      minCleanableDirtyRatio: 0.2,
+    });
+    // Every value is unique: the offset it was appended at tells each printed line apart.
+    const appendedAt = new Map<string, number>();
+    let next = 0;
+    const append = async (): Promise<void> => {
+      const values = Array.from({ length: 1 + draw(4) }, () => `v${next++}`);
+      const base = log.endOffset;
+      values.forEach((v, i) => appendedAt.set(v, base + i));
+      await log.append(values.map((value) => ({ key: `k${draw(6)}`, value })));
+    };
+    for (let i = 0; i < 10; i++) await append();
+    await log.flush();
+    const child = spawn(process.execPath, [CLI, "tail", root, "orders-0", "--follow", "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      for (let step = 0; step < 120 && child.exitCode === null; step++) {
+        const pick = draw(100);
+        const span = log.endOffset - log.startOffset;
+        if (pick < 70) await append();
+        // Truncations late: until then the tail follows compaction and deletions with no cut.
+        else if (pick < 80) await (step < 90 ? log.flush() : log.truncateTo(log.startOffset + draw(span + 1)));
+        else if (pick < 85) await log.deleteRecordsBefore(log.startOffset + draw(Math.min(span, 4) + 1));
+        else if (pick < 92) await log.compact();
+        else await log.flush();
+        if (step % 4 === 0) await new Promise((r) => setTimeout(r, 5 + draw(20)));
+      }
+      await new Promise((r) => setTimeout(r, 300)); // one more poll or two
+      if (child.exitCode === null) child.kill("SIGINT");
+      const { code, signal } = await exited;
+      const context = `seed ${seed}: exit ${code} ${signal}, stderr ${stderr}`;
+      expect(signal, context).toBe(null);
+      if (code === 0) expect(stderr, context).toBe("");
+      else {
+        expect(code, context).toBe(1);
+        // One line, naming what took the records it had printed.
+        expect(stderr.trimEnd().split("\n"), context).toHaveLength(1);
+        expect(stderr, context).toMatch(/truncated|out of range/);
+      }
+      let last = -1;
+      for (const text of stdout
+        .trimEnd()
+        .split("\n")
+        .filter((l) => l !== "")) {
+        const { offset, value } = JSON.parse(text) as { offset: number; value: string };
+        expect(offset, context).toBeGreaterThan(last);
+        expect(appendedAt.get(value), `${context}: offset ${offset} printed ${value}`).toBe(offset);
+        last = offset;
+      }
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
       await dir.close();

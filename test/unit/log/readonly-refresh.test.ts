@@ -318,3 +318,37 @@ describe("read-only cuts in segments the reader never walked", () => {
     await w.close();
   });
 });
+
+describe("read-only getters while a refresh is in progress", () => {
+  it("a truncateTo into an idle first segment: every getter answers at every step of the refresh", async () => {
+    const sim = new SimStorage({ seed: 25 });
+    const w = await LogDir.open(sim, { log: SMALL, checkpointIntervalMs: -1 });
+    const writer = await w.log(NAME);
+    await appendBatches(writer, 40, 2);
+    await writer.flush();
+    await w.checkpoint(); // the reader leaves the old segments idle
+    const r = await LogDir.open(sim, { readOnly: true });
+    const reader = await r.log(NAME);
+    const cut = 1 + (writer.segmentBaseOffsets[1]! >> 1); // inside the first segment
+    await writer.truncateTo(cut);
+    const seen: Array<[number, number]> = [];
+    let done = false;
+    const refreshing = reader.refresh().finally(() => (done = true));
+    // The getters run outside the log's queue: look at them between every two steps of the refresh.
+    while (!done) {
+      seen.push([reader.startOffset, reader.endOffset]);
+      void [reader.recoveryPoint, reader.size, reader.segmentCount, reader.segmentBaseOffsets];
+      await Promise.resolve();
+    }
+    expect(await refreshing).toBe(cut);
+    // The view before the refresh, then the one after it, published whole: never one half way.
+    for (const [start, end] of seen) expect(["0-80", `0-${cut}`]).toContain(`${start}-${end}`);
+    expect([reader.startOffset, reader.endOffset, reader.segmentBaseOffsets]).toEqual([
+      0,
+      cut,
+      writer.segmentBaseOffsets,
+    ]);
+    await r.close();
+    await w.close();
+  });
+});
