@@ -13,6 +13,7 @@ import { FsStorage } from "../storage/fs-storage.js";
 import { intOption, parseCommandLine } from "./args.js";
 import { type CliIo, UsageError } from "./io.js";
 import { LineWriter } from "./tail/line-writer.js";
+import { watchStdoutReader } from "./tail/reader-gone.js";
 import { jsonLine, plainLine } from "./tail/render.js";
 
 export const TAIL_HELP = `pagelog tail <log-dir> <partition> [options]
@@ -22,7 +23,8 @@ per line, from the start of the log, from --from or --from-time, to its end; wit
 then waits and prints each record as it is appended, until Ctrl-C (which ends it cleanly, exit
 0). The directory is opened read-only: no lock is taken and nothing is written, so it works
 while a service has the directory open (a torn or half-written tail is the end for now); a
-follower polls the files every 100 ms.
+follower polls the files every 100 ms. When the reader of its output goes away (| head -1), it
+ends, exit 0, within about a second even when it has nothing to write.
 
 Lines: "<offset> <key> <value>", each key and value as pagelog dump shows it: null, a JSON
 string when the bytes are printable UTF-8, else 0x and hex. --json prints one JSON object per
@@ -150,6 +152,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const stop = new AbortController();
   const onSigint = () => stop.abort();
   process.on("SIGINT", onSigint);
+  // `tail --follow | head -1`: once head has exited, end as Ctrl-C does, even with nothing to write.
+  const stopWatching =
+    args.follow && io.stdout === process.stdout ? watchStdoutReader(() => stop.abort()) : () => undefined;
   const out = new LineWriter(io.stdout);
   try {
     const names = await dir.logs();
@@ -169,6 +174,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     process.off("SIGINT", onSigint);
+    stopWatching();
     await out.flush();
     await dir.close().catch(() => undefined);
     await storage.close();

@@ -154,3 +154,74 @@ describe("pagelog tail --follow in its own process", () => {
     }
   });
 });
+
+/** Runs `sh -c script` and resolves with when its first stdout byte came and when it exited. */
+function timedShell(
+  script: string,
+): Promise<{ firstOutputAt: number | undefined; exitedAt: number; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let firstOutputAt: number | undefined;
+    child.stdout.on("data", () => (firstOutputAt ??= Date.now()));
+    // A tail that never notices would run forever: end it, and let the assertions fail.
+    const limit = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(limit);
+      resolve({ firstOutputAt, exitedAt: Date.now(), code });
+    });
+  });
+}
+
+// As `tail -f | head -1` ends about a second after head exits, so must pagelog's, although a quiet
+// log gives it nothing to write (so no EPIPE). 3 s: GNU tail's one-second check plus a loaded
+// 2-core machine; a tail that never notices runs until the 15 s limit.
+describe("pagelog tail --follow whose reader went away, on a log nobody appends to", () => {
+  const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const tailCommand = (dir: string) => `${quote(process.execPath)} ${CLI} tail ${quote(dir)} orders-0 --follow`;
+
+  it("| head -1: ends within 3 s of head printing the one line", async () => {
+    root = mkdtempSync(join(tmpdir(), "pagelog-tail-head-"));
+    const dir = await LogDir.open(root);
+    await (await dir.log("orders-0")).append([{ key: "k", value: "the only record" }]);
+    await dir.close();
+    const run = await timedShell(`${tailCommand(root)} | head -1`);
+    expect(run.firstOutputAt, "head printed the record").toBeDefined();
+    expect(run.exitedAt - run.firstOutputAt!).toBeLessThan(3_000);
+  });
+
+  it("| true on an empty log: ends within 3 s though it never writes", async () => {
+    root = mkdtempSync(join(tmpdir(), "pagelog-tail-true-"));
+    const dir = await LogDir.open(root);
+    await dir.log("orders-0");
+    await dir.close();
+    const started = Date.now();
+    const run = await timedShell(`${tailCommand(root)} | true`);
+    expect(run.exitedAt - started).toBeLessThan(3_000 + 2_000); // + the CLI's start-up
+  });
+
+  it("a parent that closes the child's stdout socket: the tail exits 0 within 3 s", async () => {
+    root = mkdtempSync(join(tmpdir(), "pagelog-tail-socket-"));
+    const dir = await LogDir.open(root);
+    await (await dir.log("orders-0")).append([{ key: "k", value: "one" }]);
+    await dir.close();
+    const child = spawn(process.execPath, [CLI, "tail", root, "orders-0", "--follow"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const limit = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const closedAt = await new Promise<number>((resolve) =>
+      child.stdout.once("data", () => {
+        child.stdout.destroy();
+        resolve(Date.now());
+      }),
+    );
+    const { code, at } = await new Promise<{ code: number | null; at: number }>((resolve) =>
+      child.on("exit", (c) => resolve({ code: c, at: Date.now() })),
+    );
+    clearTimeout(limit);
+    expect(at - closedAt).toBeLessThan(3_000);
+    expect([code, stderr]).toEqual([0, ""]);
+  });
+});
