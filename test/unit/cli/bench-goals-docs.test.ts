@@ -2,6 +2,7 @@
  * One source of truth for the bench's goals: src/bench/goals.ts. The goal columns of docs/cli.md
  * (the rows table) and docs/performance.md (the main table) say the same for every row they list,
  * cli.md lists every row with a goal entry, and the table names no row the bench does not have.
+ * docs/performance.md gives one run (its history is in CHANGELOG.md).
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -44,6 +45,21 @@ describe("bench goals: the docs agree with src/bench/goals.ts", () => {
       expect(Object.hasOwn(GOALS, row), `${row} is in docs/performance.md but not in the goals table`).toBe(true);
       expect(goal, row).toBe(docText(GOALS[row] ?? null));
     }
+  });
+
+  it("docs/performance.md is the current figures, not a notebook: one table of one run, dated, no passes", () => {
+    const text = readFileSync("docs/performance.md", "utf8");
+    const lines = text.split("\n");
+    const tables = lines.filter((l) => /^\| row \| unit \| .*\| goal \| met \|$/.test(l));
+    expect(tables, "main tables (an older run's table belongs in CHANGELOG.md)").toHaveLength(1);
+    // The run it gives says when and where it was measured, above the table.
+    const before = lines.slice(0, lines.indexOf(tables[0]!)).join(" ");
+    expect(before).toMatch(/\b20\d\d-\d\d-\d\d\b/);
+    expect(before).toMatch(/\d+ cores/);
+    // History (a pass, a dated run, an issue's before/after) is the changelog's, not a heading here.
+    const headings = lines.filter((l) => l.startsWith("#"));
+    expect(headings.filter((h) => /\bissue \d+|\bpass\b|\b20\d\d-\d\d-\d\d\b|\bbefore\b/i.test(h))).toEqual([]);
+    expect(headings).toEqual(expect.arrayContaining(["## Reproduce", "## What bounds each row"]));
   });
 
   it("every row of the goals table is a row the bench runs (or one of its sub-rows)", () => {
