@@ -35,7 +35,7 @@ export default defineConfig({
           // Vitest runs projects with different maxWorkers in separate groups: the unit tier first.
           sequence: { groupOrder: 0 },
           // The alarm (test/setup/file-time.ts): a unit file is a few seconds; over this it fails.
-          provide: { fileLimits: { tier: "unit", cpuSeconds: 10, wallSeconds: 20 } },
+          provide: { fileLimits: { tier: "unit", cpuSeconds: 15, wallSeconds: 30 } },
         },
       },
       {
