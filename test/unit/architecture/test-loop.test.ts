@@ -124,6 +124,25 @@ describe("npm run check, npm test, npm run test:soak", () => {
   });
 });
 
+/** The commands `.ci/run` runs, in order (lines that start with `npm` or `timeout … npm`). */
+function ciCommands(script: string): string[] {
+  return script
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => /^(npm |timeout .* npm )/.test(line));
+}
+
+describe(".ci/run", () => {
+  it("runs npm ci and npm test as the README says, then the soak only within CI's time budget", () => {
+    const commands = ciCommands(read(".ci/run"));
+    expect(commands.slice(0, 2)).toEqual(["npm ci", "npm test"]);
+    expect(commands[2]).toMatch(/^timeout .*"\$left" npm run test:soak$/);
+    expect(commands).toHaveLength(3);
+    // A planted soak run with no time budget is refused.
+    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")[2]).not.toMatch(/^timeout /);
+  });
+});
+
 describe("the alarm for a file too slow for its tier", () => {
   it("every tier gives its files a CPU and a wall-clock limit, the unit tier the shortest", () => {
     for (const p of projects) {
