@@ -14,7 +14,8 @@ const seed = process.env.PAGELOG_SEED ?? String(drawBaseSeed());
 export default defineConfig({
   test: {
     // LogDir.open(path) works in Node through the Node entry: every test file loads it first.
-    setupFiles: ["test/setup/node-entry.ts"],
+    // file-time.ts: the alarm for a file that outgrows its tier, from each project's fileLimits.
+    setupFiles: ["test/setup/node-entry.ts", "test/setup/file-time.ts"],
     env: { PAGELOG_SEED: seed },
     projects: [
       {
@@ -33,6 +34,9 @@ export default defineConfig({
           maxWorkers: 2,
           // Vitest runs projects with different maxWorkers in separate groups: the unit tier first.
           sequence: { groupOrder: 0 },
+          // The alarm (test/setup/file-time.ts): a unit file is a few seconds; over this it fails. The
+          // costliest today (test/unit/cli/fuzz.test.ts) takes about 7 CPU-s.
+          provide: { fileLimits: { tier: "unit", cpuSeconds: 15, wallSeconds: 30 } },
         },
       },
       {
@@ -43,7 +47,11 @@ export default defineConfig({
           include: ["test/property/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 60_000,
+          // Every property file is pure CPU in memory, independent of the others: two workers use
+          // both cores (vitest's default here is one), at about 300 MB each.
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
+          provide: { fileLimits: { tier: "property", cpuSeconds: 300, wallSeconds: 600 } },
         },
       },
       {
@@ -54,7 +62,9 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 600_000,
-          sequence: { groupOrder: 1 },
+          // One worker: these files time child processes and SIGKILLs, and fill memory and disk.
+          sequence: { groupOrder: 2 },
+          provide: { fileLimits: { tier: "integration", cpuSeconds: 300, wallSeconds: 600 } },
         },
       },
       {
@@ -65,7 +75,8 @@ export default defineConfig({
           include: ["test/browser/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
+          provide: { fileLimits: { tier: "browser", cpuSeconds: 120, wallSeconds: 240 } },
         },
       },
     ],

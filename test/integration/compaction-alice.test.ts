@@ -34,6 +34,7 @@ import {
 } from "../support/alice-model.js";
 import { plain, type PlainRecord } from "../support/plain-record.js";
 import { testSeed } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { rng } from "../support/xorshift.js";
 
 const NAME = "clean-0";
@@ -49,7 +50,7 @@ const WRITTEN = {
   backgroundCleaning: false,
 } as const;
 const OPTIONS = { ...WRITTEN, segmentBytes: 800 } as const;
-const STATES = Number(process.env.PAGELOG_ALICE_STATES ?? 40);
+const STATES = size("aliceStates");
 
 let base: string;
 let failed = false;

@@ -26,11 +26,12 @@ import { verdictOf, verifyDir } from "../../src/inspect/verify-dir.js";
 import { FsStorage } from "../../src/storage/fs-storage.js";
 import { privateBuild } from "../support/private-build.js";
 import { testReplayCommand, testSeed } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { rng } from "../support/xorshift.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const child = join(repo, "test/integration/fixtures/compaction-kill-child.mjs");
-const KILLS = Number(process.env.PAGELOG_KILLS ?? 16);
+const KILLS = size("compactionKills");
 const PARTITION = "kill-0";
 const OPTIONS = { cleanupPolicy: "compact", segmentBytes: 1024, indexIntervalBytes: 256 } as const;
 

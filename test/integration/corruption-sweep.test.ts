@@ -40,8 +40,9 @@ type Variant = "clean" | "unclean" | "unclean, no checkpoint";
 const VARIANTS: readonly Variant[] = ["clean", "unclean", "unclean, no checkpoint"];
 
 import { plain, type PlainRecord as Plain } from "../support/plain-record.js";
+import { size } from "../support/budget.js";
 
-const FS_EVERY = Number(process.env.PAGELOG_SWEEP_FS_EVERY ?? 20);
+const FS_EVERY = size("sweepFsEvery");
 const LOG_OPTIONS: LogOptions = { segmentBytes: 600, indexIntervalBytes: 100 };
 
 let root: string;

@@ -42,6 +42,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileSeed, testReplayCommand } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { ErrorCode, SimStorage } from "../../src/node.js";
 import { type Case, describePristine, generateCases, type Variant } from "./hostile/cases.js";
 import { runCase } from "./hostile/run-case.js";
@@ -50,7 +51,7 @@ import { MARKER, PARTITION, RECOVERY_CHECKPOINT, readTree, START_CHECKPOINT, wri
 
 // The random cases are drawn at import time, from the file's seed (test/support/seed.ts).
 const { seed: SEED } = fileSeed(import.meta.url);
-const RANDOM_CASES = Number(process.env.PAGELOG_HOSTILE_RANDOM ?? 1500);
+const RANDOM_CASES = size("hostileRandom");
 
 /** This process's peak memory before the sweep (a worker may have run other files before). */
 const peakBeforeKiB = process.resourceUsage().maxRSS;
@@ -66,7 +67,7 @@ let runs = 0;
 let childCases = 0;
 let fsRuns = 0;
 /** Every this many opens on SimStorage, the same case on real files too (1: all of them). */
-const FS_EVERY = Number(process.env.PAGELOG_HOSTILE_FS_EVERY ?? 25);
+const FS_EVERY = size("hostileFsEvery");
 const failures: Array<{ group: string; case: string; variant: string; violations: string[] }> = [];
 
 describe("hostile files: every file kind, every field, sizes and names", () => {

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ESLint, type Linter } from "eslint";
 import { afterAll, describe, expect, it } from "vitest";
+import { LANES, missingChecks } from "../../scripts/lint-lanes.mjs";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const scratch = mkdtempSync(join(tmpdir(), "pagelog-lint-"));
@@ -73,11 +74,16 @@ export function rethrow(err: unknown): never {
 `;
 
 describe("npm run lint: the type-aware rules", () => {
-  it("npm run lint runs eslint after prettier", () => {
+  it("npm run lint runs eslint after prettier (scripts/lint-lanes.mjs), and refuses lanes without it", () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
-    expect(scripts.lint).toMatch(/^prettier --check .* && eslint \.(?: |$)/);
+    expect(scripts.lint).toBe("node scripts/lint-lanes.mjs");
+    expect(missingChecks(LANES)).toEqual([]);
+    const withoutEslint = LANES.map((lane) => lane.filter(([label]) => label !== "eslint"));
+    expect(missingChecks(withoutEslint)).toEqual(["/^eslint \\.$/", "prettier before eslint in one lane"]);
+    const eslintFirst = [[...LANES[0]!].reverse(), LANES[1]!];
+    expect(missingChecks(eslintFirst)).toEqual(["prettier before eslint in one lane"]);
   });
 
   it("reports each planted promise, throw, switch and cast mistake, and not a rethrown unknown", async () => {

@@ -20,13 +20,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testReplayCommand, testSeed } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { privateBuild } from "../support/private-build.js";
 import { LogDir } from "../../src/index.js";
 import type { LogOptions } from "../../src/index.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const child = join(repo, "test/integration/fixtures/sigkill-child.mjs");
-const KILLS = Number(process.env.PAGELOG_KILLS ?? 60);
+const KILLS = size("kills");
 const PARTITION = "kill-0";
 
 /** Small segments and a dense index, so that rounds roll segments and write index entries. */

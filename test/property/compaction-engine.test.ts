@@ -13,10 +13,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { testReplayCommand, testSeed } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { BROKEN_VARIANTS, variantWorkload } from "../../src/testing/broken/variants.js";
 import { fuzz, replay } from "../../src/testing/fuzz.js";
 
-const SCHEDULES = Number(process.env.PAGELOG_COMPACTION_SCHEDULES ?? 250);
+const SCHEDULES = size("compactionSchedules");
 const COMPACTION_VARIANTS = BROKEN_VARIANTS.filter((v) => variantWorkload(v) === "compaction");
 
 describe("the crash engine's compaction workload", () => {

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fileSeed } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { crc32c } from "../../src/format/index.js";
 import type { Storage, StorageFile } from "../../src/storage/storage.js";
 import { crashTest, CrashTestError, pagelogAdapter } from "../../src/testing.js";
@@ -14,7 +15,7 @@ import type { AdapterLog, CrashTestAdapter, CrashTestSummary } from "../../src/t
 
 // One seed for the file, from PAGELOG_SEED (test/support/seed.ts); a failure prints its replay.
 const { seed: SEED, replay } = fileSeed(import.meta.url);
-const RUNS = Number(process.env.PAGELOG_CRASH_TEST_RUNS ?? 300);
+const RUNS = size("crashTestRuns");
 
 /** Runs crashTest and, on an unexpected violation, fails with the seed and the replay command. */
 async function mustPass(adapter: CrashTestAdapter, schedules: number): Promise<CrashTestSummary> {

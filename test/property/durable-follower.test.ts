@@ -20,9 +20,10 @@ import { type Log, logEverFailed } from "../../src/log/log.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import { plain, type PlainRecord } from "../support/plain-record.js";
 import { fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { rng } from "../support/xorshift.js";
 
-const RUNS = Number(process.env.PAGELOG_FOLLOWER_RUNS ?? 160);
+const RUNS = size("followerRuns");
 const REPLAY = process.env.PAGELOG_FOLLOWER_SCHEDULE;
 const NAME = "follow-0";
 const ROUNDS = 5;

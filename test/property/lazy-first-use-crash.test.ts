@@ -10,13 +10,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fastCheckParams } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { LogDir } from "../../src/log/log-dir.js";
 import type { Log } from "../../src/log/log.js";
 import { offsetName } from "../../src/segment/segment-names.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import { rng } from "../support/xorshift.js";
 
-const RUNS = Number(process.env.PAGELOG_LAZY_RUNS ?? 60);
+const RUNS = size("lazyRuns");
 const NAME = "lazy-0";
 
 const valueOf = (offset: number, round: number) => `r${round}-o${offset}`;

@@ -12,9 +12,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { replay } from "../../src/testing/fuzz.js";
 
-const RUNS = Number(process.env.PAGELOG_FD_CRASH_RUNS ?? 400);
+const RUNS = size("fdCrashRuns");
 const BOUNDS = [1, 2, 3, 4] as const;
 
 describe("property: a power cut at any operation keeps every flushed record with a tiny descriptor bound", () => {

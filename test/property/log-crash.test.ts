@@ -9,11 +9,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BASE_SEED, fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { SIZES, size } from "../support/budget.js";
 import { type Reach, reachFailure, sumReach } from "../../src/testing/engine/reach.js";
 import { replay, replayCommand } from "../../src/testing/fuzz.js";
 
-const DEFAULT_RUNS = 2000;
-const RUNS = Number(process.env.PAGELOG_CRASH_RUNS ?? DEFAULT_RUNS);
+const DEFAULT_RUNS = SIZES.crashRuns.ci;
+const RUNS = size("crashRuns");
 
 /**
  * Schedules that once broke a guarantee, replayed every run (each comment says what it found).

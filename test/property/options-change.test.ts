@@ -23,10 +23,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { ErrorCode, LogDir, PagelogError, SimStorage } from "../../src/index.js";
 import type { Log, LogOptions, LogRecord } from "../../src/index.js";
 
-const RUNS = Number(process.env.PAGELOG_OPTIONS_RUNS ?? 2500);
+const RUNS = size("optionsRuns");
 const NAME = "options-0";
 
 interface Options {

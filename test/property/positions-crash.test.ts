@@ -11,6 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fastCheckParams } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { isPagelogError, ErrorCode } from "../../src/errors.js";
 import { LogDir } from "../../src/log/log-dir.js";
 import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/consumer-positions.js";
@@ -19,7 +20,7 @@ import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage, type StorageHook } from "../../src/testing/hooked-storage.js";
 import { rng } from "../support/xorshift.js";
 
-const RUNS = Number(process.env.PAGELOG_POSITIONS_RUNS ?? 40);
+const RUNS = size("positionsRuns");
 const CONSUMERS = ["billing", "audit"];
 const PARTITIONS = ["orders-0", "orders-1", "events-0"];
 const TMP = `${CONSUMER_OFFSET_CHECKPOINT}.tmp`;

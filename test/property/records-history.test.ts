@@ -23,10 +23,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fastCheckParams, testReplayCommand } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import { ErrorCode, LogDir, PagelogError, SimStorage } from "../../src/index.js";
 import type { Log, LogRecord } from "../../src/index.js";
 
-const RUNS = Number(process.env.PAGELOG_RECORDS_RUNS ?? 150);
+const RUNS = size("recordsRuns");
 const NAME = "history-0";
 const SLOTS = 3;
 

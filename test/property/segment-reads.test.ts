@@ -11,6 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { fastCheckParams } from "../support/seed.js";
+import { size } from "../support/budget.js";
 import type { Segment } from "../../src/segment/segment.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import {
@@ -150,7 +151,7 @@ describe("Segment: index lookups agree with a linear scan", () => {
   test("property: read and offsetForTimestamp equal a scan after append, truncateTo, loadClean, recover and recovery from a damaged tail", async () => {
     await fc.assert(fc.asyncProperty(scenario, checkScenario), {
       ...fastCheckParams(),
-      numRuns: Number(process.env.PAGELOG_SEGMENT_RUNS ?? 250),
+      numRuns: size("segmentRuns"),
     });
   });
 });

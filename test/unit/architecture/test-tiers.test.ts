@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import config from "../../../vitest.config.js";
 import { replayCommand, seedFor } from "../../support/seed.js";
+import { LANES, missingChecks } from "../../../scripts/lint-lanes.mjs";
 
 const repo = resolve(import.meta.dirname, "../../..");
 
@@ -59,12 +60,16 @@ describe("test tiers", () => {
     }
   });
 
-  it("npm run test:<tier> runs that tier's project; npm test runs lint, tsc and every tier", () => {
+  it("npm run test:<tier> runs that tier's project; npm test runs lint (tsc among its checks) and every tier", () => {
     const { scripts } = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
     for (const p of projects) expect(scripts[`test:${p.name}`]).toBe(`vitest run --project ${p.name}`);
-    expect(scripts.test).toBe("npm run lint --silent && tsc --noEmit && vitest run");
+    expect(scripts.test).toBe("npm run lint --silent && vitest run");
+    expect(scripts.lint).toBe("node scripts/lint-lanes.mjs");
+    expect(missingChecks(LANES)).toEqual([]);
+    // A planted lint without its type check is refused: tsc is part of what npm test runs.
+    expect(missingChecks(LANES.map((lane) => lane.filter(([label]) => label !== "tsc")))).toEqual(["/^tsc --noEmit$/"]);
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { plural, pluralOf } from "../../../src/text/plural.js";
-import { cli, flipByte, tempDir } from "./helpers.js";
+import { cli, flipByte, tempDir } from "../cli/helpers.js";
 
 /** "1 <a plural noun>": what no line may say. */
 const ONE_PLURAL =
