@@ -119,7 +119,7 @@ describe("npm run check, npm test, npm run test:soak", () => {
 
   it("test:soak runs every tier that a budget sizes under the soak budget", () => {
     expect(scripts["test:soak"]).toBe(
-      "node scripts/ensure-built.mjs && PAGELOG_BUDGET=soak vitest run --project property --project integration",
+      "node scripts/ensure-built.mjs && PAGELOG_BUDGET=soak vitest run --project property --project integration --testTimeout 0 --hookTimeout 0",
     );
   });
 });
@@ -133,13 +133,11 @@ function ciCommands(script: string): string[] {
 }
 
 describe(".ci/run", () => {
-  it("runs npm ci and npm test as the README says, then the soak only within CI's time budget", () => {
+  it("runs npm ci and npm test as the README says, and nothing after them", () => {
     const commands = ciCommands(read(".ci/run"));
-    expect(commands.slice(0, 2)).toEqual(["npm ci", "npm test"]);
-    expect(commands[2]).toMatch(/^timeout .*"\$left" npm run test:soak$/);
-    expect(commands).toHaveLength(3);
-    // A planted soak run with no time budget is refused.
-    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")[2]).not.toMatch(/^timeout /);
+    expect(commands).toEqual(["npm ci", "npm test"]);
+    // A planted extra run is refused.
+    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")).not.toEqual(["npm ci", "npm test"]);
   });
 });
 
