@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Crc32c, RecordInput } from "../format/index.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
-import type { LogOptions } from "../log/log-options.js";
+import type { LogOptions } from "../log/options/log-options.js";
 import { FsStorage } from "../storage/fs-storage.js";
 import type { Storage } from "../storage/storage.js";
 import { keep, MB, peakRssMB, xorshift } from "./measure.js";

@@ -6,7 +6,7 @@
  * range already stops before it (cleanable.ts).
  */
 import { readBatchHeader } from "../../format/index.js";
-import type { LogState } from "../log-state.js";
+import type { LogState } from "../state/log-state.js";
 import { cleanableRange, loaded } from "./cleanable.js";
 
 export interface CleaningDue {

@@ -7,7 +7,7 @@
  */
 import { callPolicy, policyError, shown } from "../../segment/policies/policy-error.js";
 import type { CoursePolicies, RetentionSegment } from "../../policies/policy-types.js";
-import { type RetentionLimits, type SegmentSummary, segmentsToDelete } from "../retention.js";
+import { type RetentionLimits, type SegmentSummary, segmentsToDelete } from "./retention.js";
 
 export type RetentionPolicy = CoursePolicies["segmentsToDelete"];
 

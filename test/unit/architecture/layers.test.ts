@@ -116,7 +116,7 @@ describe("layers", () => {
 
   it("the test sees the whole tree and every import form", () => {
     expect(tree.size).toBeGreaterThan(150);
-    expect(tree.has("src/log/log-loader.ts")).toBe(true);
+    expect(tree.has("src/log/load/log-loader.ts")).toBe(true);
     expect(tree.has("web/src/main.ts")).toBe(true);
     const forms = new Set(report.edges.map((e) => e.form));
     for (const form of ["import", "export from", "import()", "require()", "import type expression"])
