@@ -3,7 +3,17 @@
  * retention; elapsed time (a `Stopwatch`) decides when `flushMs` and `segmentMs` are up, so a
  * wall clock set back an hour never holds a flush or a roll off for an hour.
  */
-import type { Clock } from "./clock.js";
+
+/**
+ * Where the log reads the time: `Date.now` unless a test injects its own. `now()` must return
+ * milliseconds since the epoch as a safe integer, synchronously; one that throws or returns
+ * anything else fails the call that read it with a `TypeError` naming the option, and the log
+ * stays open.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch, as a safe integer. */
+  now(): number;
+}
 
 /** The default clock. A Log runs timers only on this one (an injected clock drives them by hand). */
 export const systemClock: Clock = { now: () => Date.now() };

@@ -5,8 +5,7 @@
 import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../../format/batch-layout.js";
 import { checkCrc32c } from "../../format/check-crc32c.js";
 import type { Crc32c } from "../../format/crc32c.js";
-import type { Clock } from "./clock.js";
-import { checkedClock, systemClock } from "./log-clock.js";
+import { checkedClock, type Clock, systemClock } from "./log-clock.js";
 import { resolvePolicies } from "../policies/resolve-policies.js";
 import type { CoursePolicies } from "../../policies/policy-types.js";
 import { type OptionResolvers, resolveOptions } from "../../options.js";
@@ -15,7 +14,7 @@ import { type CleanupPolicy, cleanupPolicy, dirtyRatio, type CleanupPolicyInput 
 export type { CleanupPolicy, CleanupPolicyInput } from "./cleanup-policy.js";
 
 // Clock is part of the options' type: importers of LogOptions find it here too.
-export type { Clock } from "./clock.js";
+export type { Clock } from "./log-clock.js";
 
 /**
  * How one partition's log behaves, each option with Kafka's topic-config name where it has one. Every option is
