@@ -45,7 +45,7 @@ export type {
   RetentionSegment,
 } from "./policies/policy-types.js";
 // Moves to `pagelog/course` with the retention exercise (a later issue).
-export { segmentsToDelete } from "./log/policies/retention.js";
+export { retentionDeleteCount } from "./log/policies/retention.js";
 export type { RetentionLimits, SegmentSummary } from "./log/policies/retention.js";
 
 // Storage: the interface, the pool every LogDir reads and writes through, and the simulator.

@@ -4,7 +4,7 @@
  */
 import { HEADER_SIZE_UP_TO_MAGIC, LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MAGIC_V2 } from "../format/index.js";
 import { MIN_BATCH_LENGTH, writeVarint } from "../format/index.js";
-import { segmentsToDelete as retentionRule } from "../log/policies/retention.js";
+import { retentionDeleteCount as retentionRule } from "../log/policies/retention.js";
 import type {
   CoursePolicies,
   IndexEntry,

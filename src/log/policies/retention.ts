@@ -14,7 +14,7 @@ export interface SegmentSummary {
   readonly maxTimestamp: number;
 }
 
-/** The two retention settings `segmentsToDelete` applies. */
+/** The two retention settings `retentionDeleteCount` applies. */
 export interface RetentionLimits {
   /** Keep the log at most this large (Kafka's `retention.bytes`); -1 is off. */
   readonly retentionBytes: number;
@@ -29,7 +29,7 @@ export interface RetentionLimits {
  * segment) in which each segment is either past `retentionMs` or still needed to be dropped to
  * bring the log under `retentionBytes`. Kafka applies the two limits the same way.
  */
-export function segmentsToDelete(segments: readonly SegmentSummary[], limits: RetentionLimits): number {
+export function retentionDeleteCount(segments: readonly SegmentSummary[], limits: RetentionLimits): number {
   const deletable = Math.max(0, segments.length - 1);
   let total = 0;
   for (const s of segments) total += s.size;

@@ -8,7 +8,7 @@ import { deleteSegmentFiles, removeIfThere, RETIRED_SUFFIX } from "../state/segm
 import { keepsLogOpen, type LogState } from "../state/log-state.js";
 import { wake } from "../state/log-waiters.js";
 import { isNoRoom } from "../checkpoints/checkpoint-files.js";
-import { type SegmentSummary, segmentsToDelete } from "../policies/retention.js";
+import { retentionDeleteCount, type SegmentSummary } from "../policies/retention.js";
 import { inOrder, OPENING_AT_ONCE } from "../util/in-order.js";
 import { spliceSegments } from "../state/segment-list.js";
 import type { SegmentSlot } from "../state/segment-slot.js";
@@ -22,7 +22,7 @@ import { deletes } from "../options/cleanup-policy.js";
  * Retention is a first use of the segments it must know (segment-slot.ts): `retentionBytes`
  * needs every segment's size (one stat of each idle one), `retentionMs` the largest timestamp of
  * each segment it looks at, oldest first, up to the first it keeps (those are loaded and checked),
- * and a reader's rule sees them all (all loaded). The answer is `segmentsToDelete`'s on them.
+ * and a reader's rule sees them all (all loaded). The answer is `retentionDeleteCount`'s on them.
  */
 export async function retentionCount(s: LogState, now: number): Promise<number> {
   const { retentionBytes, retentionMs } = s.options;
@@ -34,11 +34,11 @@ export async function retentionCount(s: LogState, now: number): Promise<number> 
   const slots = s.segments;
   if (policy !== undefined) return countByPolicy(policy, await summaries(slots, slots.length), limits);
   if (retentionBytes !== -1) await inOrder(slots, OPENING_AT_ONCE, (slot) => slot.size());
-  if (retentionMs === -1) return segmentsToDelete(await summaries(slots, 0), limits);
+  if (retentionMs === -1) return retentionDeleteCount(await summaries(slots, 0), limits);
   // Load a growing prefix until the answer stops inside it: every segment the rule looked at
   // (those it deletes, and the one it stops at) then has its real largest timestamp.
   for (let loaded = 1; ; loaded = Math.min(slots.length, loaded * 2)) {
-    const count = segmentsToDelete(await summaries(slots, loaded), limits);
+    const count = retentionDeleteCount(await summaries(slots, loaded), limits);
     if (count < loaded || loaded >= slots.length) return count;
   }
 }

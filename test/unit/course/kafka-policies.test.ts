@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { checkPolicies, kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { POLICY_NAMES } from "../../../src/policies/policy-types.js";
-import { segmentsToDelete as retentionRule } from "../../../src/log/policies/retention.js";
+import { retentionDeleteCount as retentionRule } from "../../../src/log/policies/retention.js";
 import { writeVarint } from "../../../src/format/varint.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { concat } from "../../support/bytes.js";

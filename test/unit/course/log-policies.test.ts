@@ -16,7 +16,7 @@ import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";
 import { seededRandom } from "../../../src/course/cases/case.js";
 import { countByPolicy } from "../../../src/log/policies/retention-policy.js";
-import { segmentsToDelete as retentionCount } from "../../../src/log/policies/retention.js";
+import { retentionDeleteCount as retentionCount } from "../../../src/log/policies/retention.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 
 const NAME = "t-0";

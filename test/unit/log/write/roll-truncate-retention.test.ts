@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
-import { segmentsToDelete, type SegmentSummary } from "../../../../src/log/policies/retention.js";
+import { retentionDeleteCount, type SegmentSummary } from "../../../../src/log/policies/retention.js";
 import { keepNothing } from "../../../../src/storage/sim-storage.js";
 import {
   NAME,
@@ -278,41 +278,41 @@ describe("segmentsToDelete", () => {
   const segs = [seg(0, 100, 10), seg(10, 100, 20), seg(20, 100, 30), seg(30, 100, 40)];
 
   it("segmentsToDelete: -1 turns each limit off", () => {
-    expect(segmentsToDelete(segs, { retentionBytes: -1, retentionMs: -1, now: 1e12 })).toBe(0);
+    expect(retentionDeleteCount(segs, { retentionBytes: -1, retentionMs: -1, now: 1e12 })).toBe(0);
   });
 
   it("segmentsToDelete: never the active (last) segment, even when everything is expired or over size", () => {
-    expect(segmentsToDelete(segs, { retentionBytes: 0, retentionMs: -1, now: 0 })).toBe(3);
-    expect(segmentsToDelete(segs, { retentionBytes: -1, retentionMs: 0, now: 1e12 })).toBe(3);
-    expect(segmentsToDelete([seg(0, 1000, 1)], { retentionBytes: 0, retentionMs: 0, now: 1e12 })).toBe(0);
-    expect(segmentsToDelete([], { retentionBytes: 0, retentionMs: 0, now: 1e12 })).toBe(0);
+    expect(retentionDeleteCount(segs, { retentionBytes: 0, retentionMs: -1, now: 0 })).toBe(3);
+    expect(retentionDeleteCount(segs, { retentionBytes: -1, retentionMs: 0, now: 1e12 })).toBe(3);
+    expect(retentionDeleteCount([seg(0, 1000, 1)], { retentionBytes: 0, retentionMs: 0, now: 1e12 })).toBe(0);
+    expect(retentionDeleteCount([], { retentionBytes: 0, retentionMs: 0, now: 1e12 })).toBe(0);
   });
 
   it("segmentsToDelete: by bytes, only as many as needed to get under the limit", () => {
-    expect(segmentsToDelete(segs, { retentionBytes: 400, retentionMs: -1, now: 0 })).toBe(0);
-    expect(segmentsToDelete(segs, { retentionBytes: 399, retentionMs: -1, now: 0 })).toBe(0); // dropping 100 would go to 300 < 399? no: excess is 1, a whole segment is 100
-    expect(segmentsToDelete(segs, { retentionBytes: 300, retentionMs: -1, now: 0 })).toBe(1);
-    expect(segmentsToDelete(segs, { retentionBytes: 250, retentionMs: -1, now: 0 })).toBe(1);
-    expect(segmentsToDelete(segs, { retentionBytes: 200, retentionMs: -1, now: 0 })).toBe(2);
+    expect(retentionDeleteCount(segs, { retentionBytes: 400, retentionMs: -1, now: 0 })).toBe(0);
+    expect(retentionDeleteCount(segs, { retentionBytes: 399, retentionMs: -1, now: 0 })).toBe(0); // dropping 100 would go to 300 < 399? no: excess is 1, a whole segment is 100
+    expect(retentionDeleteCount(segs, { retentionBytes: 300, retentionMs: -1, now: 0 })).toBe(1);
+    expect(retentionDeleteCount(segs, { retentionBytes: 250, retentionMs: -1, now: 0 })).toBe(1);
+    expect(retentionDeleteCount(segs, { retentionBytes: 200, retentionMs: -1, now: 0 })).toBe(2);
   });
 
   it("segmentsToDelete: by time, a prefix only: an expired segment after a live one stays", () => {
     const mixed = [seg(0, 1, 10), seg(1, 1, 500), seg(2, 1, 10), seg(3, 1, 10)];
-    expect(segmentsToDelete(mixed, { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(1);
-    expect(segmentsToDelete(mixed, { retentionBytes: -1, retentionMs: 100, now: 1000 })).toBe(3);
+    expect(retentionDeleteCount(mixed, { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(1);
+    expect(retentionDeleteCount(mixed, { retentionBytes: -1, retentionMs: 100, now: 1000 })).toBe(3);
     // Exactly at the limit is kept (Kafka deletes when now - maxTimestamp > retention.ms).
-    expect(segmentsToDelete([seg(0, 1, 100), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(
-      0,
-    );
+    expect(
+      retentionDeleteCount([seg(0, 1, 100), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 }),
+    ).toBe(0);
     // An empty segment (maxTimestamp -1) counts as expired.
-    expect(segmentsToDelete([seg(0, 0, -1), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 })).toBe(
-      1,
-    );
+    expect(
+      retentionDeleteCount([seg(0, 0, -1), seg(1, 1, 100)], { retentionBytes: -1, retentionMs: 100, now: 200 }),
+    ).toBe(1);
   });
 
   it("segmentsToDelete: both limits: a segment goes if either says so, still a prefix", () => {
-    expect(segmentsToDelete(segs, { retentionBytes: 300, retentionMs: 15, now: 40 })).toBe(2);
-    expect(segmentsToDelete(segs, { retentionBytes: 100, retentionMs: 1000, now: 40 })).toBe(3);
+    expect(retentionDeleteCount(segs, { retentionBytes: 300, retentionMs: 15, now: 40 })).toBe(2);
+    expect(retentionDeleteCount(segs, { retentionBytes: 100, retentionMs: 1000, now: 40 })).toBe(3);
   });
 });
 
