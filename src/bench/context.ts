@@ -68,7 +68,7 @@ export interface OpenedLog {
  * `LogDir.open` on an `FsStorage` at `path` (optionally wrapped, for counting syncs), then its
  * one log. The CLI has no path opener of its own, so it opens the storage itself.
  */
-export async function openLog(
+export async function openBenchLog(
   ctx: BenchContext,
   path: string,
   options: { log?: LogOptions; dir?: Omit<LogDirOptions, "log">; wrap?: (s: Storage) => Storage } = {},
@@ -148,7 +148,7 @@ export async function buildLog(
   records: readonly RecordInput[],
   log: LogOptions = {},
 ): Promise<number> {
-  const opened = await openLog(ctx, path, { log });
+  const opened = await openBenchLog(ctx, path, { log });
   try {
     // A few appends in flight at once (group commit makes the build quick), never many past the target.
     let batchBytes = 0;

@@ -15,12 +15,11 @@ import {
   encodeConsumerOffsets,
 } from "../../format/consumer-offsets.js";
 import type { Storage } from "../../storage/storage.js";
-import { isNoRoom, TMP_SUFFIX, writeFileAtomically } from "./checkpoint-files.js";
+import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
-export const CONSUMER_OFFSET_TMP = CONSUMER_OFFSET_CHECKPOINT + TMP_SUFFIX;
 
 /** Most (consumer, partition) positions a directory keeps: the file's size bound follows from it. */
 export const MAX_POSITIONS = 65_536;

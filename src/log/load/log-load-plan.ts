@@ -12,7 +12,7 @@ import { checkOverlapAgrees } from "./overlap.js";
 import { report } from "../options/recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
-export type Step =
+export type LoadStep =
   /** Write what the segment's plan decided (its walk already wrote back what its fsync must write). */
   | { readonly kind: "commit"; readonly segment: Segment }
   /** Delete these segments, newest first. */
@@ -45,7 +45,7 @@ export class Tally {
 }
 
 export interface Plan {
-  readonly steps: Step[];
+  readonly steps: LoadStep[];
   readonly tally: Tally;
   /** Unclean only: the checkpointed start is past every surviving record; start over, empty, there. */
   readonly startOverAt: number | undefined;
@@ -65,7 +65,7 @@ export async function planLoad(
   retiredBases: readonly number[] = [],
 ): Promise<Plan> {
   const tally = new Tally();
-  const steps: Step[] = [];
+  const steps: LoadStep[] = [];
   const commits = new Set<Segment>();
   const commit = (segment: Segment): void => {
     if (commits.has(segment)) return;
@@ -132,7 +132,7 @@ interface Planning {
   readonly segments: Segment[];
   readonly retiredBases: readonly number[];
   readonly tally: Tally;
-  readonly steps: Step[];
+  readonly steps: LoadStep[];
   readonly recoveryPoint: number;
   readonly firstToRecover: number;
   /** Plans writing this segment's plan (once, however often it is asked). */
