@@ -64,7 +64,7 @@ export function resolveReadBatchesOptions(options: ReadBatchesOptions): Required
 }
 
 /** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
-export async function readRecords(
+export async function readLogRecords(
   s: LogState,
   offset: number,
   maxBytes: number,
@@ -83,7 +83,7 @@ export async function readRecords(
 }
 
 /**
- * `readRecords` for `Log.read`. A read of a few records (a lookup: `maxRecords: 1`) first takes
+ * `readLogRecords` for `Log.read`. A read of a few records (a lookup: `maxRecords: 1`) first takes
  * only the batch holding `offset`: reading, checking and decoding `maxBytes` of batches (1 MiB,
  * and a read-ahead) to keep one record of them was most of a random lookup. When that batch
  * holds `maxRecords` records from `offset` on, they are what the whole read would have returned
@@ -96,10 +96,10 @@ export async function readFewRecords(
   maxRecords: number,
 ): Promise<LogRecord[]> {
   if (maxRecords !== Number.POSITIVE_INFINITY && maxBytes > 1) {
-    const first = await readRecords(s, offset, 1, maxRecords); // at least one whole batch (minOneMessage)
+    const first = await readLogRecords(s, offset, 1, maxRecords); // at least one whole batch (minOneMessage)
     if (first.length >= maxRecords) return first;
   }
-  return readRecords(s, offset, maxBytes, maxRecords);
+  return readLogRecords(s, offset, maxBytes, maxRecords);
 }
 
 /** The last offset of the last whole batch in `raw`. */
@@ -150,7 +150,7 @@ export function readLimit(s: LogState, durable: boolean): number {
   return durable ? Math.min(end, s.recoveryPoint) : end;
 }
 
-/** `readRecords` of only the records below the recovery point; the offset is range-checked as ever. */
+/** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
 export async function readDurableRecords(
   s: LogState,
   offset: number,
@@ -163,7 +163,7 @@ export async function readDurableRecords(
   // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
   // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
   const want = Math.min(maxRecords, limit - offset);
-  const records = await (maxRecords === Number.POSITIVE_INFINITY ? readRecords : readFewRecords)(
+  const records = await (maxRecords === Number.POSITIVE_INFINITY ? readLogRecords : readFewRecords)(
     s,
     offset,
     maxBytes,

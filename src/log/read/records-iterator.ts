@@ -8,7 +8,7 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import { describeValue } from "../../format/record-codec.js";
 import { type Present, resolveOptions } from "../../options.js";
 import { booleanOption, checkOffset, outOfRange } from "../options/log-arguments.js";
-import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readRecords } from "./log-read.js";
+import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords } from "./log-read.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import { waitUntil } from "./wait-until.js";
@@ -140,10 +140,10 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     if (it.next >= stop) return [];
     // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
     // fewer, and records at or past `stop` may follow them: those wait for a later read.
-    const found = await readRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    const found = await readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
     // The log holds offsets up to its end, so a read below it always finds a record: never
     // end an iteration early without saying why. (In the cleaned part of a compacted log the
-    // cleaner may have dropped every record up to the end: readRecords read on to it.)
+    // cleaner may have dropped every record up to the end: readLogRecords read on to it.)
     if (found.length === 0 && it.next >= s.offsetGaps.below) {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });

@@ -64,7 +64,7 @@ const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 export const isBuiltin = (spec: string) => spec.startsWith("node:") || BUILTINS.has(spec);
 
 /** The tree path a relative specifier names: `./x.js` is `x.ts` on disk, as the bundler resolves it. */
-function resolveIn(files: ReadonlyMap<string, string>, from: string, spec: string): string | undefined {
+export function resolveIn(files: ReadonlyMap<string, string>, from: string, spec: string): string | undefined {
   const base = posix.join(posix.dirname(from), spec);
   const swapped = base
     .replace(/\.js$/, ".ts")
