@@ -12,7 +12,7 @@ import type { ResolvedLogOptions } from "./options/log-options.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./checkpoints/root-files.js";
 
 /** What the LogDir read at its open, and what it lends the log. */
-export interface ReadOnlyOpen {
+interface ReadOnlyOpen {
   readonly storage: Storage;
   readonly clean: boolean;
   readonly pollMs: number;

@@ -28,7 +28,7 @@ export function maxCheckpointBytes(partitions: number): number {
 }
 
 /** What reading a checkpoint file found. */
-export type CheckpointRead =
+type CheckpointRead =
   | { readonly state: "absent" }
   /** There, but not a checkpoint: too large, not a file, not UTF-8, or not the format. */
   | { readonly state: "malformed"; readonly reason: string }

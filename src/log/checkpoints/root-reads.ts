@@ -17,7 +17,7 @@ import { parsePartitionName } from "./partition-names.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
 /** What the root held at open. */
-export interface RootRead {
+interface RootRead {
   /** The clean-shutdown marker is there. */
   readonly clean: boolean;
   /** Every partition-like name in the root (not `stat`ed). */

@@ -13,7 +13,7 @@ import { writeCleaned } from "./cleaned-segment.js";
 import { CLEANED_SUFFIX, type CleaningRules } from "./cleaning-rules.js";
 import { swapIn } from "./swap.js";
 
-export interface GroupDone {
+interface GroupDone {
   readonly bytesBefore: number;
   readonly bytesAfter: number;
   readonly recordsBefore: number;

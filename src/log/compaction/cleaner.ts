@@ -29,7 +29,7 @@ export async function compactNow(s: LogState): Promise<CompactionResult> {
 }
 
 /** Cleans the log now, every step in this turn (inside its queue, under `guard`). `now` is the clock's wall time. */
-export async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
+async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
   const pass = await startPass(s, now);
   if (pass === undefined) return nothingCleaned(s.offsetGaps.below);
   try {

@@ -37,7 +37,7 @@ export interface ConsumerPosition {
 }
 
 /** What a Consumer needs of its directory. */
-export interface ConsumerHost {
+interface ConsumerHost {
   readonly store: PositionStore;
   /** Throws if the directory cannot take this call now (closed, read-only for commits). */
   readonly check: (op: "commit" | "read") => void;
@@ -59,7 +59,7 @@ export function corruptPositions(reason: string): PagelogError {
   );
 }
 
-export function checkPartitionArgument(partition: unknown): asserts partition is string {
+function checkPartitionArgument(partition: unknown): asserts partition is string {
   if (typeof partition !== "string" || parsePartitionName(partition) === undefined) {
     throw new TypeError(
       `partition must be a partition directory name <topic>-<partition> (a topic of [a-zA-Z0-9._-], a partition in [0, 2147483647], at most ${MAX_DIR_NAME_LENGTH} characters), got ${describeValue(partition)}`,

@@ -12,7 +12,7 @@ import { checkOverlapAgrees } from "./overlap.js";
 import { report } from "../options/recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
-export type LoadStep =
+type LoadStep =
   /** Write what the segment's plan decided (its walk already wrote back what its fsync must write). */
   | { readonly kind: "commit"; readonly segment: Segment }
   /** Delete these segments, newest first. */

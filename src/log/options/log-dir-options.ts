@@ -81,10 +81,10 @@ export interface LogDirRecovery {
 }
 
 /** `LogDirOptions.pollMs`'s default. */
-export const DEFAULT_POLL_MS = 100;
+const DEFAULT_POLL_MS = 100;
 
 /** One resolver per LogDir.open option: the keys here are every option it takes. */
-export type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & {
+type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & {
   onProgress: ProgressListener | undefined;
 };
 export const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> = {

@@ -217,7 +217,7 @@ const MAX_INT32 = 0x7fffffff;
 export const MAX_TIMER_MS = MAX_INT32;
 export { systemClock } from "./log-clock.js";
 
-export const LOG_DEFAULTS = {
+const LOG_DEFAULTS = {
   segmentBytes: 1 << 30,
   segmentMs: 7 * 24 * 60 * 60 * 1000,
   indexIntervalBytes: 4096,

@@ -10,7 +10,7 @@ import type { Storage } from "../../storage/storage.js";
  * Opens a Storage rooted at a directory path: creating it if missing, or with `readOnly`
  * (a read-only LogDir) only if it exists (`PAGELOG_NOT_FOUND`), creating nothing.
  */
-export type PathStorageOpener = (path: string, options?: { readOnly?: boolean }) => Promise<Storage>;
+type PathStorageOpener = (path: string, options?: { readOnly?: boolean }) => Promise<Storage>;
 
 let opener: PathStorageOpener | undefined;
 

@@ -9,7 +9,7 @@ import { callPolicy, policyError, shown } from "../../segment/policies/policy-er
 import type { CoursePolicies, RetentionSegment } from "../../policies/policy-types.js";
 import { type RetentionLimits, retentionDeleteCount, type SegmentSummary } from "./retention.js";
 
-export type RetentionPolicy = CoursePolicies["segmentsToDelete"];
+type RetentionPolicy = CoursePolicies["segmentsToDelete"];
 
 /** How many of the oldest segments to delete, by the reader's rule, checked. */
 export function countByPolicy(

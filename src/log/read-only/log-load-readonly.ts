@@ -22,7 +22,7 @@ import { type CheckpointedValues, followCleanPoint, type ReadOnlyState } from ".
 import { SegmentSlot, type SlotContext } from "../state/segment-slot.js";
 import { TailMarks } from "../state/tail-marks.js";
 
-export interface ReadOnlyLoad extends LoadedLog {
+interface ReadOnlyLoad extends LoadedLog {
   /** Below the checkpointed recovery point (and the end): what a durable read may return. */
   readonly recoveryPoint: number;
   readonly marks: Map<number, TailMarks>;

@@ -14,7 +14,7 @@ import { cutCursors, openCursor, type ReadCursor } from "../state/read-cursors.j
 import type { ReadOnlyState } from "../state/read-only-state.js";
 import { replaceAllSegments } from "../state/segment-list.js";
 
-export interface RefreshDraft {
+interface RefreshDraft {
   /** A copy of the state whose list, start, recovery point and cursors a refresh changes. */
   readonly s: LogState;
   /** A copy of the read-only state (its own marks map). */

@@ -14,7 +14,7 @@ import type { Storage } from "../../storage/storage.js";
 export const RETIRED_SUFFIX = ".deleted";
 
 /** A segment to delete: a loaded `Segment` or a log's slot of one (idle or not). */
-export interface DoomedSegment {
+interface DoomedSegment {
   readonly baseOffset: number;
   /** Index files with no `.log` inside its span that a clean open left for its first use (a slot's). */
   readonly orphans?: readonly string[];

@@ -32,7 +32,7 @@ export interface SlotContext {
   readonly readOnly?: boolean;
 }
 
-export interface FirstUses {
+interface FirstUses {
   /** Idle segments loaded (opened, sized and checked). */
   segmentsLoaded: number;
   /** Of those, the ones whose indexes failed a check (or were missing) and were rebuilt. */

@@ -15,7 +15,7 @@
  * What the tree reads of a log's state (LogState has it; a structural type here, so that
  * log-state.ts, which holds the tree, and this file do not import each other).
  */
-export interface TimestampSource {
+interface TimestampSource {
   readonly segments: readonly { readonly segment?: { readonly maxTimestamp: number } | undefined }[];
   readonly segmentsVersion: number;
   timestampTree: TimestampTree | undefined;

@@ -14,7 +14,7 @@ const fallbackAsyncDispose: unique symbol = Symbol.for("Symbol.asyncDispose");
 type AsyncDisposeOf<C> = C extends { readonly asyncDispose: symbol } ? C["asyncDispose"] : typeof fallbackAsyncDispose;
 
 /** `typeof Symbol.asyncDispose` when the lib declares it, else `typeof fallbackAsyncDispose`. */
-export type AsyncDisposeSymbol = AsyncDisposeOf<SymbolConstructor>;
+type AsyncDisposeSymbol = AsyncDisposeOf<SymbolConstructor>;
 
 /**
  * The key of `Log`'s and `LogDir`'s `await using` method: `Symbol.asyncDispose` where the runtime has it, else the
