@@ -1,22 +1,26 @@
 /**
  * Opening a partition's segments, as Kafka's LogLoader does, with pagelog's stricter rules.
  *
- * An open decides before it changes anything. First a plan, which only reads:
- * 1. Clean shutdown: only the active segment is opened and checked (its log trusted, its indexes
- *    sanity-checked, a rebuild planned for any that fail); every older segment stays idle and gets
- *    the same check on its first use (segment-slot.ts). Unclean: segments wholly below the
- *    recovery point get that check here;
- *    from the segment holding the recovery point to the last, `Segment.planRecovery()` walks
- *    every batch, rebuilds the indexes in memory and plans a cut at the first bad byte; every
- *    segment after a cut or a gap in offsets is planned for deletion.
- * 2. Reject (`PAGELOG_CORRUPT`) whatever would lose acknowledged records: damage below the
- *    recovery point, a recovery point past the end, and after a clean shutdown (when every
- *    record was durable) an overlap of segments or a checkpointed start past the end.
- * A rejected plan leaves every file as it was. An accepted one is then carried out, in order:
+ * An open decides before it changes anything, in the two phases docs/recovery.md tells. First
+ * the plan (log-load-plan.ts), which only reads:
+ * - Clean shutdown: only the active segment is opened and checked (its log trusted, its indexes
+ *   sanity-checked, a rebuild planned for any that fail); every older segment stays idle and gets
+ *   the same check on its first use (segment-slot.ts). Unclean: segments wholly below the
+ *   recovery point get that check here;
+ *   from the segment holding the recovery point to the last, `Segment.planRecovery()` walks
+ *   every batch, rebuilds the indexes in memory and plans a cut at the first bad byte; every
+ *   segment after a cut or a gap in offsets is planned for deletion.
+ * - It rejects (`PAGELOG_CORRUPT`) whatever would lose acknowledged records: damage below the
+ *   recovery point, a recovery point past the end, and after a clean shutdown (when every
+ *   record was durable) an overlap of segments or a checkpointed start past the end.
+ * A rejected plan leaves every file as it was. An accepted one is then carried out
+ * (log-load-apply.ts), in order:
  * leftovers (`*.tmp`, `*.deleted`, `*.cleaned`, index files whose `.log` is gone) removed, each
  * planned cut and rebuild written, deletions newest first (so a crash while deleting leaves a
  * prefix). Every truncation and deletion is durable (file fsync, directory fsync) before this
  * returns, so the log never accepts an append on top of something a crash could undo.
+ * Before both phases, the swaps of a cleaning a crash interrupted are finished (complete-swaps.ts):
+ * the cleaner's protocol, whose commit point was already durable.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { Segment } from "../../segment/segment.js";
@@ -88,9 +92,10 @@ function now(): number {
 }
 
 /**
- * Opens a partition's segments in three named phases: `survey` (which files are there),
- * `decide` (open the segments and plan, reading only: a rejection leaves every file as it was),
- * and `carryOut` (log-load-apply.ts). Then only the active segment stays loaded.
+ * Opens a partition's segments: the interrupted swaps finished, then the two phases, the plan
+ * (`survey`, which files are there, then `decide`, which opens the segments and plans, reading
+ * only: a rejection leaves every file as it was) and its carrying out (`carryOut`,
+ * log-load-apply.ts). Then only the active segment stays loaded.
  */
 export async function loadLog(input: LoadInput): Promise<LoadedLog> {
   const started = now();
@@ -191,7 +196,7 @@ function orphansOfIdle(
 }
 
 /**
- * Phase 1, reading only: the directory's segment base offsets (sorted) and its leftovers
+ * The plan, first step (reading only): the directory's segment base offsets (sorted) and its leftovers
  * (`*.tmp`, `*.deleted`, `*.cleaned`, index files whose `.log` is gone). Refuses a `.swap`.
  */
 async function survey(
@@ -236,7 +241,7 @@ async function survey(
 }
 
 /**
- * Phase 2, reading only: opens the segments at `bases` (after a clean shutdown, the last only)
+ * The plan, second step (reading only): opens the segments at `bases` (after a clean shutdown, the last only)
  * and plans (log-load-plan.ts). A rejected plan closes every handle and throws with nothing written.
  */
 async function decide(

@@ -146,6 +146,19 @@ describe("layers", () => {
     expect(long).toEqual([]);
   });
 
+  it("every file a src/ comment names (`log-loader.ts`, `bin.ts`) is a file of the repository", () => {
+    const names = new Set(
+      [...tree.keys(), ...readTree("test").map(([path]) => path)].map((p) => p.slice(p.lastIndexOf("/") + 1)),
+    );
+    const named = [...tree]
+      .filter(([path]) => path.startsWith("src/"))
+      .flatMap(([path, text]) =>
+        [...text.matchAll(/(?<![\w.-])[a-z0-9][a-z0-9-]*\.m?ts\b/g)].map((m) => [path, m[0]] as const),
+      );
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.filter(([, name]) => !names.has(name)).map(([path, name]) => `${path} names ${name}`)).toEqual([]);
+  });
+
   it("the test sees the whole tree and every import form", () => {
     expect(tree.size).toBeGreaterThan(150);
     expect(tree.has("src/log/load/log-loader.ts")).toBe(true);
