@@ -1,4 +1,4 @@
-/**
+/*
  * The log's two readings of time. Wall time (`clock.now()`) stamps records and drives
  * retention; elapsed time (a `Stopwatch`) decides when `flushMs` and `segmentMs` are up, so a
  * wall clock set back an hour never holds a flush or a roll off for an hour.
