@@ -15,8 +15,8 @@ export type { PagelogErrorOptions, PolicyFault } from "./errors.js";
 // The log.
 export { LogDir, parsePartitionName } from "./log/log-dir.js";
 export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-dir.js";
-export { Consumer } from "./log/consumer.js";
-export type { ConsumerPosition, ConsumerPositionState } from "./log/consumer.js";
+export { Consumer } from "./log/consumers/consumer.js";
+export type { ConsumerPosition, ConsumerPositionState } from "./log/consumers/consumer.js";
 export { Log } from "./log/log.js";
 export type {
   CompactionResult,
@@ -28,7 +28,13 @@ export type {
   RecordsOptions,
   WaitOptions,
 } from "./log/log.js";
-export type { CleanupPolicy, CleanupPolicyInput, Clock, LogOptions, ResolvedLogOptions } from "./log/log-options.js";
+export type {
+  CleanupPolicy,
+  CleanupPolicyInput,
+  Clock,
+  LogOptions,
+  ResolvedLogOptions,
+} from "./log/options/log-options.js";
 export type { BytesInput, Crc32c, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
 // LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.
 export type {
@@ -39,8 +45,8 @@ export type {
   RetentionSegment,
 } from "./policies/policy-types.js";
 // Moves to `pagelog/course` with the retention exercise (a later issue).
-export { segmentsToDelete } from "./log/retention.js";
-export type { RetentionLimits, SegmentSummary } from "./log/retention.js";
+export { retentionDeleteCount } from "./log/policies/retention.js";
+export type { RetentionLimits, SegmentSummary } from "./log/policies/retention.js";
 
 // Storage: the interface, the pool every LogDir reads and writes through, and the simulator.
 export type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage/storage.js";

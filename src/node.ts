@@ -3,7 +3,7 @@
  * plus `FsStorage`, and `LogDir.open(path)` opening an `FsStorage` rooted at the path.
  * docs/entry-points.md explains the split.
  */
-import { setPathStorageOpener } from "./log/path-storage.js";
+import { setPathStorageOpener } from "./log/options/path-storage.js";
 import { FsStorage } from "./storage/fs-storage.js";
 
 export * from "./index.js";

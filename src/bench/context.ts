@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Crc32c, RecordInput } from "../format/index.js";
 import { LogDir, type LogDirOptions } from "../log/log-dir.js";
 import type { Log } from "../log/log.js";
-import type { LogOptions } from "../log/log-options.js";
+import type { LogOptions } from "../log/options/log-options.js";
 import { FsStorage } from "../storage/fs-storage.js";
 import type { Storage } from "../storage/storage.js";
 import { keep, MB, peakRssMB, xorshift } from "./measure.js";
@@ -68,7 +68,7 @@ export interface OpenedLog {
  * `LogDir.open` on an `FsStorage` at `path` (optionally wrapped, for counting syncs), then its
  * one log. The CLI has no path opener of its own, so it opens the storage itself.
  */
-export async function openLog(
+export async function openBenchLog(
   ctx: BenchContext,
   path: string,
   options: { log?: LogOptions; dir?: Omit<LogDirOptions, "log">; wrap?: (s: Storage) => Storage } = {},
@@ -148,7 +148,7 @@ export async function buildLog(
   records: readonly RecordInput[],
   log: LogOptions = {},
 ): Promise<number> {
-  const opened = await openLog(ctx, path, { log });
+  const opened = await openBenchLog(ctx, path, { log });
   try {
     // A few appends in flight at once (group commit makes the build quick), never many past the target.
     let batchBytes = 0;

@@ -7,7 +7,7 @@
 import { closeSync, openSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBatch, type RecordInput } from "../format/index.js";
-import { type BenchContext, freshDir, makeRecords, openLog, removeDir, scaled } from "./context.js";
+import { type BenchContext, freshDir, makeRecords, openBenchLog, removeDir, scaled } from "./context.js";
 import { plural } from "../text/plural.js";
 import { keep, MB, type Measured, mbPerSecond, timed } from "./measure.js";
 
@@ -18,7 +18,7 @@ const RING = 8;
 async function pagelogAppends(ctx: BenchContext, records: readonly RecordInput[], calls: number): Promise<number> {
   const path = freshDir(ctx.tmpfsDir, "append");
   try {
-    const opened = await openLog(ctx, path);
+    const opened = await openBenchLog(ctx, path);
     try {
       const before = opened.log.size;
       const { ms } = await timed(async () => {
@@ -132,7 +132,7 @@ export async function appendInFlight(ctx: BenchContext): Promise<Measured[]> {
   const run = async (one: (append: (r: readonly RecordInput[]) => Promise<unknown>) => Promise<unknown>) => {
     const path = freshDir(ctx.tmpfsDir, "in-flight");
     try {
-      const opened = await openLog(ctx, path);
+      const opened = await openBenchLog(ctx, path);
       try {
         const append = (r: readonly RecordInput[]) => opened.log.append(r);
         const { ms } = await timed(async () => {

@@ -12,7 +12,7 @@ import {
   type BenchContext,
   crcPass,
   freshDir,
-  openLog,
+  openBenchLog,
   PARTITION,
   readSegments,
   removeDir,
@@ -34,7 +34,7 @@ function keyed(from: number, round: number): RecordInput[] {
 
 /** Every key updated `updates` times, appended with the delete policy (nothing cleans while building), closed. */
 async function buildKeyed(ctx: BenchContext, path: string, updates: number): Promise<void> {
-  const opened = await openLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES } });
+  const opened = await openBenchLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES } });
   try {
     for (let round = 0; round < updates; round++) {
       const calls = [];
@@ -59,7 +59,7 @@ export async function compactThroughput(ctx: BenchContext): Promise<Measured[]> 
       const total = bytes.reduce((n, b) => n + b.length, 0);
       reference.push(mbPerSecond(total, (await timed(() => crcPass(ctx.crc, bytes))).ms));
       ctx.markRss();
-      const opened = await openLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
+      const opened = await openBenchLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
       try {
         const { ms, value } = await timed(() => opened.log.compact());
         pagelog.push(mbPerSecond(value.bytesBefore, ms));
@@ -93,7 +93,7 @@ export async function compactSpace(ctx: BenchContext): Promise<Measured[]> {
     try {
       await buildKeyed(ctx, path, updates);
       before.push(logMB(path));
-      const opened = await openLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
+      const opened = await openBenchLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
       try {
         // The open finds it all dirty and starts a background cleaning; compact() takes it over.
         await opened.log.compact();
@@ -136,7 +136,7 @@ export async function appendDuringClean(ctx: BenchContext): Promise<Measured[]> 
     try {
       await buildKeyed(ctx, path, updates);
       // Reopened as a compacted log: its open finds it all dirty and starts a background cleaning.
-      const opened = await openLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
+      const opened = await openBenchLog(ctx, path, { log: { segmentBytes: SEGMENT_BYTES, cleanupPolicy: "compact" } });
       try {
         const cleaner = backgroundCleanerOf(opened.log)!;
         let cleaning = true;

@@ -6,7 +6,7 @@
 import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBatch } from "../format/index.js";
-import { type BenchContext, freshDir, makeRecords, openLog, removeDir, scaled } from "./context.js";
+import { type BenchContext, freshDir, makeRecords, openBenchLog, removeDir, scaled } from "./context.js";
 import { CountingStorage } from "./counting-storage.js";
 import { type Measured, perSecond, timed } from "./measure.js";
 
@@ -21,7 +21,7 @@ export async function durableAppend(ctx: BenchContext): Promise<Measured[]> {
     const path = freshDir(ctx.diskDir, "durable");
     try {
       let counter: CountingStorage | undefined;
-      const opened = await openLog(ctx, path, {
+      const opened = await openBenchLog(ctx, path, {
         log: { flushMessages: 1 },
         wrap: (storage) => (counter = new CountingStorage(storage)),
       });

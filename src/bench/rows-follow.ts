@@ -5,7 +5,7 @@
  * the finished log).
  */
 import type { Log } from "../log/log.js";
-import { type BenchContext, freshDir, makeRecords, openLog, removeDir, scaled } from "./context.js";
+import { type BenchContext, freshDir, makeRecords, openBenchLog, removeDir, scaled } from "./context.js";
 import { MB, type Measured, mbPerSecond, stats } from "./measure.js";
 
 /** Microseconds on the monotonic clock. */
@@ -53,7 +53,7 @@ export async function followLatency(ctx: BenchContext): Promise<Measured[]> {
   const path = freshDir(ctx.tmpfsDir, "follow-latency");
   try {
     for (let r = 0; r < ctx.repeats; r++) {
-      const opened = await openLog(ctx, freshDir(ctx.tmpfsDir, "follow-latency"));
+      const opened = await openBenchLog(ctx, freshDir(ctx.tmpfsDir, "follow-latency"));
       try {
         const values = await latencies(opened.log, count);
         medians.push(stats(values).median);
@@ -121,7 +121,7 @@ export async function followThroughput(ctx: BenchContext): Promise<Measured[]> {
   const path = freshDir(ctx.tmpfsDir, "follow-throughput");
   try {
     for (let r = 0; r < ctx.repeats; r++) {
-      const opened = await openLog(ctx, freshDir(ctx.tmpfsDir, "follow-throughput"));
+      const opened = await openBenchLog(ctx, freshDir(ctx.tmpfsDir, "follow-throughput"));
       try {
         const seen = await followWhileWriting(opened.log, calls);
         follower.push(seen.follower);
@@ -130,7 +130,7 @@ export async function followThroughput(ctx: BenchContext): Promise<Measured[]> {
       } finally {
         await opened.close();
       }
-      const alone = await openLog(ctx, freshDir(ctx.tmpfsDir, "follow-throughput"));
+      const alone = await openBenchLog(ctx, freshDir(ctx.tmpfsDir, "follow-throughput"));
       try {
         writerAlone.push(await writeAlone(alone.log, calls));
       } finally {

@@ -6,7 +6,7 @@
  */
 import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BenchContext, freshDir, openLog, removeDir, scaled } from "./context.js";
+import { type BenchContext, freshDir, openBenchLog, removeDir, scaled } from "./context.js";
 import { CountingStorage } from "./counting-storage.js";
 import { type Measured, perSecond, timed } from "./measure.js";
 
@@ -22,7 +22,7 @@ export async function consumerCommits(ctx: BenchContext): Promise<Measured[]> {
     const path = freshDir(ctx.diskDir, "positions");
     try {
       let counter: CountingStorage | undefined;
-      const opened = await openLog(ctx, path, { wrap: (storage) => (counter = new CountingStorage(storage)) });
+      const opened = await openBenchLog(ctx, path, { wrap: (storage) => (counter = new CountingStorage(storage)) });
       try {
         const consumers = Array.from({ length: 8 }, (_, i) => opened.dir.consumer(`group-${i}`));
         await consumers[0]!.commit("bench-0", 0); // the file's first write, not measured

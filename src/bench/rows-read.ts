@@ -15,7 +15,7 @@ import {
   crcPass,
   freshDir,
   makeRecords,
-  openLog,
+  openBenchLog,
   PARTITION,
   readSegments,
   removeDir,
@@ -60,7 +60,7 @@ export async function recoveryScan(ctx: BenchContext): Promise<Measured[]> {
       // No marker and no recovery point: the open walks every batch from offset 0.
       rmSync(join(path, CLEAN_SHUTDOWN_FILE), { force: true });
       rmSync(join(path, RECOVERY_POINT_CHECKPOINT), { force: true });
-      const { ms, value: opened } = await timed(() => openLog(ctx, path));
+      const { ms, value: opened } = await timed(() => openBenchLog(ctx, path));
       try {
         const scanned = opened.log.recovery.bytesScanned;
         if (opened.log.recovery.clean || scanned !== logBytes)
@@ -113,7 +113,7 @@ async function readRepeats(
   logBytes: number,
   read: (log: Log) => Promise<number>,
 ): Promise<number[]> {
-  const opened = await openLog(ctx, path);
+  const opened = await openBenchLog(ctx, path);
   try {
     const out: number[] = [];
     for (let r = 0; r < ctx.repeats; r++) {
@@ -180,7 +180,7 @@ export async function cleanReopenBytes(ctx: BenchContext): Promise<Measured[]> {
   const small = await readLog(ctx, "reopen-small", scaled(ctx, MB));
   try {
     const reopen = async (path: string) => {
-      const { ms, value: opened } = await timed(() => openLog(ctx, path));
+      const { ms, value: opened } = await timed(() => openBenchLog(ctx, path));
       const clean = opened.log.recovery.clean;
       await opened.close();
       if (!clean) throw new Error("the reopen was not clean");

@@ -8,7 +8,15 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBatch, type RecordInput, readBatchHeader } from "../format/index.js";
-import { type BenchContext, freshDir, makeRecords, openLog, PARTITION, scaled, segmentLogFiles } from "./context.js";
+import {
+  type BenchContext,
+  freshDir,
+  makeRecords,
+  openBenchLog,
+  PARTITION,
+  scaled,
+  segmentLogFiles,
+} from "./context.js";
 import { below, type Measured, perSecond, timed, xorshift } from "./measure.js";
 
 const RECORDS_PER_BATCH = 10;
@@ -34,7 +42,7 @@ export async function buildSegmentsFixture(ctx: BenchContext): Promise<Fixture> 
   const segmentBytes = encodeBatch(batchOf(0), { baseOffset: 0, timestamp: 0 }).length;
   // maxBatchBytes of one batch: group commit shares a batch only up to half of it, so each
   // append stays a batch of its own (and a segment of its own).
-  const opened = await openLog(ctx, path, { log: { segmentBytes, maxBatchBytes: segmentBytes } });
+  const opened = await openBenchLog(ctx, path, { log: { segmentBytes, maxBatchBytes: segmentBytes } });
   try {
     // Many appends in flight at once: group commit writes them (and rolls between them) in one go.
     const inFlight = 250;
@@ -58,7 +66,7 @@ export async function reopenSegments(ctx: BenchContext): Promise<Measured[]> {
   const pagelog: number[] = [];
   const reference: number[] = [];
   for (let r = 0; r < ctx.repeats; r++) {
-    const { ms, value: opened } = await timed(() => openLog(ctx, fixture.path));
+    const { ms, value: opened } = await timed(() => openBenchLog(ctx, fixture.path));
     const count = opened.log.segmentCount;
     const clean = opened.log.recovery.clean;
     await opened.close();
@@ -138,7 +146,7 @@ export async function lookups(ctx: BenchContext): Promise<Measured[]> {
     const next = xorshift(seed);
     return Array.from({ length: count }, () => below(next, fixture.records));
   };
-  const opened = await openLog(ctx, fixture.path);
+  const opened = await openBenchLog(ctx, fixture.path);
   const read = { pagelog: [] as number[], reference: [] as number[] };
   const byTime = { pagelog: [] as number[], reference: [] as number[] };
   try {

@@ -1,7 +1,7 @@
 /**
  * The pagelog command's dispatcher: one file per command in this folder, each
  * `run(args, io) → exit code`. Errors are one line and a non-zero exit, never a stack trace.
- * (`bin.ts` is the executable; tests call `main` in-process.)
+ * (`main.ts` is the executable, built to dist/cli.js; tests call `main` in-process.)
  */
 import { type CliIo, type Command, UsageError } from "./io.js";
 import { VERSION } from "./version.js";

@@ -4,7 +4,7 @@
  */
 import { HEADER_SIZE_UP_TO_MAGIC, LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MAGIC_V2 } from "../format/index.js";
 import { MIN_BATCH_LENGTH, writeVarint } from "../format/index.js";
-import { segmentsToDelete as retentionRule } from "../log/retention.js";
+import { retentionDeleteCount as retentionRule } from "../log/policies/retention.js";
 import type {
   CoursePolicies,
   IndexEntry,
@@ -38,7 +38,7 @@ export function lookup(index: readonly IndexEntry[], target: number): IndexEntry
 /**
  * Chapter 3, retention: how many of the oldest segments to delete. Kafka:
  * `UnifiedLog.deleteOldSegments` with `retention.ms` / `retention.bytes`. The rule itself is the
- * one pagelog's `Log` applies (src/log/retention.ts); this only adapts the course's shape to it.
+ * one pagelog's `Log` applies (src/log/policies/retention.ts); this only adapts the course's shape to it.
  */
 export function segmentsToDelete(segments: readonly RetentionSegment[], now: number, config: RetentionConfig): number {
   const summaries = segments.map((s) => ({

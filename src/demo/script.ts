@@ -9,7 +9,7 @@ import { flushLabel } from "./render.js";
 import { type DemoSession, FLUSH_CHOICES, type LossCount } from "./session.js";
 import type { PolicyBreak } from "./policy-outcome.js";
 
-export type Step =
+export type ScriptStep =
   | { readonly kind: "produce"; readonly count: number }
   | { readonly kind: "writeback"; readonly pages: number | undefined }
   | { readonly kind: "cut" }
@@ -31,7 +31,7 @@ const BREAK_IT_BATCHES = 4;
 /** Largest count one step takes: a typo such as "produce 50000" should not hang a pipe. */
 const MAX_STEP_COUNT = 1000;
 
-const WORDS: Record<string, Step["kind"]> = {
+const WORDS: Record<string, ScriptStep["kind"]> = {
   produce: "produce",
   p: "produce",
   writeback: "writeback",
@@ -50,8 +50,8 @@ const WORDS: Record<string, Step["kind"]> = {
   q: "quit",
 };
 
-export function parseScript(text: string): Step[] {
-  const steps: Step[] = [];
+export function parseScript(text: string): ScriptStep[] {
+  const steps: ScriptStep[] = [];
   for (const raw of text.split(/[,;\n]/)) {
     const part = raw.trim();
     if (part === "") continue;
@@ -88,7 +88,7 @@ export function parseScript(text: string): Step[] {
   return steps;
 }
 
-export function stepLabel(step: Step): string {
+export function stepLabel(step: ScriptStep): string {
   switch (step.kind) {
     case "produce":
       return step.count === 1 ? "produce" : `produce ${step.count}`;
@@ -102,7 +102,7 @@ export function stepLabel(step: Step): string {
 }
 
 /** Runs one step; returns what it did, in one line. */
-export async function applyStep(session: DemoSession, step: Step): Promise<string> {
+export async function applyStep(session: DemoSession, step: ScriptStep): Promise<string> {
   switch (step.kind) {
     case "produce":
       return session.produce(step.count);

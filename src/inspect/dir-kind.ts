@@ -11,7 +11,7 @@
  *   that hold only partition files (an empty one too, as a crash after `mkdir` leaves it).
  */
 import { ErrorCode, isPagelogError } from "../errors.js";
-import { parsePartitionName } from "../log/partition-names.js";
+import { parsePartitionName } from "../log/checkpoints/partition-names.js";
 import { parseSegmentFileName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
 

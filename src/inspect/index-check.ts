@@ -34,12 +34,6 @@ export interface IndexEntryReport {
   readonly problem?: string;
 }
 
-export interface IndexReport {
-  readonly entries: IndexEntryReport[];
-  /** Problems of the file as a whole (a partial trailing entry), with the byte they start at. */
-  readonly fileProblems: Array<{ byte: number; problem: string }>;
-}
-
 /** The segment as the checks see it: its base offset, its batches, and whether its `.log` exists. */
 export interface SegmentFacts {
   readonly baseOffset: number;

@@ -18,8 +18,8 @@
  */
 import { decodeCheckpoint } from "../format/checkpoint.js";
 import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../log/log-dir.js";
-import { readCheckpoint } from "../log/checkpoint-files.js";
-import { CLEANER_CHECKPOINT } from "../log/compaction/cleaner-checkpoint.js";
+import { readCheckpoint } from "../log/checkpoints/checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "../log/checkpoints/cleaner-checkpoint.js";
 import type { Storage } from "../storage/storage.js";
 import { scanLogDir, someNames } from "./dir-kind.js";
 import { readBounded } from "./file-read.js";

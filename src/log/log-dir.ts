@@ -14,37 +14,37 @@ import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js"
 import { HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
-import { openPathStorage } from "./path-storage.js";
-import { checkedClock, type Stopwatch, stopwatchFor } from "./log-clock.js";
-import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./log-options.js";
-import { SerialQueue } from "./serial-queue.js";
-import { asyncDispose } from "./async-dispose.js";
-import { writeFileAtomically } from "./checkpoint-files.js";
-import { CleanerCheckpoint } from "./compaction/cleaner-checkpoint.js";
-import { readRoot } from "./root-reads.js";
+import { openPathStorage } from "./options/path-storage.js";
+import { checkedClock, type Stopwatch, stopwatchFor } from "./options/log-clock.js";
+import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./options/log-options.js";
+import { SerialQueue } from "./util/serial-queue.js";
+import { asyncDispose } from "./util/async-dispose.js";
+import { writeFileAtomically } from "./checkpoints/checkpoint-files.js";
+import { CleanerCheckpoint } from "./checkpoints/cleaner-checkpoint.js";
+import { readRoot } from "./checkpoints/root-reads.js";
 import {
   CLEAN_SHUTDOWN_CONTENT,
   CLEAN_SHUTDOWN_FILE,
   LOCK_FILE,
   LOG_START_CHECKPOINT,
   RECOVERY_POINT_CHECKPOINT,
-} from "./root-files.js";
+} from "./checkpoints/root-files.js";
 import { openReadOnlyLog } from "./read-only-open.js";
-import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
-import type { ProgressListener } from "./recovery-progress.js";
-import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./log-dir-options.js";
-import type { Consumer } from "./consumer.js";
-import type { PositionsRead } from "./consumer-positions.js";
-import { DirConsumers } from "./dir-consumers.js";
+import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
+import type { ProgressListener } from "./options/recovery-progress.js";
+import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
+import type { Consumer } from "./consumers/consumer.js";
+import type { PositionsRead } from "./checkpoints/consumer-positions.js";
+import { DirConsumers } from "./consumers/dir-consumers.js";
 
-export type { RecoveryProgress } from "./recovery-progress.js";
-export type { LogDirOptions, LogDirRecovery } from "./log-dir-options.js";
+export type { RecoveryProgress } from "./options/recovery-progress.js";
+export type { LogDirOptions, LogDirRecovery } from "./options/log-dir-options.js";
 
-export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./partition-names.js";
-export { maxCheckpointBytes } from "./checkpoint-files.js";
+export { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
+export { maxCheckpointBytes } from "./checkpoints/checkpoint-files.js";
 
-export { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./root-files.js";
-export { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
+export { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./checkpoints/root-files.js";
+export { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./checkpoints/root-files.js";
 
 /**
  * A Kafka log directory (`log.dirs`): one subdirectory per partition (`<topic>-<partition>`), the offset checkpoint

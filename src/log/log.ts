@@ -14,13 +14,13 @@
 // log-append.ts (group commit, roll), log-truncate.ts, log-read.ts and log-retention.ts.
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
-import { checkOffset, outOfRange } from "./log-arguments.js";
-import { asyncDispose } from "./async-dispose.js";
-import { writeGroup } from "./log-append.js";
-import { loadLog, type LogRecovery } from "./log-loader.js";
-import { type Stopwatch, stopwatchFor } from "./log-clock.js";
-import { type ResolvedLogOptions, systemClock } from "./log-options.js";
-import { armFlushTimer } from "./flush-timer.js";
+import { checkOffset, outOfRange } from "./options/log-arguments.js";
+import { asyncDispose } from "./util/async-dispose.js";
+import { writeGroup } from "./write/log-append.js";
+import { loadLog, type LogRecovery } from "./load/log-loader.js";
+import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
+import { type ResolvedLogOptions, systemClock } from "./options/log-options.js";
+import { armFlushTimer } from "./write/flush-timer.js";
 import {
   findOffsetForTimestamp,
   type LogRecord,
@@ -32,11 +32,11 @@ import {
   type ReadBatchesOptions,
   readFewRecords,
   type ReadOptions,
-} from "./log-read.js";
-import { readFollowingCleaner } from "./read-only-retry.js";
-import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./records-iterator.js";
-import { wake } from "./log-waiters.js";
-import { applyRetention, moveStart, retentionCount } from "./log-retention.js";
+} from "./read/log-read.js";
+import { readFollowingCleaner } from "./read-only/read-only-retry.js";
+import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
+import { wake } from "./state/log-waiters.js";
+import { applyRetention, moveStart, retentionCount } from "./write/log-retention.js";
 import {
   activeSegment,
   checkReadable,
@@ -51,23 +51,23 @@ import {
   type LogStatus,
   type PendingAppend,
   stopTimer,
-} from "./log-state.js";
-import { truncateLog } from "./log-truncate.js";
-import { compacts } from "./compaction/cleanup-policy.js";
+} from "./state/log-state.js";
+import { truncateLog } from "./write/log-truncate.js";
+import { compacts } from "./options/cleanup-policy.js";
 import { refuseKeyless } from "./compaction/keys.js";
 import { type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
 import { BackgroundCleaner } from "./compaction/background-cleaner.js";
-import { SerialQueue } from "./serial-queue.js";
-import type { ProgressListener } from "./recovery-progress.js";
-import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./log-load-readonly.js";
-import { closeReadOnly, refreshed } from "./log-refresh.js";
-import { type LogSegmentOptions, segmentOptionsOf } from "./segment-options-of.js";
+import { SerialQueue } from "./util/serial-queue.js";
+import type { ProgressListener } from "./options/recovery-progress.js";
+import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./read-only/log-load-readonly.js";
+import { closeReadOnly, refreshed } from "./read-only/log-refresh.js";
+import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
 export type { CompactionResult } from "./compaction/cleaner.js";
-export type { LogRecovery } from "./log-loader.js";
-export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./log-read.js";
-export type { RecordsOptions, WaitOptions } from "./records-iterator.js";
-export type { LogHost, LogStatus } from "./log-state.js";
+export type { LogRecovery } from "./load/log-loader.js";
+export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
+export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
+export type { LogHost, LogStatus } from "./state/log-state.js";
 
 type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */

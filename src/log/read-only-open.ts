@@ -5,14 +5,14 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Storage, StorageStat } from "../storage/storage.js";
-import { readCheckpoint } from "./checkpoint-files.js";
-import { CLEANER_CHECKPOINT } from "./compaction/cleaner-checkpoint.js";
+import { readCheckpoint } from "./checkpoints/checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "./checkpoints/cleaner-checkpoint.js";
 import { type Log, openLog } from "./log.js";
-import type { ResolvedLogOptions } from "./log-options.js";
-import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
+import type { ResolvedLogOptions } from "./options/log-options.js";
+import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./checkpoints/root-files.js";
 
 /** What the LogDir read at its open, and what it lends the log. */
-export interface ReadOnlyOpen {
+interface ReadOnlyOpen {
   readonly storage: Storage;
   readonly clean: boolean;
   readonly pollMs: number;

@@ -101,7 +101,11 @@ export async function lockHeldHere(abs: string, rel: string): Promise<Reservatio
 /** How many times `lock` removes a stale lock file and tries again before giving up. */
 const STALE_LOCK_RETRIES = 1;
 
-/** Largest pid any supported OS hands out (Linux's `pid_max` limit is 2^22). */
+/**
+ * Largest pid `process.kill` accepts: `pid_t` is a signed 32-bit integer, and Node throws
+ * `ERR_INVALID_ARG_TYPE` for a larger number rather than probe it. Real pids are far below it
+ * (Linux's `pid_max` is at most 2^22 on 64-bit, macOS's 99,998): a bigger one is not a pid.
+ */
 const MAX_PID = 2 ** 31 - 1;
 
 /** Longest lock file content read: a pid and a boot id take about 50 bytes. */

@@ -345,7 +345,7 @@ export class SimStorage implements Storage {
         // the file left behind is a stale lock, not one that blocks every later open.
         held = false;
         this.#locks.delete(p);
-        this.#begin("unlock", p);
+        this.#begin("release", p);
         const d = this.#lookupDir(parentOf(p), false);
         if (d?.entries.get(baseName(p)) !== undefined) d.delete(baseName(p));
       },
@@ -379,7 +379,7 @@ export class SimStorage implements Storage {
       });
       throw new PagelogError(`power cut before ${op} ${path}`, ErrorCode.POWER_CUT, { path });
     }
-    if (this.#closed && op !== "unlock")
+    if (this.#closed && op !== "release")
       throw new PagelogError(`storage is closed (${op} ${path})`, ErrorCode.CLOSED, { path });
     if (file?.closed) throw new PagelogError(`file ${path} is closed (${op})`, ErrorCode.CLOSED, { path });
     this.#opCount++;

@@ -11,7 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../src/errors.js";
 import { encodeBatch } from "../../src/format/index.js";
-import { CLEANER_CHECKPOINT } from "../../src/log/compaction/cleaner-checkpoint.js";
+import { CLEANER_CHECKPOINT } from "../../src/log/checkpoints/cleaner-checkpoint.js";
 import { keepEverything, type SimStorage } from "../../src/storage/sim-storage.js";
 import { seededBytes } from "../support/seeded-bytes.js";
 import { snapshotStorage, type StorageSnapshot } from "../support/storage-snapshot.js";

@@ -14,7 +14,7 @@ import { fastCheckParams } from "../support/seed.js";
 import { size } from "../support/budget.js";
 import { isPagelogError, ErrorCode } from "../../src/errors.js";
 import { LogDir } from "../../src/log/log-dir.js";
-import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/consumer-positions.js";
+import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/checkpoints/consumer-positions.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage, type StorageHook } from "../../src/testing/hooked-storage.js";

@@ -2,7 +2,7 @@
  * Property: `offsetForTimestamp` equals a linear scan of what the log reads back, at every step
  * of a random interleaving of appends (rolling many small segments, timestamps out of order),
  * lookups, truncateTo, deleteRecordsBefore, compaction and clean reopens. The lookup keeps a tree
- * of the segments' largest timestamps between calls (src/log/timestamp-tree.ts); a tree left
+ * of the segments' largest timestamps between calls (src/log/state/timestamp-tree.ts); a tree left
  * stale by any change to the segment list would skip a segment that holds the answer, and the
  * lookups right after each change catch it. The oracle is model-free: the records `records()`
  * returns, so compaction needs no model of what the cleaner keeps.
@@ -11,7 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type { Log } from "../../src/log/log.js";
-import type { LogOptions } from "../../src/log/log-options.js";
+import type { LogOptions } from "../../src/log/options/log-options.js";
 import { fastCheckParams } from "../support/seed.js";
 import { NAME, freshLog, openSim, readAll } from "../unit/log/helpers.js";
 

@@ -5,7 +5,7 @@
  * the start, or policies starts a new session that replays the same steps.
  */
 import type { CoursePolicies, PolicyName } from "../../src/course.js";
-import { applyStep, type Step } from "../../src/demo/script.js";
+import { applyStep, type ScriptStep } from "../../src/demo/script.js";
 import { type DemoConfig, type DemoSnapshot, DemoSession } from "../../src/demo/session.js";
 import type { PageState } from "./url-state.js";
 
@@ -80,7 +80,7 @@ export class DemoController {
   }
 
   /** Queues a step; resolves once it ran and its frame was drawn. */
-  step(step: Step): Promise<void> {
+  step(step: ScriptStep): Promise<void> {
     return this.#enqueue(async () => {
       await this.#run(step);
       this.#state = { ...this.#state, steps: [...this.#state.steps, step] };
@@ -123,11 +123,11 @@ export class DemoController {
     return done;
   }
 
-  async #replay(steps: readonly Step[]): Promise<void> {
+  async #replay(steps: readonly ScriptStep[]): Promise<void> {
     for (const step of steps) await this.#run(step);
   }
 
-  async #run(step: Step): Promise<void> {
+  async #run(step: ScriptStep): Promise<void> {
     try {
       this.#message = await applyStep(this.#session, step);
       if (step.kind === "cut" || step.kind === "restart") this.#outcome = this.#message;

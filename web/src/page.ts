@@ -2,7 +2,7 @@
  * The page: reads the state from the URL, starts the controller, wires the buttons, the keys
  * (the terminal demo's: p c r w f s, and a for Auto) and "your code", and keeps the URL in step.
  */
-import type { Step } from "../../src/demo/script.js";
+import type { ScriptStep } from "../../src/demo/script.js";
 import { FLUSH_CHOICES } from "../../src/demo/session.js";
 import { ChecksPanel } from "./checks-panel.js";
 import { type ActivePolicies, DemoController, type Frame } from "./controller.js";
@@ -17,7 +17,7 @@ import { compilePolicies } from "./your-code.js";
 /** Auto produces a batch this often. */
 const AUTO_MS = 700;
 
-const KEY_STEPS: Record<string, () => Step> = {
+const KEY_STEPS: Record<string, () => ScriptStep> = {
   p: () => ({ kind: "produce", count: 1 }),
   c: () => ({ kind: "cut" }),
   r: () => ({ kind: "restart" }),
@@ -60,7 +60,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
   const c = controller;
   wireHover();
 
-  const step = (s: Step) => void c.step(s);
+  const step = (s: ScriptStep) => void c.step(s);
   for (const [id, key] of [
     ["produce", "p"],
     ["writeback", "w"],

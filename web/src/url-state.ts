@@ -5,14 +5,14 @@
  *
  *   #seed=7&flush=off&script=p+4,w,c,r
  */
-import { parseScript, type Step } from "../../src/demo/script.js";
+import { parseScript, type ScriptStep } from "../../src/demo/script.js";
 import { FLUSH_CHOICES } from "../../src/demo/session.js";
 
 export interface PageState {
   readonly seed: number;
   /** The flush policy the run started with: 0 (never), 1 or 5 batches. */
   readonly flushEvery: number;
-  readonly steps: readonly Step[];
+  readonly steps: readonly ScriptStep[];
   /** Policies pasted into "your code", as source text. */
   readonly code: string | undefined;
 }
@@ -27,7 +27,7 @@ export function parseHash(hash: string): { state: PageState; problem: string | u
   const seed = seedText === null ? DEFAULT_STATE.seed : Number(seedText);
   const flushText = params.get("flush") ?? "off";
   const flushEvery = flushText === "off" ? 0 : Number(flushText);
-  let steps: readonly Step[] = [];
+  let steps: readonly ScriptStep[] = [];
   const script = params.get("script");
   if (script !== null && script.trim() !== "") {
     try {
@@ -56,7 +56,7 @@ export function formatHash(state: PageState): string {
 }
 
 /** Steps in the terminal demo's script syntax, short words, a run of produces merged into one. */
-export function formatScript(steps: readonly Step[]): string {
+export function formatScript(steps: readonly ScriptStep[]): string {
   const words: string[] = [];
   let produced = 0;
   const flushProduced = () => {

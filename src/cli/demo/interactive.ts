@@ -6,7 +6,7 @@
  */
 import type { CliIo } from "../io.js";
 import { renderFrame } from "../../demo/render.js";
-import type { Step } from "../../demo/script.js";
+import type { ScriptStep } from "../../demo/script.js";
 import { applyStep } from "../../demo/script.js";
 import type { DemoSession } from "../../demo/session.js";
 import type { Style } from "../style.js";
@@ -19,7 +19,7 @@ const CTRL_D = "\u0004";
 export const KEYS_HELP =
   "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · o pagelog's own functions · q quit";
 
-const KEY_STEPS: Record<string, Step> = {
+const KEY_STEPS: Record<string, ScriptStep> = {
   p: { kind: "produce", count: 1 },
   c: { kind: "cut" },
   r: { kind: "restart" },

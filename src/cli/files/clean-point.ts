@@ -6,8 +6,8 @@
  * parent without the file (or one that cannot be read) gives none: every gap is reported.
  */
 import { basename, dirname } from "node:path";
-import { readCheckpoint } from "../../log/checkpoint-files.js";
-import { CLEANER_CHECKPOINT } from "../../log/compaction/cleaner-checkpoint.js";
+import { readCheckpoint } from "../../log/checkpoints/checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "../../log/checkpoints/cleaner-checkpoint.js";
 import { FsStorage } from "../../storage/fs-storage.js";
 
 /** The clean point of the partition directory at `partitionPath` (absolute), or undefined. */

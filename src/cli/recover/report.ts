@@ -3,7 +3,7 @@
  * (clean, or what its recovery scanned and repaired), then the directory's totals.
  */
 import type { LogDirRecovery } from "../../log/log-dir.js";
-import type { LogRecovery } from "../../log/log-loader.js";
+import type { LogRecovery } from "../../log/load/log-loader.js";
 import { plural } from "../../text/plural.js";
 import { formatBytes } from "./progress.js";
 

@@ -17,9 +17,9 @@
  * other error (a damaged segment found by the cleaner, a clock that throws) leaves the log open,
  * is kept in `Log.cleaningError` and stops background cleaning until a `compact()` succeeds.
  */
-import { guard, type LogState } from "../log-state.js";
-import { MAX_TIMER_MS, systemClock } from "../log-options.js";
-import { compacts } from "./cleanup-policy.js";
+import { guard, type LogState } from "../state/log-state.js";
+import { MAX_TIMER_MS, systemClock } from "../options/log-options.js";
+import { compacts } from "../options/cleanup-policy.js";
 import { compactNow } from "./cleaner.js";
 import { cleaningDue } from "./cleaning-due.js";
 import { type CleaningPass, endPass, passStillValid, startPass, stepPass } from "./cleaning-pass.js";

@@ -6,8 +6,8 @@
  * are grouped into cleaned ones (Kafka's groupSegmentsBySize).
  */
 import type { Segment } from "../../segment/segment.js";
-import { keepsLogOpen, type LogState } from "../log-state.js";
-import type { SegmentSlot } from "../segment-slot.js";
+import { keepsLogOpen, type LogState } from "../state/log-state.js";
+import type { SegmentSlot } from "../state/segment-slot.js";
 
 /** The range a cleaning covers: the first `count` segments, ending at `end`; dirty from `dirtyFrom`. */
 export interface Cleanable {

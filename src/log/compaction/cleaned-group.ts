@@ -5,15 +5,15 @@
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../../segment/segment-names.js";
-import { keepsLogOpen, type LogState } from "../log-state.js";
-import type { SegmentSlot } from "../segment-slot.js";
-import { removeIfThere } from "../segment-files.js";
+import { keepsLogOpen, type LogState } from "../state/log-state.js";
+import type { SegmentSlot } from "../state/segment-slot.js";
+import { removeIfThere } from "../state/segment-files.js";
 import { loaded } from "./cleanable.js";
 import { writeCleaned } from "./cleaned-segment.js";
 import { CLEANED_SUFFIX, type CleaningRules } from "./cleaning-rules.js";
 import { swapIn } from "./swap.js";
 
-export interface GroupDone {
+interface GroupDone {
   readonly bytesBefore: number;
   readonly bytesAfter: number;
   readonly recordsBefore: number;

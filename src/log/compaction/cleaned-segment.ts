@@ -9,7 +9,7 @@
 import { filterBatch } from "../../format/filter-batch.js";
 import { CONTROL_FLAG_MASK } from "../../format/index.js";
 import { Segment } from "../../segment/segment.js";
-import type { LogState } from "../log-state.js";
+import type { LogState } from "../state/log-state.js";
 import { type CleanerBatch, keyString, segmentBatches } from "./cleaner-scan.js";
 import { CLEANED_SUFFIX, type CleaningRules } from "./cleaning-rules.js";
 

@@ -6,8 +6,8 @@
  * crash-safe protocol of swap.ts. The steps are cleaning-pass.ts's; `compact()` runs them all in
  * one turn of the log's queue, the background cleaner (background-cleaner.ts) one per turn.
  */
-import { guard, type LogState } from "../log-state.js";
-import { compacts } from "./cleanup-policy.js";
+import { guard, type LogState } from "../state/log-state.js";
+import { compacts } from "../options/cleanup-policy.js";
 import { endPass, startPass, stepPass } from "./cleaning-pass.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
 
@@ -29,7 +29,7 @@ export async function compactNow(s: LogState): Promise<CompactionResult> {
 }
 
 /** Cleans the log now, every step in this turn (inside its queue, under `guard`). `now` is the clock's wall time. */
-export async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
+async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
   const pass = await startPass(s, now);
   if (pass === undefined) return nothingCleaned(s.offsetGaps.below);
   try {

@@ -6,10 +6,10 @@
  * range already stops before it (cleanable.ts).
  */
 import { readBatchHeader } from "../../format/index.js";
-import type { LogState } from "../log-state.js";
+import type { LogState } from "../state/log-state.js";
 import { cleanableRange, loaded } from "./cleanable.js";
 
-export interface CleaningDue {
+interface CleaningDue {
   /** Clean now. */
   readonly due: boolean;
   /** The dirty ratio of the cleanable range (0 when nothing is cleanable). */

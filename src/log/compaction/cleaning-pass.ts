@@ -12,9 +12,9 @@
  * log the next cleaning can go on from: a tombstone below the clean point has no older record
  * of its key left below it, so dropping it later resurrects nothing.
  */
-import type { LogState } from "../log-state.js";
-import { openCursor, type ReadCursor } from "../read-cursors.js";
-import type { SegmentSlot } from "../segment-slot.js";
+import type { LogState } from "../state/log-state.js";
+import { openCursor, type ReadCursor } from "../state/read-cursors.js";
+import type { SegmentSlot } from "../state/segment-slot.js";
 import { type Cleanable, cleanableRange, groups, loaded } from "./cleanable.js";
 import { cleanGroup } from "./cleaned-group.js";
 import { segmentBatches } from "./cleaner-scan.js";

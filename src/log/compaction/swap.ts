@@ -14,10 +14,10 @@
  *      then the directory fsynced: the swap's names are final before the log reads through them.
  */
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../../segment/segment-names.js";
-import type { LogState } from "../log-state.js";
-import { spliceSegments } from "../segment-list.js";
-import { SegmentSlot } from "../segment-slot.js";
-import { deleteSegments, removeIfThere } from "../segment-files.js";
+import type { LogState } from "../state/log-state.js";
+import { spliceSegments } from "../state/segment-list.js";
+import { SegmentSlot } from "../state/segment-slot.js";
+import { deleteSegments, removeIfThere } from "../state/segment-files.js";
 import { CLEANED_SUFFIX } from "./cleaning-rules.js";
 
 /** Kafka's suffix of a cleaned segment that is complete and being swapped in. */

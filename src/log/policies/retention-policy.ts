@@ -7,9 +7,9 @@
  */
 import { callPolicy, policyError, shown } from "../../segment/policies/policy-error.js";
 import type { CoursePolicies, RetentionSegment } from "../../policies/policy-types.js";
-import { type RetentionLimits, type SegmentSummary, segmentsToDelete } from "../retention.js";
+import { type RetentionLimits, retentionDeleteCount, type SegmentSummary } from "./retention.js";
 
-export type RetentionPolicy = CoursePolicies["segmentsToDelete"];
+type RetentionPolicy = CoursePolicies["segmentsToDelete"];
 
 /** How many of the oldest segments to delete, by the reader's rule, checked. */
 export function countByPolicy(
@@ -30,7 +30,7 @@ export function countByPolicy(
     throw refuse("expected how many of the oldest segments to delete, a whole number from 0");
   if (answer >= segments.length)
     throw refuse(`there are ${segments.length}: that deletes the active (last) segment, which retention never deletes`);
-  const allowed = segmentsToDelete(segments, limits);
+  const allowed = retentionDeleteCount(segments, limits);
   if (answer > allowed)
     throw refuse(
       `only the first ${allowed} may go (now ${limits.now}, retention.ms ${limits.retentionMs}, retention.bytes ${limits.retentionBytes}): segment ${segments[allowed]!.baseOffset} stays, and only a prefix goes`,

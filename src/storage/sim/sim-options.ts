@@ -17,7 +17,7 @@ export type SimOp =
   | "rename"
   | "syncDir"
   | "lock"
-  | "unlock"
+  | "release"
   | "size"
   | "read"
   | "write"

@@ -12,7 +12,7 @@
  * workload, whose logs compact, reaches them.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { CLEANER_CHECKPOINT } from "../../log/compaction/cleaner-checkpoint.js";
+import { CLEANER_CHECKPOINT } from "../../log/checkpoints/cleaner-checkpoint.js";
 import { crc32c, type Crc32c } from "../../format/crc32c.js";
 import {
   CLEAN_SHUTDOWN_FILE,

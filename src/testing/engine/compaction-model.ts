@@ -20,7 +20,7 @@
  * the model does not know: they never reject a correct cleaning, and a cleaning that drops what
  * it must keep, or a swap whose crash loses or resurrects records, breaks one of them.
  */
-import type { CompactionState, ContentRules, Found, LogState, ModelRecord } from "./model.js";
+import type { CompactionState, ContentRules, Found, ModelLog, ModelRecord } from "./model.js";
 import { checkBounds, differs, foundEnd } from "./model.js";
 
 const keyText = (r: ModelRecord): string => (r.key === null ? "" : String.fromCharCode(...r.key));
@@ -47,7 +47,7 @@ export const COMPACTION_RULES: ContentRules = {
 };
 
 /** Undefined if `found` is a valid compaction of `candidate`; else what is wrong. */
-export function compareCompaction(found: Found, candidate: LogState, resolved: LogState): string | undefined {
+export function compareCompaction(found: Found, candidate: ModelLog, resolved: ModelLog): string | undefined {
   const { start } = found;
   const end = foundEnd(found);
   const bounds = checkBounds(start, end, candidate, resolved);
@@ -72,7 +72,7 @@ export function compareCompaction(found: Found, candidate: LogState, resolved: L
 }
 
 /** Undefined if every record of [start, end) that is not present could be cleaned away; else why not. */
-function absences(candidate: LogState, start: number, end: number, present: ReadonlySet<number>): string | undefined {
+function absences(candidate: ModelLog, start: number, end: number, present: ReadonlySet<number>): string | undefined {
   const c = candidate.compaction!;
   const reach = Math.min(end, Math.max(0, ...c.cleanings.map((k) => k.durable)));
   /** Offset → the next offset with the same key (below `end`). */
@@ -108,7 +108,7 @@ function absences(candidate: LogState, start: number, end: number, present: Read
 }
 
 /** Whether a cleaning could have dropped the tombstone at `offset`: reached by one, then past its retention at a later one. */
-function tombstoneMayGo(candidate: LogState, offset: number): boolean {
+function tombstoneMayGo(candidate: ModelLog, offset: number): boolean {
   const c = candidate.compaction!;
   const timestamp = candidate.records[offset]!.timestamp;
   let reached = false;
@@ -154,9 +154,9 @@ export function truncatedCompaction(
  * a log may clean in the background after any call (pagelog does, when its dirty ratio says so),
  * so the run counts one at every step and every check.
  */
-export function mayHaveCleaned(state: LogState, at: number, reach: number): LogState;
-export function mayHaveCleaned(state: LogState | undefined, at: number, reach: number): LogState | undefined;
-export function mayHaveCleaned(state: LogState | undefined, at: number, reach: number): LogState | undefined {
+export function mayHaveCleaned(state: ModelLog, at: number, reach: number): ModelLog;
+export function mayHaveCleaned(state: ModelLog | undefined, at: number, reach: number): ModelLog | undefined;
+export function mayHaveCleaned(state: ModelLog | undefined, at: number, reach: number): ModelLog | undefined {
   const c = state?.compaction;
   if (state === undefined || c === undefined) return state;
   return { ...state, compaction: { ...c, cleanings: [...c.cleanings, { at, durable: reach }] } };

@@ -15,13 +15,13 @@ import {
   describeValue,
   emptyState,
   foundEnd,
-  type LogState,
+  type ModelLog,
   makeRecord,
   type ModelRecord,
   readLog,
   toInput,
 } from "./model.js";
-import { describeDisk, openLog } from "./open-log.js";
+import { describeDisk, openEngineLog } from "./open-log.js";
 import { FAULT_DECISION, type Reach, ReachCounter } from "./reach.js";
 import { checkRecoveredFiles } from "./recovered-files.js";
 import { describeStep, type Schedule, type Step } from "./schedule.js";
@@ -78,9 +78,9 @@ export class CutRun {
   /** Records made so far: each gets a unique value. */
   #seq = 0;
   /** The model: what the log must hold now. */
-  #state: LogState;
+  #state: ModelLog;
   /** What the log may hold if the call running now is cut short. */
-  #inFlight: LogState | undefined;
+  #inFlight: ModelLog | undefined;
   /** The storage operations before the most recent power cut, for a report. */
   #lastTrace: readonly TraceEvent[] = [];
   /** The cut counts operations across the reboots of "crash" steps: ops done on earlier disks. */
@@ -163,12 +163,12 @@ export class CutRun {
     return typeof log.durableEnd === "function" ? Math.max(byRule, Math.min(log.durableEnd(), end)) : byRule;
   }
 
-  async #check(pending: LogState | undefined, when: string): Promise<LogState> {
+  async #check(pending: ModelLog | undefined, when: string): Promise<ModelLog> {
     const rules = this.#state.compaction === undefined ? undefined : COMPACTION_RULES;
     const found = await readLog(this.#current);
     // A cleaning may have started since the last step (after a recovery, too): it reaches the
     // log's recovery point, which after a recovery is all it found.
-    const reach = (s: LogState): number => this.#claimed(s.durable, foundEnd(found));
+    const reach = (s: ModelLog): number => this.#claimed(s.durable, foundEnd(found));
     const state = mayHaveCleaned(this.#state, this.#clock.t, reach(this.#state));
     const inFlight = pending === undefined ? undefined : mayHaveCleaned(pending, this.#clock.t, reach(pending));
     return checkContents(found, state, inFlight, this.#trace, when, rules);
@@ -182,7 +182,7 @@ export class CutRun {
 
   /** Opens the log; what a reopen decided counts (`counted`: not the first open, on an empty disk). */
   async #open(counted = true): Promise<AdapterLog> {
-    const log = await openLog(this.#adapter, this.#sim, this.#context);
+    const log = await openEngineLog(this.#adapter, this.#sim, this.#context);
     this.#log = log;
     if (counted) this.#reach.addOpen(log.recoveryDecisions?.());
     return log;
@@ -272,7 +272,7 @@ export class CutRun {
   }
 
   /** Power cut now, reboot, reopen and check; what recovery found is the state from then on. */
-  async #reboot(pending: LogState | undefined, when: string): Promise<void> {
+  async #reboot(pending: ModelLog | undefined, when: string): Promise<void> {
     this.#powerCutsInWorkload++;
     this.#opsBefore += this.#sim.opCount - this.#opsAtStart;
     this.#lastTrace = this.#sim.trace.slice(-40);
@@ -418,7 +418,7 @@ export class CutRun {
 
   /** Reboot, with further cuts inside the reopen's recovery, then a final clean-power reopen. */
   async #recover(): Promise<number> {
-    let found: LogState | undefined;
+    let found: ModelLog | undefined;
     const schedule = this.#schedule;
     const recovery = await recoverThroughNestedCuts(
       {

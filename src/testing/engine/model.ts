@@ -19,7 +19,7 @@ export interface ModelRecord extends CrashRecord {
   readonly stamped: boolean;
 }
 
-export interface LogState {
+export interface ModelLog {
   /** Indexed by offset: `records[offset]` (entries below `start` are stale and never read). */
   readonly records: readonly ModelRecord[];
   readonly start: number;
@@ -44,13 +44,13 @@ export interface CompactionState {
 /** How a compacted log is checked instead of as a prefix (compaction-model.ts). */
 export interface ContentRules {
   /** Undefined if `found` may follow `candidate` and the last resolved state; else why not. */
-  compare(found: Found, candidate: LogState, resolved: LogState): string | undefined;
+  compare(found: Found, candidate: ModelLog, resolved: ModelLog): string | undefined;
   /** The state `found` stands for from now on, `candidate` being the one it matched. */
-  adopt(found: Found, candidate: LogState): LogState;
+  adopt(found: Found, candidate: ModelLog): ModelLog;
 }
 
 /** The model of an empty log with the schedule's settings. */
-export function emptyState(tuning: LogTuning): LogState {
+export function emptyState(tuning: LogTuning): ModelLog {
   const empty = { records: [], start: 0, durable: 0 };
   if (tuning.cleanupPolicy === undefined) return empty;
   const retentionMs = tuning.deleteRetentionMs ?? 24 * 3600 * 1000;
@@ -150,7 +150,7 @@ export function differs(
  * Undefined if `found` is an allowed state given `candidate` (the resolved state or the in-flight
  * one) and the last resolved state; else what is wrong.
  */
-function comparePrefix(found: Found, candidate: LogState, resolved: LogState): string | undefined {
+function comparePrefix(found: Found, candidate: ModelLog, resolved: ModelLog): string | undefined {
   const { start } = found;
   const end = start + found.records.length;
   const bounds = checkBounds(start, end, candidate, resolved);
@@ -165,7 +165,7 @@ function comparePrefix(found: Found, candidate: LogState, resolved: LogState): s
 }
 
 /** Undefined if a log [start, end) may follow `candidate` and the last resolved state; else why not. */
-export function checkBounds(start: number, end: number, candidate: LogState, resolved: LogState): string | undefined {
+export function checkBounds(start: number, end: number, candidate: ModelLog, resolved: ModelLog): string | undefined {
   if (end > candidate.records.length)
     return `end ${end} is past the ${candidate.records.length} records appended (records that were never appended, or truncated ones back)`;
   if (end < candidate.durable)
@@ -186,12 +186,12 @@ export function checkBounds(start: number, end: number, candidate: LogState, res
  */
 export function checkContents(
   found: Found,
-  state: LogState,
-  inFlight: LogState | undefined,
+  state: ModelLog,
+  inFlight: ModelLog | undefined,
   trace: string[],
   when: string,
   rules?: ContentRules,
-): LogState {
+): ModelLog {
   const end = rules === undefined ? found.start + found.records.length : foundEnd(found);
   const explain: string[] = [];
   for (const candidate of inFlight === undefined ? [state] : [state, inFlight]) {

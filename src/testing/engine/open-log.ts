@@ -16,7 +16,7 @@ const METHOD_OF: Record<ExtraStep, keyof AdapterLog | undefined> = {
 };
 
 /** Opens the log, and checks that it has the methods its adapter's extra steps need. */
-export async function openLog(
+export async function openEngineLog(
   adapter: CrashTestAdapter,
   sim: SimStorage,
   context: CrashTestContext,

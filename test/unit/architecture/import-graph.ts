@@ -64,7 +64,7 @@ const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 export const isBuiltin = (spec: string) => spec.startsWith("node:") || BUILTINS.has(spec);
 
 /** The tree path a relative specifier names: `./x.js` is `x.ts` on disk, as the bundler resolves it. */
-function resolveIn(files: ReadonlyMap<string, string>, from: string, spec: string): string | undefined {
+export function resolveIn(files: ReadonlyMap<string, string>, from: string, spec: string): string | undefined {
   const base = posix.join(posix.dirname(from), spec);
   const swapped = base
     .replace(/\.js$/, ".ts")
@@ -197,6 +197,12 @@ export interface LayerRules {
   mayImport: Readonly<Record<string, readonly string[]>>;
   /** Files under src/ that may import `node:` built-ins. */
   mayUseNode: (srcPath: string) => boolean;
+  /**
+   * The rooms of a layer (see `roomOf`) and which rooms each may import, for the layers that
+   * have them: an import between two rooms of one layer must be listed here, and a room the
+   * table does not name (a new folder, a new top file) is a finding too, so that it gets a row.
+   */
+  rooms?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
 }
 
 /** The modules every layer may import, themselves importing only each other. */
@@ -206,6 +212,15 @@ const SHARED = new Set(["errors.ts", "options.ts"]);
 export function layerOf(srcPath: string): string {
   if (SHARED.has(srcPath)) return "shared";
   return srcPath.includes("/") ? srcPath.slice(0, srcPath.indexOf("/")) : "entry";
+}
+
+/**
+ * The room of a file inside its layer: the folder below the layer's (`log/state/log-state.ts` is
+ * in `state`), or, for a file directly in the layer's folder, the file itself (`log.ts`).
+ */
+export function roomOf(srcPath: string): string {
+  const inLayer = srcPath.slice(srcPath.indexOf("/") + 1);
+  return inLayer.includes("/") ? inLayer.slice(0, inLayer.indexOf("/")) : inLayer;
 }
 
 /**
@@ -219,6 +234,8 @@ export interface Report {
   edges: ImportEdge[];
   /** A src/ file importing a layer above its own. */
   upward: string[];
+  /** An import between two rooms of a layer that its room table does not allow, or a room missing from it. */
+  rooms: string[];
   /** A `node:` built-in where it may not be. */
   node: string[];
   /** A computed import() / require() outside the places that load user files: the checker cannot see it. */
@@ -240,6 +257,7 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
   const report: Report = {
     edges,
     upward: [],
+    rooms: [],
     node: [],
     computed: [],
     unresolved: [],
@@ -263,10 +281,27 @@ export function checkTree(files: ReadonlyMap<string, string>, rules: LayerRules)
     const to = layerOf(srcPath(e.target));
     if (to !== from && to !== "shared" && !(rules.mayImport[from] ?? []).includes(to))
       report.upward.push(`${where(e)}: ${from} may not import ${to} (${e.target})`);
+    if (to === from) checkRooms(e, rules.rooms?.[from], report);
   }
   checkWeb(edges, report);
   report.cycles = cyclesOf(edges);
   return report;
+}
+
+/** An edge inside one layer, held to the layer's room table when it has one. */
+function checkRooms(
+  e: ImportEdge,
+  table: Readonly<Record<string, readonly string[]>> | undefined,
+  report: Report,
+): void {
+  if (table === undefined) return;
+  const from = roomOf(srcPath(e.from));
+  const to = roomOf(srcPath(e.target!));
+  const fromRow = table[from];
+  if (fromRow === undefined) report.rooms.push(`${where(e)}: room ${from} is not in the room table`);
+  else if (table[to] === undefined) report.rooms.push(`${where(e)}: room ${to} is not in the room table`);
+  else if (to !== from && !fromRow.includes(to))
+    report.rooms.push(`${where(e)}: room ${from} may not import room ${to} (${e.target})`);
 }
 
 /**

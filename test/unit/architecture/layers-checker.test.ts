@@ -33,7 +33,7 @@ function findings(planted: Record<string, string>) {
   return rest;
 }
 
-const NONE = { upward: [], node: [], computed: [], unresolved: [], web: [], cycles: [] };
+const NONE = { upward: [], rooms: [], node: [], computed: [], unresolved: [], web: [], cycles: [] };
 
 describe("the layer checker", () => {
   it("finds nothing in a clean tree", () => {
@@ -233,6 +233,57 @@ describe("the layer checker", () => {
     it("a page file outside web/src and src/", () => {
       const found = findings({ "web/src/t.ts": 'import "../../test/helper.js";', "test/helper.ts": "" });
       expect(found.web).toEqual([expect.stringContaining("the page may import only web/src and src/")]);
+    });
+  });
+
+  describe("holds the rooms of a layer to its room table", () => {
+    /** A layer `log` in rooms: `state` at the bottom, `write` above it, the façade `log.ts` on top. */
+    const ROOMS: LayerRules = {
+      ...RULES,
+      rooms: { log: { state: [], write: ["state"], "log.ts": ["state", "write"] } },
+    };
+    const tree = (planted: Record<string, string>) =>
+      new Map(
+        Object.entries({
+          ...CLEAN,
+          "src/log/state/s.ts": "export const s = 1;",
+          "src/log/write/w.ts": 'import { s } from "../state/s.js";\nexport const w = s;',
+          "src/log/log.ts": 'import { w } from "./write/w.js";\nexport const log = w;',
+          ...planted,
+        }),
+      );
+    const rooms = (planted: Record<string, string>) => checkTree(tree(planted), ROOMS).rooms;
+
+    it("finds nothing when every import follows the table", () => {
+      expect(rooms({})).toEqual([]);
+    });
+
+    it("refuses a room importing one its row does not name, in a type-only import too", () => {
+      expect(rooms({ "src/log/state/s.ts": 'import type { W } from "../write/w.js";\nexport const s = 1;' })).toEqual([
+        expect.stringMatching(/^src\/log\/state\/s\.ts:1 .*room state may not import room write/),
+      ]);
+    });
+
+    it("refuses a room reaching up into the façade", () => {
+      expect(rooms({ "src/log/write/w.ts": 'import { log } from "../log.js";\nexport const w = log;' })).toEqual([
+        expect.stringContaining("room write may not import room log.ts"),
+      ]);
+    });
+
+    it("refuses a room the table has no row for, importing or imported", () => {
+      const found = rooms({
+        "src/log/read/r.ts": 'import { s } from "../state/s.js";\nexport const r = s;',
+        "src/log/write/w.ts": 'import { s } from "../state/s.js";\nimport "../extra.js";\nexport const w = s;',
+        "src/log/extra.ts": "export {};",
+      });
+      expect(found).toEqual([
+        expect.stringContaining("room extra.ts is not in the room table"),
+        expect.stringContaining("room read is not in the room table"),
+      ]);
+    });
+
+    it("leaves a layer without a table alone", () => {
+      expect(checkTree(tree({ "src/log/state/s.ts": 'import "../write/w.js";' }), RULES).rooms).toEqual([]);
     });
   });
 

@@ -3,7 +3,7 @@
  * true: imports only go down (storage, format, policies and text → segment → log → course →
  * testing → inspect → demo → bench → cli, as MAY_IMPORT says exactly), `node:` built-ins
  * appear only in the fs storage, the bench and the CLI, no two files import each other (directly
- * or round a circle), and the web page reaches only browser-clean files (no src/cli, src/bench
+ * or round a circle), src/log's rooms import only what LOG_ROOMS lets them, and the web page reaches only browser-clean files (no src/cli, src/bench
  * or fs storage file). And no source file grows past 500
  * lines. The checker (import-graph.ts) reads every import form with the TypeScript compiler;
  * layers-checker.test.ts shows it catches what it should.
@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { checkTree, type LayerRules, layerOf } from "./import-graph.js";
+import { checkTree, type LayerRules, layerOf, roomOf } from "./import-graph.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -46,6 +46,29 @@ const MAY_IMPORT: LayerRules["mayImport"] = {
   entry: ["storage", "format", "segment", "log", "course", "testing", "policies"],
 };
 
+/**
+ * The rooms of src/log (docs/design.md draws them), bottom up: what each may import besides
+ * itself. A room is a folder under src/log, or one of its top files (the façades `log.ts` and
+ * `log-dir.ts`, and `read-only-open.ts`, the part of LogDir that opens a log read-only). A new
+ * folder or top file fails the test until it gets a row here.
+ */
+const LOG_ROOMS: Record<string, readonly string[]> = {
+  util: [],
+  policies: [],
+  options: ["policies"],
+  checkpoints: ["util"],
+  state: ["options"],
+  compaction: ["state", "options"],
+  load: ["state", "options", "util", "compaction"],
+  write: ["state", "options", "policies", "util", "checkpoints", "compaction"],
+  "read-only": ["state", "options", "load", "compaction"],
+  read: ["state", "options", "read-only"],
+  "log.ts": ["util", "options", "state", "compaction", "load", "write", "read", "read-only"],
+  consumers: ["util", "options", "checkpoints", "log.ts"],
+  "read-only-open.ts": ["options", "checkpoints", "log.ts"],
+  "log-dir.ts": ["util", "options", "checkpoints", "consumers", "log.ts", "read-only-open.ts"],
+};
+
 /** Where `node:` built-ins may be imported: the fs storage, the benchmark harness and the CLI. */
 const MAY_USE_NODE: LayerRules["mayUseNode"] = (file) =>
   /^storage\/fs-[^/]+\.ts$/.test(file) || file.startsWith("bench/") || file.startsWith("cli/");
@@ -62,11 +85,20 @@ function readTree(dir: string): Array<[string, string]> {
 const layerOfPath = (path: string) => (path.startsWith("src/") ? layerOf(path.slice(4)) : path);
 
 const tree = new Map([...readTree("src"), ...readTree("web/src")]);
-const report = checkTree(tree, { mayImport: MAY_IMPORT, mayUseNode: MAY_USE_NODE });
+const report = checkTree(tree, { mayImport: MAY_IMPORT, mayUseNode: MAY_USE_NODE, rooms: { log: LOG_ROOMS } });
 
 describe("layers", () => {
   it("imports only go down the layers", () => {
     expect(report.upward).toEqual([]);
+  });
+
+  it("src/log's rooms import only the rooms their row of the table names", () => {
+    expect(report.rooms).toEqual([]);
+  });
+
+  it("every room of src/log has a row, and no row names a room that is gone", () => {
+    const rooms = new Set([...tree.keys()].filter((p) => p.startsWith("src/log/")).map((p) => roomOf(p.slice(4))));
+    expect([...rooms].sort()).toEqual(Object.keys(LOG_ROOMS).sort());
   });
 
   it("node: built-ins only in the fs storage, the bench and the CLI", () => {
@@ -114,9 +146,22 @@ describe("layers", () => {
     expect(long).toEqual([]);
   });
 
+  it("every file a src/ comment names (`log-loader.ts`, `bin.ts`) is a file of the repository", () => {
+    const names = new Set(
+      [...tree.keys(), ...readTree("test").map(([path]) => path)].map((p) => p.slice(p.lastIndexOf("/") + 1)),
+    );
+    const named = [...tree]
+      .filter(([path]) => path.startsWith("src/"))
+      .flatMap(([path, text]) =>
+        [...text.matchAll(/(?<![\w.-])[a-z0-9][a-z0-9-]*\.m?ts\b/g)].map((m) => [path, m[0]] as const),
+      );
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.filter(([, name]) => !names.has(name)).map(([path, name]) => `${path} names ${name}`)).toEqual([]);
+  });
+
   it("the test sees the whole tree and every import form", () => {
     expect(tree.size).toBeGreaterThan(150);
-    expect(tree.has("src/log/log-loader.ts")).toBe(true);
+    expect(tree.has("src/log/load/log-loader.ts")).toBe(true);
     expect(tree.has("web/src/main.ts")).toBe(true);
     const forms = new Set(report.edges.map((e) => e.form));
     for (const form of ["import", "export from", "import()", "require()", "import type expression"])

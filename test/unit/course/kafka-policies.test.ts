@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { checkPolicies, kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { POLICY_NAMES } from "../../../src/policies/policy-types.js";
-import { segmentsToDelete as retentionRule } from "../../../src/log/retention.js";
+import { retentionDeleteCount as retentionRule } from "../../../src/log/policies/retention.js";
 import { writeVarint } from "../../../src/format/varint.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { concat } from "../../support/bytes.js";
@@ -21,7 +21,7 @@ describe("kafkaPolicies", () => {
     expect(kafkaPolicies.writeVarint).toBe(writeVarint);
   });
 
-  it("segmentsToDelete is src/log/retention.ts's rule in the course's shape", () => {
+  it("segmentsToDelete is src/log/policies/retention.ts's rule in the course's shape", () => {
     const segments = [
       { baseOffset: 0, sizeBytes: 100, largestTimestamp: 10 },
       { baseOffset: 5, sizeBytes: 300, largestTimestamp: 5000 },

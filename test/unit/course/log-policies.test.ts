@@ -9,14 +9,14 @@ import { kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
-import type { LogOptions } from "../../../src/log/log-options.js";
+import type { LogOptions } from "../../../src/log/options/log-options.js";
 import type { CoursePolicies, IndexEntry } from "../../../src/policies/policy-types.js";
 import { lookupByPolicy } from "../../../src/segment/policies/lookup-policy.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import { concat } from "../../support/bytes.js";
 import { seededRandom } from "../../../src/course/cases/case.js";
 import { countByPolicy } from "../../../src/log/policies/retention-policy.js";
-import { segmentsToDelete as retentionCount } from "../../../src/log/retention.js";
+import { retentionDeleteCount as retentionCount } from "../../../src/log/policies/retention.js";
 import { snapshotStorage } from "../../support/storage-snapshot.js";
 
 const NAME = "t-0";

@@ -11,7 +11,7 @@ import { type ErrorCode, PagelogError } from "../../../src/errors.js";
 import type { RecordInput } from "../../../src/format/index.js";
 import { LogDir, type LogDirOptions } from "../../../src/log/log-dir.js";
 import type { Log } from "../../../src/log/log.js";
-import type { LogOptions } from "../../../src/log/log-options.js";
+import type { LogOptions } from "../../../src/log/options/log-options.js";
 import { offsetName } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage, StorageLock } from "../../../src/storage/storage.js";

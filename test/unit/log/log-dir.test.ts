@@ -122,8 +122,8 @@ describe("clean-shutdown marker", () => {
     expect(before.some((e) => e.op === "sync" && e.path.startsWith(`${NAME}/`))).toBe(true);
     expect(before.some((e) => e.op === "rename" && e.detail === RECOVERY_POINT_CHECKPOINT)).toBe(true);
     expect(before.some((e) => e.op === "rename" && e.detail === LOG_START_CHECKPOINT)).toBe(true);
-    // After the marker's rename: only the directory sync that makes it durable, and the unlock.
-    expect(after.map((e) => e.op).filter((op) => op !== "unlock")).toEqual(["syncDir"]);
+    // After the marker's rename: only the directory sync that makes it durable, and the release of the lock.
+    expect(after.map((e) => e.op).filter((op) => op !== "release")).toEqual(["syncDir"]);
   });
 
   it("marker: removed durably first at open: a crash right after opening is seen as a crash", async () => {
@@ -239,7 +239,7 @@ describe("lock", () => {
     const sim = new SimStorage();
     const dir = await openSim(sim);
     await (await dir.log(NAME)).append([{ value: "x" }]);
-    sim.injectFault({ op: "unlock", code: "ENOSPC" });
+    sim.injectFault({ op: "release", code: "ENOSPC" });
     await expectCode(() => dir.close(), ErrorCode.NO_SPACE);
     const again = await openSim(sim);
     expect(again.clean).toBe(true);

@@ -9,7 +9,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { Crc32c } from "../../../src/format/crc32c.js";
 import type { Log } from "../../../src/log/log.js";
-import type { CleanupPolicy, LogOptions, ResolvedLogOptions } from "../../../src/log/log-options.js";
+import type { CleanupPolicy, LogOptions, ResolvedLogOptions } from "../../../src/log/options/log-options.js";
 import type { LogPolicies } from "../../../src/log/policies/resolve-policies.js";
 import type { resolveSimOptions, SimStorageOptions } from "../../../src/storage/sim/sim-options.js";
 import type { SimStorage } from "../../../src/storage/sim-storage.js";

@@ -279,7 +279,7 @@ describe("SimStorage: cutting the power at an operation", () => {
   it("a release that could not remove the lock file rejects, and the lock is free again (as FsStorage's)", async () => {
     const sim = new SimStorage({ seed: 14 });
     const lock = await sim.lock(".lock");
-    sim.injectFault({ op: "unlock", code: "EIO" });
+    sim.injectFault({ op: "release", code: "EIO" });
     await expectCode(lock.release(), ErrorCode.IO);
     expect((await sim.list("")).includes(".lock")).toBe(true); // the file stayed: a stale lock
     const again = await sim.lock(".lock");

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ErrorCode, isPagelogError } from "../../../../src/errors.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
-import type { LogOptions } from "../../../../src/log/log-options.js";
+import type { LogOptions } from "../../../../src/log/options/log-options.js";
 import { backgroundCleanerOf } from "../../../../src/log/compaction/background-cleaner.js";
 import { MAP_ENTRY_OVERHEAD, OffsetMap } from "../../../../src/log/compaction/offset-map.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";

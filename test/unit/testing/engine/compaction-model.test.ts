@@ -10,7 +10,7 @@ import {
   compareCompaction,
   truncatedCompaction,
 } from "../../../../src/testing/engine/compaction-model.js";
-import type { Found, LogState, ModelRecord } from "../../../../src/testing/engine/model.js";
+import type { Found, ModelLog, ModelRecord } from "../../../../src/testing/engine/model.js";
 
 const enc = new TextEncoder();
 const T0 = 1_000_000;
@@ -27,7 +27,7 @@ function records(spec: string[]): ModelRecord[] {
   }));
 }
 
-function state(spec: string[], cleanings: Array<[at: number, durable: number]>, gone: number[] = []): LogState {
+function state(spec: string[], cleanings: Array<[at: number, durable: number]>, gone: number[] = []): ModelLog {
   return {
     records: records(spec),
     start: 0,
@@ -41,7 +41,7 @@ function state(spec: string[], cleanings: Array<[at: number, durable: number]>, 
 }
 
 /** What the log read back: the records at `offsets` of the state, as they were appended. */
-function found(s: LogState, offsets: number[], end = s.records.length): Found {
+function found(s: ModelLog, offsets: number[], end = s.records.length): Found {
   return {
     start: 0,
     end,
@@ -50,7 +50,7 @@ function found(s: LogState, offsets: number[], end = s.records.length): Found {
   };
 }
 
-const check = (s: LogState, f: Found): string | undefined => compareCompaction(f, s, s);
+const check = (s: ModelLog, f: Found): string | undefined => compareCompaction(f, s, s);
 
 describe("the compaction model", () => {
   it("takes a cleaning's work: a record whose key has a later durable record may go", () => {

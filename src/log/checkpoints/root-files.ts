@@ -1,0 +1,25 @@
+/*
+ * The names of a log directory's root files (Kafka's), and which of their temp files an open
+ * removes: its own file so that `log-dir.ts` stays within its size, and so that the helpers of
+ * a LogDir can name them without importing it.
+ */
+import { TMP_SUFFIX } from "./checkpoint-files.js";
+import { CLEANER_CHECKPOINT } from "./cleaner-checkpoint.js";
+import { CONSUMER_OFFSET_CHECKPOINT } from "./consumer-positions.js";
+
+export const LOCK_FILE = ".lock";
+export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
+export const LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
+/** What Kafka writes into the marker (no newline). */
+export const CLEAN_SHUTDOWN_CONTENT = '{"version":0,"brokerEpoch":-1}';
+/** The temp files of writeFileAtomically in the root: the only `*.tmp` an open removes there. */
+export const OWN_TMP_FILES: ReadonlySet<string> = new Set(
+  [
+    RECOVERY_POINT_CHECKPOINT,
+    LOG_START_CHECKPOINT,
+    CLEAN_SHUTDOWN_FILE,
+    CONSUMER_OFFSET_CHECKPOINT,
+    CLEANER_CHECKPOINT,
+  ].map((f) => f + TMP_SUFFIX),
+);

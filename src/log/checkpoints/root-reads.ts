@@ -1,0 +1,76 @@
+/*
+ * What `LogDir.open` reads in the root before it changes anything: the clean-shutdown marker, the
+ * temp files of its own atomic writes, the two offset checkpoints, the clean points and the
+ * consumer positions. Its own file so that log-dir.ts stays within its size.
+ *
+ * One listing serves them all (a file it does not name is not `stat`ed), and the reads, which do
+ * not depend on each other, run at once: an open waits for the slowest of them rather than their
+ * sum, each being a few thread-pool round trips. All of them settle before the open goes on or
+ * fails, so no read of a failed open is still running when its storage is closed.
+ */
+import { ErrorCode, PagelogError } from "../../errors.js";
+import type { Storage } from "../../storage/storage.js";
+import { readCheckpoint } from "./checkpoint-files.js";
+import { readCleanPoints } from "./cleaner-checkpoint.js";
+import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import { parsePartitionName } from "./partition-names.js";
+import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
+
+/** What the root held at open. */
+interface RootRead {
+  /** The clean-shutdown marker is there. */
+  readonly clean: boolean;
+  /** Every partition-like name in the root (not `stat`ed). */
+  readonly namesAtOpen: Set<string>;
+  /** Temp files of pagelog's own atomic writes, files only: the open removes them. */
+  readonly ownTmpFiles: string[];
+  readonly recoveryPoints: Map<string, number>;
+  readonly startOffsets: Map<string, number>;
+  readonly cleanPoints: Map<string, number>;
+  readonly positions: PositionsRead;
+}
+
+/** Reads the root (writing nothing); `readOnly` looks for no temp files (it removes none). */
+export async function readRoot(storage: Storage, readOnly: boolean): Promise<RootRead> {
+  const names = await storage.list("");
+  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, positions] = await settleAll([
+    readMarker(storage, names),
+    findOwnTmpFiles(storage, readOnly ? [] : names),
+    readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT, names),
+    readCheckpoint(storage, LOG_START_CHECKPOINT, names),
+    readCleanPoints(storage, names),
+    readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT)),
+  ] as const);
+  const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
+  return { clean, namesAtOpen, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, positions };
+}
+
+async function readMarker(storage: Storage, names: readonly string[]): Promise<boolean> {
+  const marker = names.includes(CLEAN_SHUTDOWN_FILE) ? await storage.stat(CLEAN_SHUTDOWN_FILE) : null;
+  if (marker !== null && marker.kind !== "file") {
+    throw new PagelogError(`${CLEAN_SHUTDOWN_FILE} is a directory, not pagelog's clean-shutdown marker`, ErrorCode.IO, {
+      path: CLEAN_SHUTDOWN_FILE,
+    });
+  }
+  return marker !== null;
+}
+
+/**
+ * Only the temp files pagelog itself writes here, and only if they are files: anything else
+ * ending in .tmp (a user's backup.tmp directory, say) is not pagelog's to delete.
+ */
+async function findOwnTmpFiles(storage: Storage, names: readonly string[]): Promise<string[]> {
+  const candidates = names.filter((name) => OWN_TMP_FILES.has(name));
+  const kinds = await settleAll(candidates.map(async (name) => (await storage.stat(name))?.kind));
+  return candidates.filter((_, i) => kinds[i] === "file");
+}
+
+/** `Promise.all` that waits for every promise to settle, then rejects with the first rejection in order. */
+async function settleAll<T extends readonly unknown[]>(promises: {
+  readonly [K in keyof T]: Promise<T[K]>;
+}): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

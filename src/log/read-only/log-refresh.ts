@@ -1,0 +1,268 @@
+/*
+ * Following, from a read-only open, the files a writer in another process changes: what a
+ * refresh (`log.refresh()`, or a waiting read-only follower's poll) does. It reads only:
+ * 1. the checkpoints again (the recovery point a durable read may go up to; the start offset);
+ * 2. the partition's listing: segments the writer deleted from the front (retention) move the
+ *    start offset; segments gone from the back (a truncateTo) are a cut at the first one's base;
+ * 3. the last segment left: if bytes already read changed (its marks, see tail-marks.ts: a
+ *    truncation, maybe refilled since), it is walked again and the cut moves down to the first
+ *    changed offset. Live `records()` iterators learn of every cut (read-cursors.ts), so one
+ *    that had passed it reports `PAGELOG_TRUNCATED`, never a silent splice;
+ * 4. the end: the last segment's new whole valid batches are walked and indexed (in memory), and
+ *    while it ends exactly where a listed segment starts (a roll), that one is walked too. A torn
+ *    or half-written batch at the tail is not visible yet.
+ * A writer's crash and reopen needs nothing of its own: its recovery cuts only a tail the reader
+ * never saw (a killed process loses no page-cache bytes) and rewrites the rest with the same bytes.
+ */
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";
+import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
+import { activeSegment, checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
+import {
+  type CheckpointedValues,
+  followCleanPoint,
+  listSegmentBases,
+  type ReadOnlyState,
+} from "../state/read-only-state.js";
+import { cleanedSince, isCleaning, noteCheckpoints } from "./refresh-cleaned.js";
+import { cutCursors } from "../state/read-cursors.js";
+import { wake } from "../state/log-waiters.js";
+import { stopPolling } from "./read-only-poll.js";
+import { pushSegment, replaceAllSegments, replaceSegment, spliceSegments } from "../state/segment-list.js";
+import { SegmentSlot } from "../state/segment-slot.js";
+import type { TailMarks } from "../state/tail-marks.js";
+import { discard, draftOf, publish } from "./refresh-draft.js";
+
+/** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
+export async function refreshed(s: LogState): Promise<number> {
+  checkReadable(s);
+  if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
+  return endOffsetOf(s);
+}
+
+/**
+ * A refresh that meets the writer half way through a change (a file renamed or deleted between
+ * the listing and its read, a segment listed beside one it replaces) runs again on a new listing,
+ * up to this many times in all: each try is a few reads, and a writer's change is over in a few
+ * of its own calls. Real damage fails every try the same way and is reported then.
+ */
+const REFRESH_TRIES = 4;
+
+/** Brings a read-only log's view of its files up to date (see the file comment), then wakes the waiters. */
+export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> {
+  try {
+    for (let tries = 1; ; tries++) {
+      // A draft, published at once (refresh-draft.ts): the getters never see a refresh half way.
+      const draft = draftOf(s, ro);
+      try {
+        await refreshFiles(draft.s, draft.ro);
+      } catch (err) {
+        await discard(s, draft);
+        if (tries >= REFRESH_TRIES || !mayBeRace(err)) throw err;
+        // Give the writer's change a moment to finish (another process: its next few calls).
+        await new Promise((resolve) => setTimeout(resolve, tries));
+        continue;
+      }
+      await publish(s, ro, draft);
+      return;
+    }
+  } finally {
+    ro.lastRefreshAt = Date.now();
+    wake(s.waiters);
+  }
+}
+
+/** What a writer's change in progress can make a read see: a file gone, or files that do not fit together yet. */
+function mayBeRace(err: unknown): boolean {
+  if (!(err instanceof PagelogError)) return false;
+  return (
+    err.code === ErrorCode.NOT_FOUND || err.code === ErrorCode.CORRUPT || err.code === ErrorCode.OFFSET_OUT_OF_RANGE
+  );
+}
+
+async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
+  const checkpointed = await ro.readCheckpoints();
+  followCleanPoint(s.offsetGaps, checkpointed); // before the files are read: the gaps a cleaning made are legal
+  const bases = await listSegmentBases(s.host.storage, s.name);
+  const listed = new Set(bases);
+  if (ro.phantom || !s.segments.some((slot) => listed.has(slot.baseOffset))) {
+    if (ro.phantom && bases.length === 0) return;
+    // Nothing the reader holds is there any more (or nothing was): start from the listing again.
+    if (!ro.phantom) cutCursors(s.cursors, s.startOffset);
+    await reload(s, ro, checkpointed);
+    noteCheckpoints(ro, checkpointed);
+    return;
+  }
+  if ((await cleanedSince(s, ro, listed, checkpointed)) !== undefined) {
+    // The writer's cleaner rewrote segments the reader holds (a swap: refresh-cleaned.ts). Every
+    // offset keeps its record or lost it, so nothing is cut: iterators go on from their positions.
+    await reload(s, ro, checkpointed);
+    noteCheckpoints(ro, checkpointed);
+    return;
+  }
+  dropDeletedFront(s, ro, listed);
+  let cut = await cutAtBack(s, ro, listed);
+  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed));
+  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed));
+  if (cut < Infinity) cutCursors(s.cursors, cut);
+  await extend(s, ro, listed);
+  const end = endOffsetOf(s);
+  if ((checkpointed.recoveryPoint ?? 0) > end)
+    checkDurablePrefix(s.name, end, (await ro.readCheckpoints()).recoveryPoint);
+  const first = s.segments[0]!.baseOffset;
+  s.startOffset = Math.min(Math.max(s.startOffset, first, checkpointed.logStartOffset ?? first), end);
+  const durable = Math.min(checkpointed.recoveryPoint ?? 0, end);
+  // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
+  s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
+  noteCheckpoints(ro, checkpointed);
+}
+
+/** Retention deleted the oldest segments (the front is gone, a later one of ours is still there). */
+function dropDeletedFront(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): void {
+  let gone = 0;
+  while (gone < s.segments.length - 1 && !listed.has(s.segments[gone]!.baseOffset)) gone++;
+  if (gone === 0) return;
+  // Closed when the refresh publishes (refresh-draft.ts): until then the log still holds them.
+  for (const slot of spliceSegments(s, 0, gone)) ro.marks.delete(slot.baseOffset);
+}
+
+/** Segments gone from the back: a truncation. Returns the cut (Infinity if none) and drops them. */
+async function cutAtBack(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
+  let keep = s.segments.length;
+  while (keep > 1 && !listed.has(s.segments[keep - 1]!.baseOffset)) keep--;
+  if (keep === s.segments.length) return Infinity;
+  const cut = s.segments[keep]!.baseOffset;
+  for (const slot of spliceSegments(s, keep)) ro.marks.delete(slot.baseOffset);
+  return cut;
+}
+
+/**
+ * The last segment left: walks it again if bytes already read changed, or if the segments after
+ * it went (it may have been cut too). Returns the lowest offset that may have changed, or Infinity.
+ */
+async function rewalkIfChanged(
+  s: LogState,
+  ro: ReadOnlyState,
+  cutAfter: number,
+  checkpointed: CheckpointedValues,
+): Promise<number> {
+  const index = s.segments.length - 1;
+  const slot = s.segments[index]!;
+  const marks = ro.marks.get(slot.baseOffset);
+  let changedAt: number | undefined;
+  if (marks !== undefined && slot.segment !== undefined) {
+    changedAt = await firstChanged(s, slot, marks);
+    if (changedAt === undefined && cutAfter === Infinity) return Infinity;
+  } else if (cutAfter === Infinity) {
+    return Infinity;
+  } else {
+    // No marks (a segment trusted at open, never walked), and the segments after it are gone: a
+    // truncateTo reached into it. It lowered the checkpointed recovery point to its offset before
+    // it cut (read again now: after the cut), which bounds the cut even if the writer refilled
+    // the segment since. (A later checkpoint may have raised it again: then the old end does.)
+    changedAt = Math.min(slot.nextOffset, (await ro.readCheckpoints()).recoveryPoint ?? slot.nextOffset);
+  }
+  const oldEnd = slot.nextOffset;
+  ro.marks.delete(slot.baseOffset);
+  // A segment wholly below the clean point rewritten under its name: a cleaning at the same clean
+  // point (tombstones past deleteRetentionMs), not a cut (refresh-cleaned.ts).
+  const cleaned =
+    cutAfter === Infinity &&
+    slot.baseOffset < (checkpointed.cleanPoint ?? 0) &&
+    oldEnd <= (checkpointed.cleanPoint ?? 0) &&
+    (await isCleaning(ro, oldEnd));
+  const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
+  replaceSegment(s, index, SegmentSlot.of(s.slotContext, segment));
+  ro.marks.set(slot.baseOffset, marked);
+  return cleaned ? Infinity : Math.min(changedAt ?? oldEnd, segment.nextOffset);
+}
+
+/**
+ * A segment before the last that is gone from the listing, or walked and whose bytes changed: a
+ * truncateTo cut into it (or below it) and the writer refilled past it, rolling again at some of
+ * the same base offsets (the listing's ends look the same). From there on the segments are
+ * dropped, as `cutAtBack` drops them; returns the cut, or Infinity.
+ */
+async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
+  for (let index = 0; index < s.segments.length - 1; index++) {
+    const slot = s.segments[index]!;
+    if (!listed.has(slot.baseOffset)) {
+      // (The front is listed: dropDeletedFront ran.) A cleaning's grouping was told apart before.
+      for (const dropped of spliceSegments(s, index)) ro.marks.delete(dropped.baseOffset);
+      return slot.baseOffset;
+    }
+    const marks = ro.marks.get(slot.baseOffset);
+    if (marks === undefined || slot.segment === undefined) continue;
+    if ((await firstChanged(s, slot, marks)) === undefined) continue;
+    const cut = s.segments[index + 1]!.baseOffset;
+    for (const dropped of spliceSegments(s, index + 1)) ro.marks.delete(dropped.baseOffset);
+    return cut;
+  }
+  return Infinity;
+}
+
+/** The first offset of `slot` whose walked bytes its file no longer holds, or undefined. */
+async function firstChanged(s: LogState, slot: SegmentSlot, marks: TailMarks): Promise<number | undefined> {
+  const loaded = slot.segment!;
+  const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
+  const stat = await s.host.storage.stat(path);
+  const size = stat?.kind === "file" ? stat.size : 0;
+  // A file replaced under its name (a truncateTo's rename) is checked through the new one.
+  const sameFile = size === (await loaded.log.size());
+  const probe = sameFile ? loaded.log : await s.host.storage.open(path, { readOnly: true });
+  try {
+    return await marks.firstChanged(probe, size);
+  } finally {
+    if (!sameFile) await probe.close();
+  }
+}
+
+/** Walks the bytes the last segment gained, and on into the segments a roll started. */
+async function extend(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<void> {
+  for (;;) {
+    const active = activeSegment(s);
+    const stat = await s.host.storage.stat(segmentFilePath(s.name, active.baseOffset, LOG_SUFFIX));
+    if (stat === null || stat.kind !== "file") return;
+    const marks = ro.marks.get(active.baseOffset);
+    const stop = await active.catchUp(stat.size, (batch) => marks?.add(batch));
+    // As at open: only a next segment that continues this one exactly (not after a gap, nor one
+    // that overlaps it: a truncateTo the writer is in the middle of) is part of the log for now.
+    const next = Math.min(...[...listed].filter((base) => base > active.baseOffset));
+    if (stop.reason !== undefined || next !== active.nextOffset) return;
+    const { segment, marked } = await walkSegment(s.slotContext, active.nextOffset);
+    pushSegment(s, SegmentSlot.of(s.slotContext, segment));
+    ro.marks.set(segment.baseOffset, marked);
+    for (const base of [...ro.marks.keys()].slice(0, -MARKED_SEGMENTS)) ro.marks.delete(base);
+  }
+}
+
+/** Replaces every segment with what the listing holds now, as a read-only open would. */
+async function reload(s: LogState, ro: ReadOnlyState, checkpointed: CheckpointedValues): Promise<void> {
+  const loaded = await loadReadOnly(
+    {
+      storage: s.host.storage,
+      dir: s.name,
+      segmentOptions: s.segmentOptions,
+      clean: false,
+      recoveryPoint: checkpointed.recoveryPoint,
+      logStartOffset: checkpointed.logStartOffset,
+    },
+    s.slotContext,
+  );
+  replaceAllSegments(s, loaded.segments);
+  ro.marks.clear();
+  for (const [base, marked] of loaded.marks) ro.marks.set(base, marked);
+  ro.phantom = loaded.phantom;
+  s.startOffset = Math.max(s.startOffset, loaded.startOffset);
+  if (s.startOffset > endOffsetOf(s)) s.startOffset = loaded.startOffset;
+  s.recoveryPoint = loaded.recoveryPoint;
+}
+
+/** A read-only log's close: its handles only (there is nothing of this process's to flush). */
+export async function closeReadOnly(s: LogState): Promise<void> {
+  stopPolling(s);
+  s.status = "closing";
+  wake(s.waiters); // a waiting follower ends now with PAGELOG_CLOSED, never hangs
+  await Promise.allSettled(s.segments.map((slot) => slot.close()));
+  s.status = "closed";
+}

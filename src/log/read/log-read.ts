@@ -1,0 +1,291 @@
+/**
+ * The read path: raw batches from the segment holding an offset, decoding them into records,
+ * durable reads (only below the recovery point), finding an offset by timestamp, and the small
+ * cache that keeps the indexes of the last few old segments a reader touched in memory.
+ * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
+ * a range, and following the log, is records-iterator.ts.
+ */
+import { decodeBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
+import type { Segment } from "../../segment/segment.js";
+import { resolveOptions } from "../../options.js";
+import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
+import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
+import { TimestampTree } from "../state/timestamp-tree.js";
+
+/** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
+export type LogRecord = DecodedRecord;
+
+/** Limits of `Log.read`. */
+export interface ReadOptions {
+  /**
+   * Stop adding batches once this many bytes were read; at least one whole batch is always
+   * returned if one exists at the offset (Kafka's minOneMessage).
+   * @defaultValue 1 MiB
+   */
+  maxBytes?: number;
+  /** Return at most this many records. @defaultValue unlimited */
+  maxRecords?: number;
+  /**
+   * Only records below the recovery point: records no power cut can take back (the single-node
+   * high watermark). An offset at or above the recovery point reads as the end does: `[]`.
+   * @defaultValue false
+   */
+  durable?: boolean;
+}
+
+/** Limits of `Log.readBatches`. */
+export interface ReadBatchesOptions {
+  /** As {@link ReadOptions.maxBytes}. @defaultValue 1 MiB */
+  maxBytes?: number;
+  /**
+   * Only whole batches whose last offset is below the recovery point; at or above it the read is
+   * empty bytes, as at the end. @defaultValue false
+   */
+  durable?: boolean;
+}
+
+export const DEFAULT_READ_BYTES = 1 << 20;
+
+/** `read`'s options, checked, defaults filled in. */
+export function resolveReadOptions(options: ReadOptions): Required<ReadOptions> {
+  return resolveOptions<ReadOptions>(options, "read options", {
+    maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+    maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
+    durable: (value) => booleanOption(value, "durable"),
+  });
+}
+
+/** `readBatches`'s options, checked, defaults filled in. */
+export function resolveReadBatchesOptions(options: ReadBatchesOptions): Required<ReadBatchesOptions> {
+  return resolveOptions<ReadBatchesOptions>(options, "readBatches options", {
+    maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
+    durable: (value) => booleanOption(value, "durable"),
+  });
+}
+
+/** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
+export async function readLogRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
+  for (let at = offset; ;) {
+    const raw = await readRawBatches(s, at, maxBytes);
+    const out = await decodeRecords(s, raw, at, maxRecords);
+    // A compacted log's cleaned part can hold batches the cleaner emptied (compaction/): read on
+    // past them, so a read that finds no record says there is none up to the end.
+    if (out.length > 0 || raw.length === 0 || at >= s.offsetGaps.below) return out;
+    const after = lastOffsetOf(raw) + 1;
+    if (after <= at || after >= endOffsetOf(s)) return out;
+    at = after;
+  }
+}
+
+/**
+ * `readLogRecords` for `Log.read`. A read of a few records (a lookup: `maxRecords: 1`) first takes
+ * only the batch holding `offset`: reading, checking and decoding `maxBytes` of batches (1 MiB,
+ * and a read-ahead) to keep one record of them was most of a random lookup. When that batch
+ * holds `maxRecords` records from `offset` on, they are what the whole read would have returned
+ * first (records come in offset order); else the read runs whole, as before.
+ */
+export async function readFewRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
+  if (maxRecords !== Number.POSITIVE_INFINITY && maxBytes > 1) {
+    const first = await readLogRecords(s, offset, 1, maxRecords); // at least one whole batch (minOneMessage)
+    if (first.length >= maxRecords) return first;
+  }
+  return readLogRecords(s, offset, maxBytes, maxRecords);
+}
+
+/** The last offset of the last whole batch in `raw`. */
+function lastOffsetOf(raw: Uint8Array): number {
+  let last = -1;
+  for (let at = 0; at < raw.length; at += batchSize(raw, at)) last = readBatchHeader(raw, at).lastOffset;
+  return last;
+}
+
+async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRecords: number): Promise<LogRecord[]> {
+  let out: LogRecord[] = [];
+  for (let at = 0; at < raw.length && out.length < maxRecords;) {
+    const size = batchSize(raw, at);
+    let batch: Awaited<ReturnType<typeof decodeBatch>>;
+    try {
+      batch = await decodeBatch(raw.subarray(at, at + size), {
+        verifyCrc: false, // the segment checked every CRC on the way out
+      });
+    } catch (err) {
+      // Hand on the good records before it, as a segment does with a bad CRC: the read that
+      // starts at this batch reports it.
+      if (out.length > 0) break;
+      throw err;
+    }
+    const records = batch.records;
+    const from = Math.max(offset, s.startOffset);
+    // The usual case, a first batch wholly wanted: its own array, not a copy record by record.
+    const whole = records.length <= maxRecords - out.length && (records[0]?.offset ?? from) >= from;
+    if (whole && out.length === 0) out = records;
+    // (A spread takes its arguments on the stack: only for batches of a bounded count.)
+    else if (whole && records.length <= 4096) out.push(...records);
+    else {
+      for (const r of records) {
+        if (r.offset >= from && out.length < maxRecords) out.push(r);
+      }
+    }
+    at += size;
+  }
+  return out;
+}
+
+/**
+ * Where a read stops: the end, or with `durable` the recovery point (never above the end: a
+ * start moved past the recovery point leaves nothing durable to read until a flush).
+ */
+export function readLimit(s: LogState, durable: boolean): number {
+  const end = endOffsetOf(s);
+  return durable ? Math.min(end, s.recoveryPoint) : end;
+}
+
+/** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
+export async function readDurableRecords(
+  s: LogState,
+  offset: number,
+  maxBytes: number,
+  maxRecords: number,
+): Promise<LogRecord[]> {
+  checkInRange(s, offset);
+  const limit = readLimit(s, true);
+  if (offset >= limit) return [];
+  // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
+  // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
+  const want = Math.min(maxRecords, limit - offset);
+  const records = await (maxRecords === Number.POSITIVE_INFINITY ? readLogRecords : readFewRecords)(
+    s,
+    offset,
+    maxBytes,
+    want,
+  );
+  return records.filter((r) => r.offset < limit);
+}
+
+/** `readRawBatches` cut to the whole batches whose last offset is below the recovery point. */
+export async function readDurableBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
+  checkInRange(s, offset);
+  const limit = readLimit(s, true);
+  if (offset >= limit) return new Uint8Array(0);
+  const raw = await readRawBatches(s, offset, maxBytes);
+  let at = 0;
+  while (at < raw.length && readBatchHeader(raw, at).lastOffset < limit) at += batchSize(raw, at);
+  return raw.subarray(0, at);
+}
+
+function checkInRange(s: LogState, offset: number): void {
+  if (offset < s.startOffset || offset > endOffsetOf(s)) throw outOfRange(offset, s.startOffset, endOffsetOf(s));
+}
+
+/** Whole raw batches from the one holding `offset`. `offset` and `maxBytes` were checked by the caller. */
+export async function readRawBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
+  checkInRange(s, offset);
+  for (let index = segmentHolding(s, offset); index < s.segments.length; index++) {
+    const slot = s.segments[index]!;
+    const segment = slot.segment ?? (await slot.load()); // an idle segment's first use checks it
+    const read = await segment.read(offset, maxBytes);
+    touch(s, segment);
+    if (read !== null) return read.bytes;
+  }
+  return new Uint8Array(0);
+}
+
+/** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
+export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
+  for (let index = firstAboveStart(s); ; index++) {
+    // Which segment holds the answer is told by each one's largest timestamp: the tree skips to
+    // the first that may hold it (an idle one may: it learns its largest on its first use, so a
+    // first lookup loads the segments it passes, oldest first, and the next skip them).
+    const tree = TimestampTree.of(s);
+    if (index < tree.size) index = tree.firstAtLeast(index, timestamp);
+    const slot = s.segments[index];
+    if (slot === undefined) break;
+    if (slot.nextOffset <= s.startOffset) continue;
+    const segment = slot.segment ?? (await slot.load());
+    if (index < tree.size) tree.learn(index, segment.maxTimestamp);
+    if (segment.maxTimestamp < timestamp) continue;
+    const found = await segment.offsetForTimestamp(timestamp);
+    touch(s, segment);
+    if (found === null) continue;
+    if (found >= s.startOffset) return found;
+    // The answer lies below the start offset: look again among the records from the start.
+    let at = s.startOffset;
+    while (at < segment.nextOffset) {
+      const read = await segment.read(at, DEFAULT_READ_BYTES);
+      if (read === null) break;
+      for (let p = 0; p < read.bytes.length; p += batchSize(read.bytes, p)) {
+        const batch = await decodeBatch(read.bytes.subarray(p, p + batchSize(read.bytes, p)), { verifyCrc: false });
+        const hit = batch.records.find((r) => r.offset >= s.startOffset && r.timestamp >= timestamp);
+        if (hit !== undefined) return hit.offset;
+      }
+      at = read.lastOffset + 1;
+    }
+  }
+  return null;
+}
+
+/**
+ * The index of the last segment whose base offset is at most `offset` (0 if none): a binary
+ * search, since a random read on a log of many segments must not walk the list (base offsets
+ * increase along it).
+ */
+function segmentHolding(s: LogState, offset: number): number {
+  const segments = s.segments;
+  let lo = 0;
+  let hi = segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.baseOffset <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The index of the first segment that ends above the start offset (ends increase along the list). */
+function firstAboveStart(s: LogState): number {
+  const segments = s.segments;
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (segments[mid]!.nextOffset <= s.startOffset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Keeps the indexes of recently read segments besides the active one in memory, least recently
+ * used first, up to `indexCacheBytes` of index entries (a consumer reading old segments keeps
+ * their indexes; random lookups over a log of small segments find them all in memory; a large
+ * log still costs memory only for what is read). A segment the log no longer holds is dropped
+ * when it reaches the front. O(1) per read: the map keeps the order.
+ */
+function touch(s: LogState, segment: Segment): void {
+  if (segment === activeSegment(s)) return;
+  const had = s.warm.get(segment);
+  if (had !== undefined) {
+    s.warm.delete(segment);
+    s.warmBytes -= had;
+  }
+  const bytes = segment.indexBytes;
+  s.warm.set(segment, bytes);
+  s.warmBytes += bytes;
+  for (const [cold, coldBytes] of s.warm) {
+    // Least recently used first: over the budget, or a segment retention or truncation closed.
+    if ((s.warmBytes <= s.options.indexCacheBytes && !cold.closed) || cold === segment) break;
+    s.warm.delete(cold);
+    s.warmBytes -= coldBytes;
+    if (cold !== activeSegment(s)) cold.releaseIndexes();
+  }
+}

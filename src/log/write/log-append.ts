@@ -1,0 +1,269 @@
+/**
+ * The append path: group commit (one encode, one write, and at most one fsync, for every append
+ * that arrived while the previous write was in flight: consecutive appends share a batch),
+ * rolling to a new segment, and the flush policy (`flushMessages` / `flushMs`) checked after
+ * each group.
+ */
+import type { BatchHeader } from "../../format/index.js";
+import type { BytesInput, RecordSnapshot } from "../../format/record-codec.js";
+import { readBatchHeader } from "../../format/index.js";
+import { ErrorCode, isPagelogError, type PagelogError } from "../../errors.js";
+import { encodeSnapshots } from "../../format/record-batch.js";
+import { CompressionCodec } from "../../format/batch-layout.js";
+import { WriteMemory } from "./write-memory.js";
+import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
+import { Segment } from "../../segment/segment.js";
+import { pushSegment } from "../state/segment-list.js";
+import { SegmentSlot } from "../state/segment-slot.js";
+import { applyRetention, retentionCount } from "./log-retention.js";
+import { wake } from "../state/log-waiters.js";
+import {
+  activeSegment,
+  checkWritable,
+  endOffsetOf,
+  flushLog,
+  guard,
+  type LogState,
+  type PendingAppend,
+} from "../state/log-state.js";
+
+/**
+ * Writes one group of appends: consecutive appends share one batch (one encode, one CRC) up to
+ * half of `maxBatchBytes`, and every batch of the group goes out in one write. An append that
+ * cannot be encoded fails alone, before any I/O: a shared batch that fails to encode is encoded
+ * again append by append.
+ */
+export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
+  if (s.openGroup === group) s.openGroup = undefined; // later appends form the next group
+  const g = startGroup(s, group);
+  if (g === undefined) return;
+  try {
+    const writable = writableAppends(g, group);
+    for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await addUnit(g, unit);
+    await guard(s, () => writeAndFlushIfDue(g));
+  } catch (err) {
+    // The group's write (or its flush) failed: none of it is acknowledged.
+    for (const item of group) item.reject(err);
+    return;
+  } finally {
+    g.memory.release(); // every write of the group has settled: its bytes are no one's now
+  }
+  for (const settle of g.settled) settle();
+  // Followers wake on the append itself, after its callers were told (a failure woke them in fail()).
+  wake(s.waiters);
+}
+
+/** One group's write in progress: what is encoded but not yet written, and how each append ends. */
+interface GroupWrite {
+  readonly s: LogState;
+  /** Wall time stamped on the group's batches, and the stopwatch's reading taken with it. */
+  readonly now: number;
+  readonly elapsed: number;
+  readonly varintPolicy: VarintPolicy | undefined;
+  /** Where the group's batches are encoded: memory reused from earlier groups when there is some. */
+  readonly memory: WriteMemory;
+  /** Encoded batches not yet written, and their bytes in all. */
+  pending: Array<{ bytes: Uint8Array; header: BatchHeader }>;
+  pendingBytes: number;
+  /** The offset the next batch starts at. */
+  next: number;
+  /** Each append's resolve or reject, run only once the whole group is written (and flushed if due). */
+  readonly settled: Array<() => void>;
+}
+
+/** Reads the clock for the group; an injected clock that throws fails the group's appends, not the log. */
+function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | undefined {
+  let now: number;
+  let elapsed: number;
+  try {
+    now = s.options.clock.now();
+    elapsed = s.stopwatch.at(now);
+  } catch (err) {
+    // An injected clock that throws (a TypeError naming it): these appends fail, the log does not.
+    for (const item of group) item.reject(err);
+    return undefined;
+  }
+  const varintPolicy = s.options.policies?.writeVarint;
+  const memory = WriteMemory.take();
+  return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
+}
+
+/** The appends the log can take now; each of the others fails with the reason, after the group. */
+function writableAppends(g: GroupWrite, group: readonly PendingAppend[]): PendingAppend[] {
+  return group.filter((item) => {
+    try {
+      checkWritable(g.s, "append");
+      return true;
+    } catch (err) {
+      g.settled.push(() => item.reject(err));
+      return false;
+    }
+  });
+}
+
+/** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
+async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeBatch(g, unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
+  } catch (err) {
+    if (unit.length > 1) {
+      for (const item of unit) await addUnit(g, [item]);
+      return;
+    }
+    g.settled.push(() => unit[0]!.reject(err)); // a bad append fails alone, before any I/O
+    return;
+  }
+  const header = readBatchHeader(bytes);
+  const refused = await rollIfDue(g, bytes.length, header);
+  if (refused !== undefined) {
+    // A reader's retention rule was refused after the roll, before anything was deleted: the
+    // log is whole and open, and this unit's batch was not written. It fails alone.
+    for (const item of unit) g.settled.push(() => item.reject(refused));
+    return;
+  }
+  g.pending.push({ bytes, header });
+  g.pendingBytes += bytes.length;
+  g.next = header.lastOffset + 1;
+  let base = header.baseOffset;
+  for (const item of unit) {
+    const offsets = { baseOffset: base, lastOffset: base + item.records.length - 1 };
+    g.settled.push(() => item.resolve(offsets));
+    base += item.records.length;
+  }
+}
+
+/** One batch at the group's next offset and time, checked by a reader's writeVarint (chapter 1). */
+function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Uint8Array {
+  const { options } = g.s;
+  const encodeOptions = {
+    baseOffset: g.next,
+    timestamp: g.now,
+    maxBatchBytes: options.maxBatchBytes,
+    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
+  };
+  const bytes = encodeSnapshots(records, encodeOptions, CompressionCodec.NONE, g.memory.allocate);
+  if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, bytes);
+  return bytes;
+}
+
+/**
+ * Writes what is pending and rolls to a new segment if a batch of `batchBytes` must go into one.
+ * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any.
+ */
+async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<PagelogError | undefined> {
+  let refused: PagelogError | undefined;
+  await guard(g.s, async () => {
+    if (needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+      await writePending(g);
+      refused = await roll(g.s, g.now, g.elapsed);
+    }
+  });
+  return refused;
+}
+
+/** Every pending batch in one write to the active segment. */
+async function writePending(g: GroupWrite): Promise<void> {
+  if (g.pending.length === 0) return;
+  const { s } = g;
+  const out = g.pending;
+  g.pending = [];
+  g.pendingBytes = 0;
+  s.dirtySegments.add(activeSegment(s));
+  await activeSegment(s).appendBatches(out);
+  for (const p of out) s.unflushedRecords += p.header.recordsCount;
+}
+
+/** The group's last write, then the flush policy: `flushMessages` records or `flushMs` since the last flush. */
+async function writeAndFlushIfDue(g: GroupWrite): Promise<void> {
+  const { s } = g;
+  await writePending(g);
+  const { flushMessages, flushMs } = s.options;
+  if (
+    (flushMessages !== -1 && s.unflushedRecords >= flushMessages) ||
+    (flushMs !== -1 && g.elapsed - s.lastFlushAt >= flushMs)
+  ) {
+    await flushLog(s, { at: g.elapsed });
+  }
+}
+
+/** Consecutive appends whose records are estimated at most `limit` bytes together (one each if larger). */
+function sharedBatches(group: readonly PendingAppend[], limit: number): PendingAppend[][] {
+  if (group.length <= 1) return group.length === 0 ? [] : [[group[0]!]]; // one append: nothing to estimate
+  const units: PendingAppend[][] = [];
+  let unit: PendingAppend[] = [];
+  let bytes = 0;
+  for (const item of group) {
+    const size = estimatedBytes(item.records);
+    if (unit.length > 0 && bytes + size > limit) {
+      units.push(unit);
+      unit = [];
+      bytes = 0;
+    }
+    unit.push(item);
+    bytes += size;
+  }
+  if (unit.length > 0) units.push(unit);
+  return units;
+}
+
+/** An upper bound of what records take in a batch (a string may take 3 bytes a character). */
+function estimatedBytes(records: readonly RecordSnapshot[]): number {
+  const size = (b: BytesInput): number => (b === null ? 0 : typeof b === "string" ? 3 * b.length : b.length);
+  let total = 0;
+  for (const r of records) {
+    total += 32 + size(r.key) + size(r.value);
+    for (const h of r.headers) total += 10 + 3 * h.key.length + size(h.value);
+  }
+  return total;
+}
+
+/**
+ * Whether a batch of `bytes` (ending at `header.lastOffset`), after `pendingBytes` not yet
+ * written, must go into a new segment. `elapsed` is the stopwatch's reading.
+ */
+function needsRoll(
+  s: LogState,
+  pendingBytes: number,
+  batchBytes: number,
+  header: BatchHeader,
+  elapsed: number,
+): boolean {
+  const active = activeSegment(s);
+  // A new segment takes any batch that fits its int32 fields.
+  if (active.size === 0 && pendingBytes === 0) return false;
+  const bytes = pendingBytes + batchBytes;
+  const full = active.size + bytes > s.options.segmentBytes;
+  const old = elapsed - s.activeCreatedAt >= s.options.segmentMs;
+  return full || old || active.indexFull || !active.canHold(header.lastOffset, bytes);
+}
+
+/**
+ * Seals the active segment and starts a new one at the end offset; then applies retention as of
+ * wall time `now`. Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing
+ * was deleted then.
+ */
+async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogError | undefined> {
+  const sealed = activeSegment(s);
+  s.dirtySegments.add(sealed);
+  await sealed.seal();
+  sealed.releaseIndexes(); // its entries are in the file; reads load them back
+  const segment = await Segment.open(s.host.storage, s.name, endOffsetOf(s), s.segmentOptions);
+  // Nothing can legitimately be there (loading and truncation delete every segment past the
+  // end, durably), but a stale file must never be read as part of this log.
+  if (segment.size > 0) await segment.log.truncate(0);
+  pushSegment(s, SegmentSlot.of(s.slotContext, segment));
+  s.dirDirty = true;
+  s.activeCreatedAt = elapsed;
+  let count: number;
+  try {
+    count = await retentionCount(s, now);
+  } catch (err) {
+    // Refused, or an old segment that retention had to load first failed its check (its first
+    // use): nothing was deleted and the log is whole.
+    if (isPagelogError(err, ErrorCode.POLICY) || isPagelogError(err, ErrorCode.CORRUPT)) return err;
+    throw err;
+  }
+  await applyRetention(s, count);
+  return undefined;
+}
