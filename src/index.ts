@@ -46,6 +46,13 @@ export type {
 } from "./policies/policy-types.js";
 // Moves to `pagelog/course` with the retention exercise (a later issue).
 export { retentionDeleteCount } from "./log/policies/retention.js";
+/**
+ * The earlier name of {@link retentionDeleteCount}, kept so code written against it still runs.
+ *
+ * @deprecated Use `retentionDeleteCount`; the course's exercise of this name is
+ * `kafkaPolicies.segmentsToDelete` in `pagelog/course`, with the course's shape.
+ */
+export { retentionDeleteCount as segmentsToDelete } from "./log/policies/retention.js";
 export type { RetentionLimits, SegmentSummary } from "./log/policies/retention.js";
 
 // Storage: the interface, the pool every LogDir reads and writes through, and the simulator.
