@@ -8,7 +8,7 @@ import { ErrorCode, PagelogError } from "../errors.js";
 import { describeValue } from "../format/record-codec.js";
 import { type Present, resolveOptions } from "../options.js";
 import { booleanOption, checkOffset, outOfRange } from "./log-arguments.js";
-import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readRecords } from "./log-read.js";
+import { DEFAULT_READ_BYTES, durableLimitAfterRead, type LogRecord, readLimit, readRecords } from "./log-read.js";
 import { checkReadable, endOffsetOf, type LogState } from "./log-state.js";
 import { openCursor, type ReadCursor } from "./read-cursors.js";
 import { waitUntil } from "./wait-until.js";
@@ -136,7 +136,7 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       settle(it, it.cursor);
     }
     const end = readLimit(s, o.durable);
-    const stop = o.to === undefined ? end : Math.min(end, o.to);
+    let stop = o.to === undefined ? end : Math.min(end, o.to);
     if (it.next >= stop) return [];
     // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
     // fewer, and records at or past `stop` may follow them: those wait for a later read.
@@ -148,11 +148,13 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
+    // A read-only log's writer may have truncated and appended since the view (log-read.ts).
+    if (o.durable) stop = await durableLimitAfterRead(s, stop);
     // (Offsets increase: when the last is below `stop`, every one is.)
     const records = (found.at(-1)?.offset ?? stop) < stop ? found : found.filter((r) => r.offset < stop);
     // Nothing below `stop`: the cleaner dropped every record up to it. Step over the gap, or a
     // follower would wait for an end that is already past its position.
-    if (records.length === 0) it.next = stop;
+    if (records.length === 0) it.next = Math.max(it.next, stop);
     return records;
   });
 }
