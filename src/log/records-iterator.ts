@@ -11,6 +11,7 @@ import { booleanOption, checkOffset, outOfRange } from "./log-arguments.js";
 import { DEFAULT_READ_BYTES, durableLimitAfterRead, type LogRecord, readLimit, readRecords } from "./log-read.js";
 import { checkReadable, endOffsetOf, type LogState } from "./log-state.js";
 import { openCursor, type ReadCursor } from "./read-cursors.js";
+import { readExplainingGaps } from "./read-only-retry.js";
 import { waitUntil } from "./wait-until.js";
 
 /** The range, the mode, and the signal that stops it, of `Log.records`. */
@@ -140,7 +141,9 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     if (it.next >= stop) return [];
     // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
     // fewer, and records at or past `stop` may follow them: those wait for a later read.
-    const found = await readRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    const read = (): Promise<LogRecord[]> => readRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
+    const found = s.readOnly === undefined ? await read() : await readExplainingGaps(s, it.next, read);
     // The log holds offsets up to its end, so a read below it always finds a record: never
     // end an iteration early without saying why. (In the cleaned part of a compacted log the
     // cleaner may have dropped every record up to the end: readRecords read on to it.)
