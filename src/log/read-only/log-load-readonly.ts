@@ -136,6 +136,10 @@ export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Pro
     load = await loadReadOnly({ ...input, ...again });
     seen = again;
   }
+  // The checkpoint was read before the files (the directory's open may be long before): a
+  // truncateTo since lowered it before it cut, and the records it appended after may be in the
+  // files walked, not flushed. Read after the walk, it bounds what the walk saw as durable.
+  const recoveryPoint = Math.min(load.recoveryPoint, (await host.readCheckpoints()).recoveryPoint ?? 0);
   const state: ReadOnlyState = {
     ...host,
     marks: load.marks,
@@ -143,7 +147,7 @@ export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Pro
     cleanPointSeen: seen.cleanPoint,
     recoveryPointSeen: Math.max(0, seen.recoveryPoint ?? 0),
   };
-  return { ...load, readOnly: { recoveryPoint: load.recoveryPoint, state } };
+  return { ...load, readOnly: { recoveryPoint, state } };
 }
 
 /**

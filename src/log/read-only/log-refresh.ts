@@ -1,7 +1,9 @@
 /*
  * Following, from a read-only open, the files a writer in another process changes: what a
  * refresh (`log.refresh()`, or a waiting read-only follower's poll) does. It reads only:
- * 1. the checkpoints again (the recovery point a durable read may go up to; the start offset);
+ * 1. the checkpoints again (the recovery point a durable read may go up to; the start offset),
+ *    and the recovery point once more after the files (step 4): a truncateTo in between lowered
+ *    it before it cut, and what the writer appended after may be walked but not flushed;
  * 2. the partition's listing: segments the writer deleted from the front (retention) move the
  *    start offset; segments gone from the back (a truncateTo) are a cut at the first one's base;
  * 3. the last segment left: if bytes already read changed (its marks, see tail-marks.ts: a
@@ -107,11 +109,16 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
   const end = endOffsetOf(s);
-  if ((checkpointed.recoveryPoint ?? 0) > end)
-    checkDurablePrefix(s.name, end, (await ro.readCheckpoints()).recoveryPoint);
+  const before = checkpointed.recoveryPoint ?? 0;
+  // Read again now the files are read, if the recovery point is to move up (or to check it): a
+  // truncateTo since the first read lowered it before it cut, and what it appended after (walked
+  // just now) may not be flushed. Both bound the durable. (Below the last view's recovery point,
+  // bytes not cut are the ones that were durable then.)
+  const after = Math.min(before, end) > s.recoveryPoint ? (await ro.readCheckpoints()).recoveryPoint : before;
+  if (before > end) checkDurablePrefix(s.name, end, after);
   const first = s.segments[0]!.baseOffset;
   s.startOffset = Math.min(Math.max(s.startOffset, first, checkpointed.logStartOffset ?? first), end);
-  const durable = Math.min(checkpointed.recoveryPoint ?? 0, end);
+  const durable = Math.min(before, after ?? 0, end);
   // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
   s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
   noteCheckpoints(ro, checkpointed);
@@ -255,7 +262,8 @@ async function reload(s: LogState, ro: ReadOnlyState, checkpointed: Checkpointed
   ro.phantom = loaded.phantom;
   s.startOffset = Math.max(s.startOffset, loaded.startOffset);
   if (s.startOffset > endOffsetOf(s)) s.startOffset = loaded.startOffset;
-  s.recoveryPoint = loaded.recoveryPoint;
+  // Bounded by the checkpoint read again after the walk, as a refresh's (refreshFiles).
+  s.recoveryPoint = Math.min(loaded.recoveryPoint, (await ro.readCheckpoints()).recoveryPoint ?? 0);
 }
 
 /** A read-only log's close: its handles only (there is nothing of this process's to flush). */

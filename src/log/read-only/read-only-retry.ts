@@ -9,6 +9,7 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { LOG_SUFFIX } from "../../segment/segment-names.js";
+import type { LogRecord } from "../read/log-read.js";
 import type { LogState } from "../state/log-state.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
 import { refreshLog } from "./log-refresh.js";
@@ -42,4 +43,48 @@ function staleSegment(err: unknown): boolean {
   return (
     err.code === ErrorCode.CORRUPT || err.code === ErrorCode.OFFSET_OUT_OF_RANGE || err.code === ErrorCode.NOT_FOUND
   );
+}
+
+/**
+ * Whether `found`, read from `next` on below the end, skips an offset the clean point does not
+ * explain: none found at or past it, or a record past the next offset outside the cleaned part
+ * (the checks records-iterator.ts makes before it hands them out).
+ */
+function unexplainedGap(s: LogState, next: number, found: readonly LogRecord[]): boolean {
+  const below = s.offsetGaps.below;
+  if (found.length === 0) return next >= below;
+  for (const record of found) {
+    if (record.offset !== next && !(next < below && record.offset <= below)) return true;
+    next = record.offset + 1;
+  }
+  return false;
+}
+
+/**
+ * A read-only log's records read from `next` by `read`, with the writer's changes since the last
+ * refresh that make gaps explained. The view's clean point is the checkpoint that refresh read;
+ * since, the writer's cleaner may have written a higher one and swapped in the cleaned files the
+ * read just found (it writes the checkpoint first), so a gap it does not explain is not yet
+ * damage. The checkpoint is read again, after the bytes: moved up, the view follows it (the
+ * cleaner's gaps are legal below it) and reads again, past the emptied batches it stopped at;
+ * moved down, a truncateTo lowered it before cutting the files just read, and a refresh finds
+ * the cut (the iteration then drops or refuses what it took) before the read runs again. A gap
+ * still unexplained once the clean point holds still is left for the caller to call corrupt.
+ */
+export async function readExplainingGaps(
+  s: LogState,
+  next: number,
+  read: () => Promise<LogRecord[]>,
+): Promise<LogRecord[]> {
+  let found = await read();
+  const ro = s.readOnly;
+  if (ro === undefined) return found;
+  for (let tries = 1; tries < READ_TRIES && unexplainedGap(s, next, found); tries++) {
+    const cleanPoint = (await ro.readCheckpoints()).cleanPoint;
+    if (cleanPoint === undefined || cleanPoint === s.offsetGaps.below) break;
+    if (cleanPoint > s.offsetGaps.below) s.offsetGaps.below = cleanPoint;
+    else await refreshLog(s, ro);
+    found = await read();
+  }
+  return found;
 }

@@ -150,6 +150,21 @@ export function readLimit(s: LogState, durable: boolean): number {
   return durable ? Math.min(end, s.recoveryPoint) : end;
 }
 
+/**
+ * A durable read's limit once its bytes are read. A read-only log's recovery point is the
+ * writer's checkpoint as the last refresh saw it; since, a truncateTo may have lowered the
+ * checkpoint and cut, and the read just found what the writer appended after, unflushed, in
+ * the files. So the checkpoint is read again, after the bytes: records at or above it wait.
+ * A lower value lowers the view's recovery point too (a follower then waits for a refresh to
+ * raise it, rather than read again at once); the next refresh finds the cut itself.
+ */
+export async function durableLimitAfterRead(s: LogState, limit: number): Promise<number> {
+  if (s.readOnly === undefined) return limit;
+  const checkpointed = (await s.readOnly.readCheckpoints()).recoveryPoint ?? 0;
+  if (checkpointed < s.recoveryPoint) s.recoveryPoint = checkpointed;
+  return Math.min(limit, checkpointed);
+}
+
 /** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
 export async function readDurableRecords(
   s: LogState,
@@ -169,7 +184,8 @@ export async function readDurableRecords(
     maxBytes,
     want,
   );
-  return records.filter((r) => r.offset < limit);
+  const durable = await durableLimitAfterRead(s, limit);
+  return records.filter((r) => r.offset < durable);
 }
 
 /** `readRawBatches` cut to the whole batches whose last offset is below the recovery point. */
@@ -178,8 +194,9 @@ export async function readDurableBatches(s: LogState, offset: number, maxBytes: 
   const limit = readLimit(s, true);
   if (offset >= limit) return new Uint8Array(0);
   const raw = await readRawBatches(s, offset, maxBytes);
+  const durable = await durableLimitAfterRead(s, limit);
   let at = 0;
-  while (at < raw.length && readBatchHeader(raw, at).lastOffset < limit) at += batchSize(raw, at);
+  while (at < raw.length && readBatchHeader(raw, at).lastOffset < durable) at += batchSize(raw, at);
   return raw.subarray(0, at);
 }
 

@@ -8,9 +8,10 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import { describeValue } from "../../format/record-codec.js";
 import { type Present, resolveOptions } from "../../options.js";
 import { booleanOption, checkOffset, outOfRange } from "../options/log-arguments.js";
-import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords } from "./log-read.js";
+import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords, durableLimitAfterRead } from "./log-read.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
+import { readExplainingGaps } from "../read-only/read-only-retry.js";
 import { waitUntil } from "./wait-until.js";
 
 /** The range, the mode, and the signal that stops it, of `Log.records`. */
@@ -136,11 +137,13 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       settle(it, it.cursor);
     }
     const end = readLimit(s, o.durable);
-    const stop = o.to === undefined ? end : Math.min(end, o.to);
+    let stop = o.to === undefined ? end : Math.min(end, o.to);
     if (it.next >= stop) return [];
     // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
     // fewer, and records at or past `stop` may follow them: those wait for a later read.
-    const found = await readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    const read = (): Promise<LogRecord[]> => readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
+    const found = s.readOnly === undefined ? await read() : await readExplainingGaps(s, it.next, read);
     // The log holds offsets up to its end, so a read below it always finds a record: never
     // end an iteration early without saying why. (In the cleaned part of a compacted log the
     // cleaner may have dropped every record up to the end: readLogRecords read on to it.)
@@ -148,11 +151,13 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
+    // A read-only log's writer may have truncated and appended since the view (log-read.ts).
+    if (o.durable) stop = await durableLimitAfterRead(s, stop);
     // (Offsets increase: when the last is below `stop`, every one is.)
     const records = (found.at(-1)?.offset ?? stop) < stop ? found : found.filter((r) => r.offset < stop);
     // Nothing below `stop`: the cleaner dropped every record up to it. Step over the gap, or a
     // follower would wait for an end that is already past its position.
-    if (records.length === 0) it.next = stop;
+    if (records.length === 0) it.next = Math.max(it.next, stop);
     return records;
   });
 }
