@@ -9,7 +9,6 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { LOG_SUFFIX } from "../../segment/segment-names.js";
-import type { LogRecord } from "../read/log-read.js";
 import type { LogState } from "../state/log-state.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
 import { refreshLog } from "./log-refresh.js";
@@ -50,7 +49,7 @@ function staleSegment(err: unknown): boolean {
  * explain: none found at or past it, or a record past the next offset outside the cleaned part
  * (the checks records-iterator.ts makes before it hands them out).
  */
-function unexplainedGap(s: LogState, next: number, found: readonly LogRecord[]): boolean {
+function unexplainedGap(s: LogState, next: number, found: readonly { readonly offset: number }[]): boolean {
   const below = s.offsetGaps.below;
   if (found.length === 0) return next >= below;
   for (const record of found) {
@@ -71,11 +70,11 @@ function unexplainedGap(s: LogState, next: number, found: readonly LogRecord[]):
  * the cut (the iteration then drops or refuses what it took) before the read runs again. A gap
  * still unexplained once the clean point holds still is left for the caller to call corrupt.
  */
-export async function readExplainingGaps(
+export async function readExplainingGaps<R extends { readonly offset: number }>(
   s: LogState,
   next: number,
-  read: () => Promise<LogRecord[]>,
-): Promise<LogRecord[]> {
+  read: () => Promise<R[]>,
+): Promise<R[]> {
   let found = await read();
   const ro = s.readOnly;
   if (ro === undefined) return found;
