@@ -8,7 +8,7 @@
 import { loadCrc } from "./crc.js";
 import type { ChildJob } from "./runner.js";
 import { runJob } from "./runner.js";
-import { rowNamed } from "./rows.js";
+import { rowNamed } from "./rows/rows.js";
 import { runWriter, type WriterJob } from "./follow-writer.js";
 
 async function main(arg: string | undefined): Promise<void> {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { resolveOptions, type OptionResolvers } from "../options.js";
 import type { CrcName } from "./crc.js";
-import { ROWS, rowNamed } from "./rows.js";
+import { ROWS, rowNamed } from "./rows/rows.js";
 
 export interface BenchOptions {
   /** Where the real-disk rows run. Default: the OS temp directory. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadCrc } from "./crc.js";
 import type { RowResult } from "./measure.js";
 import { type BenchOptions, resolveBenchOptions, type ResolvedBenchOptions } from "./options.js";
-import { rowNamed } from "./rows.js";
+import { rowNamed } from "./rows/rows.js";
 import { childScript, Runner } from "./runner.js";
 import type { BenchMeta } from "./table.js";
 

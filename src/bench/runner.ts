@@ -11,7 +11,7 @@ import { type BenchContext, rssMarker } from "./context.js";
 import type { BenchCrc } from "./crc.js";
 import { failed, finish, kept, type Measured, peakRssMB, type RowResult } from "./measure.js";
 import type { ResolvedBenchOptions } from "./options.js";
-import { FIXTURES, type FixtureName, type RowSpec } from "./rows.js";
+import { FIXTURES, type FixtureName, type RowSpec } from "./rows/rows.js";
 
 /** What a child prints: its row's measurements and the peak RSS that counts for them. */
 export interface ChildReport {

@@ -5,10 +5,10 @@
  * arguments. The rows' child processes are a separate entry (src/bench/bench-child.ts), so no
  * internal flag shows here.
  */
-import { parseCommandLine, intOption } from "./args.js";
-import { type CliIo, UsageError } from "./io.js";
+import { parseCommandLine, intOption } from "./terminal/args.js";
+import { type CliIo, UsageError } from "./terminal/io.js";
 import { type BenchOptions, isDirectory } from "../bench/options.js";
-import { ROWS, rowNamed } from "../bench/rows.js";
+import { ROWS, rowNamed } from "../bench/rows/rows.js";
 import { runBench } from "../bench/run-bench.js";
 import { renderJson, renderText } from "../bench/table.js";
 

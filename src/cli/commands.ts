@@ -3,34 +3,34 @@
  * `run(args, io) → exit code`. Errors are one line and a non-zero exit, never a stack trace.
  * (`main.ts` is the executable, built to dist/cli.js; tests call `main` in-process.)
  */
-import { type CliIo, type Command, UsageError } from "./io.js";
+import { type CliIo, type Command, UsageError } from "./terminal/io.js";
 import { VERSION } from "./version.js";
 
 /** Commands, loaded on demand so `pagelog --help` stays fast. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   demo: {
     summary: "the chapter's page-cache demo on the simulator",
-    load: async () => (await import("./demo.js")).run,
+    load: async () => (await import("./demo/demo.js")).run,
   },
   dump: {
     summary: "print the batches and index entries of a segment or partition directory",
-    load: async () => (await import("./dump.js")).run,
+    load: async () => (await import("./dump/dump.js")).run,
   },
   verify: {
     summary: "check every batch, record, index entry and checkpoint of a log directory as reads do",
-    load: async () => (await import("./verify.js")).run,
+    load: async () => (await import("./verify/verify.js")).run,
   },
   recover: {
     summary: "open a log directory and every partition, recovering after a crash, with progress",
-    load: async () => (await import("./recover.js")).run,
+    load: async () => (await import("./recover/recover.js")).run,
   },
   tail: {
     summary: "print a partition's records, one per line, and follow it (read-only, beside a writer)",
-    load: async () => (await import("./tail.js")).run,
+    load: async () => (await import("./tail/tail.js")).run,
   },
   check: {
     summary: "run the course's unit cases against your storage policies (or pagelog's)",
-    load: async () => (await import("./check.js")).run,
+    load: async () => (await import("./check/check.js")).run,
   },
   fuzz: { summary: "run the crash-recovery fuzzer", load: async () => (await import("./fuzz.js")).run },
   bench: {

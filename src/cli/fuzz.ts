@@ -22,11 +22,11 @@ import {
 } from "../testing/fuzz.js";
 import { formatSteps, parseSteps, shrinkSchedule, withSteps } from "../testing/engine/shrink.js";
 import { policyNames, withPolicies } from "../testing/with-policies.js";
-import { intOption, parseCommandLine } from "./args.js";
-import { ADAPTER_TIMEOUT_S, DID_NOT_SETTLE, loadAdapter } from "./adapter-module.js";
-import { type CliIo, UsageError } from "./io.js";
-import { loadPolicies } from "./policies-module.js";
-import { refuseHanging } from "./refuse-hanging.js";
+import { intOption, parseCommandLine } from "./terminal/args.js";
+import { ADAPTER_TIMEOUT_S, DID_NOT_SETTLE, loadAdapter } from "./modules/adapter-module.js";
+import { type CliIo, UsageError } from "./terminal/io.js";
+import { loadPolicies } from "./modules/policies-module.js";
+import { refuseHanging } from "./modules/refuse-hanging.js";
 import { plural } from "../text/plural.js";
 
 export const FUZZ_HELP = `pagelog fuzz [options]

@@ -1,6 +1,6 @@
 /** The `pagelog` executable. */
 import { main } from "./commands.js";
-import { processIo } from "./io.js";
+import { processIo } from "./terminal/io.js";
 
 // `pagelog dump … | head`: the reader went away. That is the end of the output, not an error
 // (no stack trace), as for any Unix filter.

@@ -1,6 +1,6 @@
 /**
  * Terminal colours as ANSI SGR codes, or plain text: what the demo's frames and the CLI's reports
- * are painted with. Whether to colour at all is the CLI's call (src/cli/style.ts reads the
+ * are painted with. Whether to colour at all is the CLI's call (src/cli/terminal/style.ts reads the
  * terminal and the environment); this part runs in the browser too.
  */
 

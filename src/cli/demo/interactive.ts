@@ -4,12 +4,12 @@
  * functions (after --policies), q quit. On a `TERM=dumb` terminal (one that cannot move the cursor)
  * the frames follow each other as plain text, with no clear-screen or cursor codes.
  */
-import type { CliIo } from "../io.js";
+import type { CliIo } from "../terminal/io.js";
 import { renderFrame } from "../../demo/render.js";
 import type { ScriptStep } from "../../demo/script.js";
 import { applyStep } from "../../demo/script.js";
 import type { DemoSession } from "../../demo/session.js";
-import type { Style } from "../style.js";
+import type { Style } from "../terminal/style.js";
 
 const CLEAR = "\x1b[H\x1b[2J";
 const HIDE_CURSOR = "\x1b[?25l";

@@ -4,7 +4,7 @@
  * ones carries `"repeats": n`: the n slots after it hold the same bytes with the same finding.
  */
 import type { IndexRun, IndexWalk } from "../../inspect/index-check.js";
-import type { Output } from "../output.js";
+import type { Output } from "../terminal/output.js";
 import type {
   DumpedBatch,
   DumpedIndexStart,

@@ -1,6 +1,6 @@
 /** `pagelog dump`'s text output, in the spirit of Kafka's `kafka-dump-log`: one line per batch, `| ` lines per record. */
 import type { IndexRun, IndexWalk } from "../../inspect/index-check.js";
-import type { Output } from "../output.js";
+import type { Output } from "../terminal/output.js";
 import { plural } from "../../text/plural.js";
 import type {
   DumpedBatch,

@@ -6,7 +6,7 @@
 import { stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { FsStorage } from "../../storage/fs-storage.js";
-import { UsageError } from "../io.js";
+import { UsageError } from "../terminal/io.js";
 
 export interface Target {
   /** Storage rooted at the directory (or at the file's directory). */

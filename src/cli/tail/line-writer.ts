@@ -3,7 +3,7 @@
  * next read waits for the disk, or a follower for an append), so a follower's line is out within
  * a turn, and a long log is not one write per record. Waits for `drain` when the stream asks to.
  */
-import type { CliIo } from "../io.js";
+import type { CliIo } from "../terminal/io.js";
 
 const CHUNK = 64 * 1024;
 

@@ -1,6 +1,6 @@
 /** `pagelog verify`'s text report: one line per file, then every problem naming its file and byte. */
-import type { Style } from "../style.js";
-import { ANSI } from "../style.js";
+import type { Style } from "../terminal/style.js";
+import { ANSI } from "../terminal/style.js";
 import { plural } from "../../text/plural.js";
 import { type VerifyReport, verdictOf } from "../../inspect/verify-dir.js";
 

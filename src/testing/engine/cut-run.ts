@@ -9,7 +9,7 @@ import { SimStorage, type TraceEvent } from "../../storage/sim-storage.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestContext, FailedCall, SelfCheckMoment } from "./adapter.js";
 import { recoverThroughNestedCuts } from "./cuts.js";
 import { errorReport, policyFailure } from "./error-report.js";
-import { COMPACTION_RULES, mayHaveCleaned, truncatedCompaction } from "./compaction-model.js";
+import { COMPACTION_RULES, mayHaveCleaned, truncatedCompaction } from "./workloads/compaction-model.js";
 import {
   checkContents,
   describeValue,
@@ -20,7 +20,7 @@ import {
   type ModelRecord,
   readLog,
   toInput,
-} from "./model.js";
+} from "./workloads/model.js";
 import { describeDisk, openEngineLog } from "./open-log.js";
 import { FAULT_DECISION, type Reach, ReachCounter } from "./reach.js";
 import { checkRecoveredFiles } from "./recovered-files.js";

@@ -12,10 +12,10 @@
  * (see `ExtraStep`) is never drawn; for pagelog's own `Log`, which takes them all, a classic seed
  * gives the same schedule it always has.
  */
-import { classicSchedule } from "./classic-workload.js";
-import { compactionSchedule } from "./compaction-workload.js";
+import { classicSchedule } from "./workloads/classic-workload.js";
+import { compactionSchedule } from "./workloads/compaction-workload.js";
 import type { GenerateOptions, RecordShape, Schedule, Step } from "./schedule-types.js";
-import { swarmSchedule } from "./swarm-workload.js";
+import { swarmSchedule } from "./workloads/swarm-workload.js";
 
 export type { GenerateOptions, RecordShape, Schedule, Step, Workload } from "./schedule-types.js";
 

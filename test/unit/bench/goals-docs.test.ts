@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type Goal, GOALS, goalText } from "../../../src/bench/goals.js";
-import { ROWS } from "../../../src/bench/rows.js";
+import { ROWS } from "../../../src/bench/rows/rows.js";
 
 /** How the docs write a goal: "≥ 0.5", "pagelog < 100 ms", "peak RSS < 150 MB", "—" for none. */
 function docText(goal: Goal | null): string {

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveBenchOptions } from "../../../src/bench/options.js";
-import { ROWS } from "../../../src/bench/rows.js";
+import { ROWS } from "../../../src/bench/rows/rows.js";
 import { cli, tempDir } from "./helpers.js";
 
 const dirs: string[] = [];

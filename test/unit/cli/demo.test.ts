@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../../src/cli/io.js";
+import type { CliIo } from "../../../src/cli/terminal/io.js";
 import { cli } from "./helpers.js";
 
 /** The frames of a non-interactive run, split on their "── n. step" titles. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../../src/cli/commands.js";
-import type { CliIo } from "../../../src/cli/io.js";
+import type { CliIo } from "../../../src/cli/terminal/io.js";
 
 export interface Run {
   code: number;
