@@ -25,8 +25,7 @@ export interface Serde<T> {
  * `string`, `"json"` for anything `JSON.stringify` writes and `JSON.parse` reads.
  */
 export type SerdeSpec<T> =
-  | Serde<T>
-  | ([T] extends [Uint8Array] ? "bytes" : [T] extends [string] ? "utf8" | "json" : "json");
+  Serde<T> | ([T] extends [Uint8Array] ? "bytes" : [T] extends [string] ? "utf8" | "json" : "json");
 
 /** The serializers of a topic or typed log: one for keys, one for values, bytes when absent. */
 export interface RecordSerde<K, V> {
@@ -116,9 +115,13 @@ export function serializeField(serde: ResolvedSerde, value: unknown, field: stri
   try {
     out = serde.serialize(value);
   } catch (err) {
-    throw new PagelogError(`${field}: the ${serde.name} serializer failed: ${describeError(err)}`, ErrorCode.SERIALIZATION, {
-      cause: err,
-    });
+    throw new PagelogError(
+      `${field}: the ${serde.name} serializer failed: ${describeError(err)}`,
+      ErrorCode.SERIALIZATION,
+      {
+        cause: err,
+      },
+    );
   }
   if (typeof out !== "string" && !(out instanceof Uint8Array))
     throw new PagelogError(
