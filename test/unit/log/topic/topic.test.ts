@@ -39,7 +39,7 @@ describe("topics: routing", () => {
     const next = new Array<number>(partitions).fill(0);
     keys.forEach((key, i) => {
       const partition = partitionForKey(encoder.encode(key), partitions);
-      expect(placed[i]).toEqual({ partition, offset: next[partition]++ });
+      expect(placed[i]).toEqual({ partition, offset: next[partition]!++ });
     });
     // Each partition log holds its keys, in call order.
     for (let p = 0; p < partitions; p++) {
@@ -115,7 +115,7 @@ describe("topics: routing", () => {
     await expect(dir.topic("x".repeat(250))).rejects.toThrow(TypeError);
     for (const bad of [0, -1, 2.5, 10_001, "8"])
       await expect(dir.topic("orders", { partitions: bad as number })).rejects.toThrow(/partitions/);
-    await expect(dir.topic("orders", { partitions: 2, serde: { value: "yaml" as "json" } })).rejects.toThrow(
+    await expect(dir.topic("orders", { partitions: 2, serde: { value: "yaml" as never } })).rejects.toThrow(
       /serde\.value/,
     );
     await expect(dir.topic("orders", { partition: 2 } as never)).rejects.toThrow(/partition/);
@@ -143,9 +143,9 @@ describe("topics: records() merges the partitions", () => {
       expect(mine.map((r) => r.offset)).toEqual(mine.map((_, i) => i));
       expect(mine.map((r) => text(r.key))).toEqual(sent.filter((s) => s.partition === p).map((s) => s.key));
     }
-    // Partitions interleave (round robin among ready ones), not one partition after another.
-    const firstFive = new Set(got.slice(0, 5).map((r) => r.partition));
-    expect(firstFive.size).toBeGreaterThan(1);
+    // Partitions interleave (round robin among the ready ones), not one partition after another.
+    const switches = got.filter((r, i) => i > 0 && r.partition !== got[i - 1]!.partition).length;
+    expect(switches).toBeGreaterThan(got.length / 4);
     await dir.close();
   });
 
