@@ -25,7 +25,7 @@ export { TopicConsumer } from "./log/topic/topic-consumer.js";
 export { TypedLog, typedLog } from "./log/topic/typed-log.js";
 export type { TypedRecord, TypedRecordInput } from "./log/topic/typed-records.js";
 export type { FieldInput, RecordSerde, Serde, SerdeSpec } from "./log/topic/serde.js";
-export { murmur2, partitionForKey, toPositive } from "./log/topic/murmur2.js";
+export { murmur2, partitionForKey } from "./log/topic/murmur2.js";
 export type {
   CompactionResult,
   LogRecord,

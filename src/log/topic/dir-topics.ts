@@ -99,7 +99,7 @@ export class DirTopics {
     try {
       checkTopicName(name);
       resolved = resolveOptions<TopicOptions<unknown, unknown>, ResolvedTopicOptions>(
-        options as TopicOptions<unknown, unknown> | undefined,
+        options,
         "topic options",
         RESOLVERS,
       );

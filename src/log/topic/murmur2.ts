@@ -14,7 +14,7 @@ const R = 24;
 /** toPositive: Kafka clears the sign bit, so -1 maps to 2147483647, not 1. */
 const POSITIVE_MASK = 0x7fffffff;
 
-/** Kafka's `Utils.murmur2`: a signed 32-bit hash of `data` (Math.imul is Java's wrapping int multiply). */
+/** Kafka's `Utils.murmur2`: the signed 32-bit hash of `data` its default partitioner takes (seed 0x9747b28c). */
 export function murmur2(data: Uint8Array): number {
   const length = data.length;
   let h = (SEED ^ length) | 0;
@@ -42,11 +42,14 @@ export function murmur2(data: Uint8Array): number {
 }
 
 /** Kafka's `Utils.toPositive`: the sign bit cleared. */
-export function toPositive(n: number): number {
+function toPositive(n: number): number {
   return n & POSITIVE_MASK;
 }
 
-/** The partition Kafka's default partitioner picks for a key of these bytes among `partitions`. */
+/**
+ * The partition Kafka's default partitioner picks for a key of these bytes among `partitions`:
+ * `toPositive(murmur2(key)) % partitions`, as the Java client and kafkajs's DefaultPartitioner.
+ */
 export function partitionForKey(key: Uint8Array, partitions: number): number {
   return toPositive(murmur2(key)) % partitions;
 }

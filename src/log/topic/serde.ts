@@ -29,9 +29,9 @@ export type SerdeSpec<T> =
 
 /** The serializers of a topic or typed log: one for keys, one for values, bytes when absent. */
 export interface RecordSerde<K, V> {
-  /** @defaultValue "bytes" */
+  /** The keys' serializer. @defaultValue "bytes" */
   readonly key?: SerdeSpec<K>;
-  /** @defaultValue "bytes" */
+  /** The values' serializer. @defaultValue "bytes" */
   readonly value?: SerdeSpec<V>;
 }
 

@@ -144,7 +144,7 @@ export class Topic<K = Uint8Array, V = Uint8Array> {
         this.#checkPartition(given, `records[${i}].partition`);
         partition = given;
       } else if (snapshots[i]!.key !== null) {
-        const key = snapshots[i]!.key!;
+        const key = snapshots[i]!.key;
         partition = partitionForKey(typeof key === "string" ? encoder.encode(key) : key, this.#logs.length);
       } else {
         partition = this.#sticky.next(approximateSize(record));

@@ -16,7 +16,7 @@ export class TypedLog<K = Uint8Array, V = Uint8Array> {
   /** @internal Made by `typedLog(log, serde)`. */
   constructor(log: Log, serde: RecordSerde<K, V> | undefined) {
     this.log = log;
-    this.#codec = new RecordCodec(serde as RecordSerde<unknown, unknown> | undefined, "serde");
+    this.#codec = new RecordCodec(serde, "serde");
   }
 
   /**

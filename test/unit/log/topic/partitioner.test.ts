@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { murmur2, partitionForKey, toPositive } from "../../../../src/log/topic/murmur2.js";
+import { murmur2, partitionForKey } from "../../../../src/log/topic/murmur2.js";
 import { StickyPartitioner } from "../../../../src/log/topic/sticky-partitioner.js";
 import { rng } from "../../../support/xorshift.js";
 import { testSeed } from "../../../support/seed.js";
@@ -34,10 +34,10 @@ describe("murmur2: Kafka's Utils.murmur2", () => {
     for (const [key, hash] of vectors) expect(murmur2(encoder.encode(key)), key).toBe(hash);
   });
 
-  it("toPositive clears the sign bit, as Kafka does (not Math.abs)", () => {
-    expect(toPositive(-1)).toBe(0x7fffffff);
-    expect(toPositive(-973932308)).toBe(-973932308 & 0x7fffffff);
-    expect(toPositive(12)).toBe(12);
+  it("a negative hash is made positive by clearing its sign bit, as Kafka's toPositive (not Math.abs)", () => {
+    // murmur2("21") = -973932308: cleared, 1173551340 (% 1000 = 340); Math.abs would give 308.
+    expect(partitionForKey(encoder.encode("21"), 1000)).toBe(340);
+    expect(partitionForKey(encoder.encode("21"), 2 ** 31 - 1)).toBe(1173551340);
   });
 
   it("puts thousands of random keys where kafkajs's DefaultPartitioner does, for any partition count", () => {

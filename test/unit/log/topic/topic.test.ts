@@ -47,7 +47,7 @@ describe("topics: routing", () => {
       expect(records.map((r) => text(r.key))).toEqual(keys.filter((_, i) => placed[i]!.partition === p));
     }
     // Bytes keys hash their bytes: the same partition as the same key as a string.
-    const [asBytes] = await topic.append([{ key: encoder.encode(keys[0]!), value: "x" }]);
+    const [asBytes] = await topic.append([{ key: encoder.encode(keys[0]), value: "x" }]);
     expect(asBytes!.partition).toBe(placed[0]!.partition);
     await dir.close();
   });
