@@ -52,8 +52,9 @@ export class TypedLog<K = Uint8Array, V = Uint8Array> {
 
 /**
  * A typed view of `log`: appends serialize keys and values with `serde`'s serializers, reads
- * deserialize them. With a built-in name, say the types: `typedLog<string, Order>(log, { key:
- * "utf8", value: "json" })`; a `{ serialize, deserialize }` pair types its field itself.
+ * deserialize them. With a built-in name, say the types:
+ * `typedLog<string, Order>(log, { key: "utf8", value: "json" })`; a serialize and deserialize
+ * pair types its field itself.
  */
 export function typedLog<K = Uint8Array, V = Uint8Array>(log: Log, serde: RecordSerde<K, V>): TypedLog<K, V> {
   if (typeof log !== "object" || log === null || typeof (log as { append?: unknown }).append !== "function")
