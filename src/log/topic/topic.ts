@@ -5,7 +5,7 @@
  * each partition's records as one batch of that log; `records()` merges the partitions.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { describeValue, snapshotRecords, utf8Length } from "../../format/record-codec.js";
+import { describeValue, type RecordSnapshot, snapshotRecords, utf8Length } from "../../format/record-codec.js";
 import type { Consumer } from "../consumers/consumer.js";
 import type { Log } from "../log.js";
 import type { RecordsOptions } from "../read/records-iterator.js";
@@ -59,11 +59,21 @@ interface TopicParts {
 
 const encoder = new TextEncoder();
 
-/** About the record's size in a batch: what the sticky rule counts toward `batch.size`. */
-function approximateSize(r: PlainInput): number {
-  const size = (b: Uint8Array | string | null | undefined) =>
-    b === null || b === undefined ? 0 : typeof b === "string" ? utf8Length(b) : b.length;
-  return size(r.key) + size(r.value);
+/**
+ * The smallest record in a batch: attributes, timestamp and offset deltas, key and value lengths
+ * and the header count, a byte each at least, and the record's own length varint.
+ */
+const MIN_RECORD_BYTES = 7;
+
+/**
+ * About the record's size in its batch: what the sticky rule counts toward `batch.size`, as
+ * Kafka counts the bytes appended. Never 0: empty keyless records must move on too.
+ */
+function approximateSize(r: RecordSnapshot): number {
+  const size = (b: Uint8Array | string | null) => (b === null ? 0 : typeof b === "string" ? utf8Length(b) : b.length);
+  let bytes = MIN_RECORD_BYTES + size(r.key) + size(r.value);
+  for (const h of r.headers) bytes += utf8Length(h.key) + size(h.value);
+  return bytes;
 }
 
 /**
@@ -147,7 +157,7 @@ export class Topic<K = Uint8Array, V = Uint8Array> {
         const key = snapshots[i]!.key;
         partition = partitionForKey(typeof key === "string" ? encoder.encode(key) : key, this.#logs.length);
       } else {
-        partition = this.#sticky.next(approximateSize(record));
+        partition = this.#sticky.next(approximateSize(snapshots[i]!));
       }
       let group = groups.get(partition);
       if (group === undefined) groups.set(partition, (group = { indexes: [], records: [] }));
