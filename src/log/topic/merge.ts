@@ -23,35 +23,56 @@ export async function* mergePartitions(
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   const iterators = Array.from({ length: count }, (_, p) => open(p, stop.signal));
-  const pending = new Map<number, Promise<Step>>();
-  const pull = (p: number) =>
-    pending.set(
-      p,
-      iterators[p]!.next().then(
-        (result) => ({ p, result }),
-        (error: unknown) => ({ p, error }),
-      ),
+  // Each partition has at most one step in flight; a settled one waits in `ready[p]` until taken.
+  // (A ready list scanned round robin, not Promise.race over the partitions: that cost a promise
+  // reaction per partition per record, and read 8 partitions at a sixth of one log's speed.)
+  const ready: Array<Step | undefined> = new Array<Step | undefined>(count);
+  const inFlight = new Set<Promise<void>>();
+  let readyCount = 0;
+  let wake: (() => void) | undefined;
+  const pull = (p: number) => {
+    const settle = (step: Step) => {
+      ready[p] = step;
+      readyCount++;
+      inFlight.delete(running);
+      wake?.();
+      wake = undefined;
+    };
+    const running: Promise<void> = iterators[p]!.next().then(
+      (result) => settle({ p, result }),
+      (error: unknown) => settle({ p, error }),
     );
+    inFlight.add(running);
+  };
   for (let p = 0; p < count; p++) pull(p);
+  let live = count;
   let turn = 0;
   try {
-    while (pending.size > 0) {
-      // Promise.race settles with the first of its promises already settled, in array order: the
-      // array starts at `turn`, so among ready partitions the next after the last one yielded wins.
-      const order = [...pending.keys()].sort((a, b) => ((a - turn + count) % count) - ((b - turn + count) % count));
-      const step = await Promise.race(order.map((p) => pending.get(p)!));
-      pending.delete(step.p);
+    while (live > 0) {
+      if (readyCount === 0) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      // Round robin among the ready partitions: the first ready one from `turn` on.
+      let p = turn;
+      while (ready[p] === undefined) p = (p + 1) % count;
+      const step = ready[p]!;
+      ready[p] = undefined;
+      readyCount--;
       if (step.result === undefined) throw step.error;
-      if (step.result.done === true) continue;
-      turn = (step.p + 1) % count;
-      pull(step.p);
-      yield [step.p, step.result.value] as const;
+      if (step.result.done === true) {
+        live--;
+        continue;
+      }
+      turn = (p + 1) % count;
+      pull(p);
+      yield [p, step.result.value] as const;
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
     if (!stop.signal.aborted) stop.abort(new Error("the topic's records() ended"));
     // Each step in flight settles on the abort (a waiting follower throws it): let it, then close.
-    await Promise.allSettled(pending.values());
+    await Promise.allSettled([...inFlight]);
     await Promise.allSettled(iterators.map((it) => it.return()));
   }
 }
