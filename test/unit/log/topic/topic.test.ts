@@ -12,7 +12,7 @@ import { keepNothing, randomChooser, SimStorage } from "../../../../src/storage/
 import { expectCode, readText, writeFile } from "../helpers.js";
 import { testSeed } from "../../../support/seed.js";
 import { rng } from "../../../support/xorshift.js";
-import type { TopicRecord } from "../../../../src/log/topic/topic.js";
+import type { TopicRecord, TopicRecordMetadata } from "../../../../src/log/topic/topic.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -186,6 +186,29 @@ describe("topics: records() merges the partitions", () => {
     // A follower ended by break: the next one starts over, and close() does not wait on the first.
     const again = await collect(topic.records({ follow: true }), 2);
     expect(again.map((x) => x.partition).sort()).toEqual([1, 3]);
+    await dir.close();
+  });
+
+  it("follow while a producer appends to random partitions: every record once, each partition in order", async () => {
+    const draw = rng(testSeed());
+    const dir = await LogDir.open(new SimStorage({ seed: 1 }), { log: { segmentBytes: 2048 } });
+    const topic = await dir.topic("orders", { partitions: 1 + draw(6), stickyBatchBytes: 200 });
+    const total = 600;
+    const follower = collect(topic.records({ follow: true }), total);
+    const sent: TopicRecordMetadata[] = [];
+    while (sent.length < total) {
+      const n = Math.min(total - sent.length, 1 + draw(30));
+      const batch = Array.from({ length: n }, () =>
+        draw(2) === 0 ? { value: "keyless" } : { key: `k${draw(40)}`, value: "keyed" },
+      );
+      sent.push(...(await topic.append(batch)));
+      if (draw(3) === 0) await new Promise((r) => setTimeout(r, 0)); // let the follower catch up, sometimes
+    }
+    const got = await follower;
+    for (let p = 0; p < topic.partitions; p++) {
+      const mine = got.filter((r) => r.partition === p).map((r) => r.offset);
+      expect(mine).toEqual(sent.filter((s) => s.partition === p).map((s) => s.offset));
+    }
     await dir.close();
   });
 
