@@ -146,13 +146,18 @@ export class Topic<K = Uint8Array, V = Uint8Array> {
     const list = records as readonly unknown[];
     const plain = list.map((r, i) => this.#codec.serialize(r, i));
     const snapshots = snapshotRecords(plain); // the log's own checks, naming records[i], before any routing
+    // Every named partition is checked before any record is routed: a bad one leaves the sticky
+    // partitioner as it was, as if the call had not been made.
+    const given = list.map((r, i) => {
+      const partition = (r as { partition?: unknown }).partition;
+      if (partition !== undefined) this.#checkPartition(partition, `records[${i}].partition`);
+      return partition;
+    });
     const groups = new Map<number, { indexes: number[]; records: PlainInput[] }>();
     plain.forEach((record, i) => {
-      const given = (list[i] as { partition?: unknown }).partition;
       let partition: number;
-      if (given !== undefined) {
-        this.#checkPartition(given, `records[${i}].partition`);
-        partition = given;
+      if (given[i] !== undefined) {
+        partition = given[i];
       } else if (snapshots[i]!.key !== null) {
         const key = snapshots[i]!.key;
         partition = partitionForKey(typeof key === "string" ? encoder.encode(key) : key, this.#logs.length);
