@@ -57,6 +57,17 @@ export const ErrorCode = {
    * `Log` or `LogDir` opened with `{ readOnly: true }`: a read-only open never changes a file.
    */
   READ_ONLY: "PAGELOG_READ_ONLY",
+  /**
+   * A serializer failed on a record being appended (nothing was appended), or a deserializer
+   * rejected a stored key or value: the message names the partition and the offset, and the
+   * deserializer's error is the cause. A record is never skipped.
+   */
+  SERIALIZATION: "PAGELOG_SERIALIZATION",
+  /**
+   * `dir.topic(name, { partitions })` with fewer partitions than the directory records for the
+   * topic: as in Kafka, partitions can be added, never removed (keys would move partitions).
+   */
+  PARTITION_COUNT: "PAGELOG_PARTITION_COUNT",
 } as const;
 
 /** The `code` of a `PagelogError`: one of the `ErrorCode` constants' values (`"PAGELOG_CORRUPT"`, …). */

@@ -18,6 +18,14 @@ export type { LogDirOptions, LogDirRecovery, RecoveryProgress } from "./log/log-
 export { Consumer } from "./log/consumers/consumer.js";
 export type { ConsumerPosition, ConsumerPositionState } from "./log/consumers/consumer.js";
 export { Log } from "./log/log.js";
+export { Topic } from "./log/topic/topic.js";
+export type { TopicRecord, TopicRecordInput, TopicRecordMetadata, TopicRecordsOptions } from "./log/topic/topic.js";
+export type { TopicOptions } from "./log/topic/dir-topics.js";
+export { TopicConsumer } from "./log/topic/topic-consumer.js";
+export { TypedLog, typedLog } from "./log/topic/typed-log.js";
+export type { TypedRecord, TypedRecordInput } from "./log/topic/typed-records.js";
+export type { FieldInput, RecordSerde, Serde, SerdeSpec } from "./log/topic/serde.js";
+export { murmur2, partitionForKey } from "./log/topic/murmur2.js";
 export type {
   CompactionResult,
   LogRecord,

@@ -25,7 +25,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import("./recover/recover.js")).run,
   },
   tail: {
-    summary: "print a partition's records, one per line, and follow it (read-only, beside a writer)",
+    summary: "print a partition's or a topic's records, one per line, and follow them (read-only)",
     load: async () => (await import("./tail/tail.js")).run,
   },
   check: {

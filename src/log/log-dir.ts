@@ -36,6 +36,8 @@ import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./option
 import type { Consumer } from "./consumers/consumer.js";
 import type { PositionsRead } from "./checkpoints/consumer-positions.js";
 import { DirConsumers } from "./consumers/dir-consumers.js";
+import { DirTopics, type TopicOptions } from "./topic/dir-topics.js";
+import type { Topic } from "./topic/topic.js";
 
 export type { RecoveryProgress } from "./options/recovery-progress.js";
 export type { LogDirOptions, LogDirRecovery } from "./options/log-dir-options.js";
@@ -81,6 +83,7 @@ export class LogDir {
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
   readonly #consumers: DirConsumers;
+  readonly #topics: DirTopics;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -121,6 +124,7 @@ export class LogDir {
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
+    this.#topics = new DirTopics(fields.storage, !!fields.readOnly, this.log.bind(this), this.consumer.bind(this));
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -326,6 +330,15 @@ export class LogDir {
    */
   consumer(name: string): Consumer {
     return this.#consumers.get(name);
+  }
+
+  /**
+   * The topic `name` over its partition logs `<name>-0` … (docs/topics.md): reopened with its recorded partition
+   * count or more (partitions are added), never fewer (`PAGELOG_PARTITION_COUNT`). Records typed by `serde`.
+   */
+  async topic<K = Uint8Array, V = Uint8Array>(name: string, options?: TopicOptions<K, V>): Promise<Topic<K, V>> {
+    this.#checkOpen();
+    return this.#topics.open(name, options);
   }
 
   /** Names of the partition directories in this log directory, sorted. */

@@ -3,8 +3,8 @@
  * `pagelog dump` shows it) or JSON (bytes as a UTF-8 string when they are valid UTF-8, else
  * base64 with a flag saying so).
  */
-import type { LogRecord } from "../../log/log.js";
 import { showBytes } from "../../inspect/dump-model.js";
+import type { TailRecord } from "./sources.js";
 
 /** A key or value for the plain line: `null`, a JSON-quoted string, or `0x` and hex. */
 function plainBytes(bytes: Uint8Array | null): string {
@@ -13,9 +13,10 @@ function plainBytes(bytes: Uint8Array | null): string {
   return shown.encoding === "hex" ? `0x${shown.text}` : JSON.stringify(shown.text);
 }
 
-/** `12 "key" "value"`: quoted, so a value with spaces or newlines stays on its line. */
-export function plainLine(r: LogRecord): string {
-  return `${r.offset} ${plainBytes(r.key)} ${plainBytes(r.value)}\n`;
+/** `12 "key" "value"` (a topic's: `3 12 "key" "value"`, partition first): quoted, so a value with spaces or newlines stays on its line. */
+export function plainLine(r: TailRecord): string {
+  const partition = r.partition === undefined ? "" : `${r.partition} `;
+  return `${partition}${r.offset} ${plainBytes(r.key)} ${plainBytes(r.value)}\n`;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -35,10 +36,11 @@ function jsonBytes(bytes: Uint8Array | null): { text: string | null; base64: boo
  * value or header value that is not UTF-8 is base64, with `keyBase64`, `valueBase64` or the
  * header's `base64` set to true (absent otherwise).
  */
-export function jsonLine(r: LogRecord): string {
+export function jsonLine(r: TailRecord): string {
   const key = jsonBytes(r.key);
   const value = jsonBytes(r.value);
-  const out: Record<string, unknown> = { offset: r.offset, timestamp: r.timestamp, key: key.text };
+  const out: Record<string, unknown> = r.partition === undefined ? {} : { partition: r.partition };
+  Object.assign(out, { offset: r.offset, timestamp: r.timestamp, key: key.text });
   if (key.base64) out.keyBase64 = true;
   out.value = value.text;
   if (value.base64) out.valueBase64 = true;

@@ -1,22 +1,22 @@
 /**
- * `pagelog tail <log-dir> <partition>`: the records of one partition, one per line, as
- * `kcat -C` prints a topic: from an offset, a time or the start, then (with `--follow`) each
- * record as it is appended, until Ctrl-C. It opens the directory read-only (no lock, nothing
- * written), so it works while a service has the directory open.
+ * `pagelog tail <log-dir> <partition|topic>`: the records of one partition, or of every
+ * partition of a topic, one per line, as `kcat -C` prints a topic: from an offset, a time or
+ * the start, then (with `--follow`) each record as it is appended, until Ctrl-C. It opens the
+ * directory read-only (no lock, nothing written), so it works while a service has it open.
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { isSegmentFile } from "../../inspect/dir-kind.js";
-import { LogDir, parsePartitionName } from "../../log/log-dir.js";
-import type { Log } from "../../log/log.js";
+import { LogDir, MAX_TOPIC_LENGTH } from "../../log/log-dir.js";
 import { FsStorage } from "../../storage/fs-storage.js";
 import { intOption, parseCommandLine } from "../terminal/args.js";
 import { type CliIo, UsageError } from "../terminal/io.js";
 import { LineWriter } from "./line-writer.js";
 import { watchStdoutReader } from "./reader-gone.js";
 import { jsonLine, plainLine } from "./render.js";
+import { type TailRead, tailSource } from "./sources.js";
 
-export const TAIL_HELP = `pagelog tail <log-dir> <partition> [options]
+export const TAIL_HELP = `pagelog tail <log-dir> <partition|topic> [options]
 
 Prints the records of one partition (a directory <topic>-<partition> of the log directory), one
 per line, from the start of the log, from --from or --from-time, to its end; with --follow it
@@ -26,18 +26,22 @@ while a service has the directory open (a torn or half-written tail is the end f
 follower polls the files every 100 ms. When the reader of its output goes away (| head -1), it
 ends, exit 0, within about a second even when it has nothing to write.
 
+Given a topic (orders, over orders-0, orders-1, …), it prints every partition's records,
+merged: each partition's in offset order, partitions interleaved as their records come.
+
 Lines: "<offset> <key> <value>", each key and value as pagelog dump shows it: null, a JSON
-string when the bytes are printable UTF-8, else 0x and hex. --json prints one JSON object per
-line: {"offset","timestamp","key","value","headers":[{"key","value"}]}, each key, value and
-header value a UTF-8 string (or null); bytes that are not valid UTF-8 are base64, with
-"keyBase64", "valueBase64" or the header's "base64" set to true (absent otherwise).
+string when the bytes are printable UTF-8, else 0x and hex; for a topic "<partition> <offset>
+<key> <value>". --json prints one JSON object per line: {"offset","timestamp","key","value",
+"headers":[{"key","value"}]} (a topic's with "partition" first), each key, value and header
+value a UTF-8 string (or null); bytes that are not valid UTF-8 are base64, with "keyBase64",
+"valueBase64" or the header's "base64" set to true (absent otherwise).
 
 Exit status: 0 at the end of the log, or on Ctrl-C; 1 a log error (PAGELOG_CORRUPT, a
 truncation under a follower, …); 2 usage (bad arguments, no such partition, --from outside
 the log's offsets).
 
 Options:
-  --from N        start at offset N (the log's start offset to its end offset)
+  --from N        start at offset N (the log's start offset to its end offset; a partition only)
   --from-time T   start at the first record whose timestamp is >= T (milliseconds since the
                   epoch, or an ISO 8601 date such as 2026-12-01T09:00:00Z); past the last, at the end
   --follow        keep printing records as they are appended, until Ctrl-C
@@ -61,13 +65,7 @@ function parseTime(text: string): number {
   );
 }
 
-interface TailArgs {
-  readonly root: string;
-  readonly partition: string;
-  readonly from: number | undefined;
-  readonly fromTime: number | undefined;
-  readonly follow: boolean;
-  readonly durable: boolean;
+interface TailArgs extends TailRead {
   readonly json: boolean;
 }
 
@@ -87,16 +85,18 @@ function parse(args: string[]): TailArgs | "help" {
   if (values.help === true) return "help";
   if (positionals.length !== 2)
     throw new UsageError(
-      `expected a log directory and a partition, got ${positionals.length === 0 ? "none" : positionals.join(" ")} (try --help)`,
+      `expected a log directory and a partition or topic, got ${positionals.length === 0 ? "none" : positionals.join(" ")} (try --help)`,
     );
-  const [root, partition] = positionals as [string, string];
-  if (parsePartitionName(partition) === undefined)
-    throw new UsageError(`'${partition}' is not a partition name: <topic>-<partition>, such as orders-0`);
+  const [root, target] = positionals as [string, string];
+  if (!new RegExp(`^[a-zA-Z0-9._-]{1,${MAX_TOPIC_LENGTH + 11}}$`).test(target) || target === "." || target === "..")
+    throw new UsageError(
+      `'${target}' is not a partition (<topic>-<partition>, such as orders-0) or a topic (such as orders)`,
+    );
   if (values.from !== undefined && values["from-time"] !== undefined)
     throw new UsageError("--from and --from-time are two ways to say where to start: give one");
   return {
     root,
-    partition,
+    target,
     from: values.from === undefined ? undefined : intOption(values.from, "from", 0, 0, Number.MAX_SAFE_INTEGER),
     fromTime: values["from-time"] === undefined ? undefined : parseTime(values["from-time"]),
     follow: values.follow === true,
@@ -128,19 +128,6 @@ async function openDir(given: string): Promise<{ storage: FsStorage; dir: LogDir
   }
 }
 
-/** Where to start: --from (checked against the log's offsets), --from-time, or the start. */
-async function startOffset(log: Log, args: TailArgs): Promise<number> {
-  if (args.from !== undefined) {
-    if (args.from < log.startOffset || args.from > log.endOffset)
-      throw new UsageError(
-        `--from ${args.from} is out of range: ${args.partition} holds offsets ${log.startOffset} to ${log.endOffset - 1} (its end, ${log.endOffset}, is where the next record goes)`,
-      );
-    return args.from;
-  }
-  if (args.fromTime !== undefined) return (await log.offsetForTimestamp(args.fromTime)) ?? log.endOffset;
-  return log.startOffset;
-}
-
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parse(argv);
   if (args === "help") {
@@ -157,17 +144,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     args.follow && io.stdout === process.stdout ? watchStdoutReader(() => stop.abort()) : () => undefined;
   const out = new LineWriter(io.stdout);
   try {
-    const names = await dir.logs();
-    if (!names.includes(args.partition))
-      throw new UsageError(
-        `${args.root} has no partition ${args.partition} (${names.length === 0 ? "it holds none" : `it holds ${names.join(", ")}`})`,
-      );
-    const log = await dir.log(args.partition);
-    const from = await startOffset(log, args);
+    const records = await tailSource(dir, args, stop.signal);
     const line = args.json ? jsonLine : plainLine;
     try {
-      for await (const record of log.records({ from, follow: args.follow, durable: args.durable, signal: stop.signal }))
-        await out.write(line(record));
+      for await (const record of records) await out.write(line(record));
     } catch (err) {
       if (!stop.signal.aborted) throw err;
     }

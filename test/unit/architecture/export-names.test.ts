@@ -61,7 +61,7 @@ const KNOWN_DEAD: Record<string, readonly string[]> = {
   "src/demo/strip.ts": ["DEFAULT_PAGES_PER_ROW"],
   "src/format/checkpoint.ts": ["CHECKPOINT_VERSION"],
   "src/format/consumer-offsets.ts": ["CONSUMER_OFFSETS_VERSION"],
-  "src/format/record-codec.ts": ["RecordContext", "utf8Length"],
+  "src/format/record-codec.ts": ["RecordContext"],
   "src/inspect/batch-walk.ts": ["ReadSource"],
   "src/inspect/dir-kind.ts": ["DirContents", "LOG_DIR_FILES", "LogDirScan", "isPartitionFileName"],
   "src/inspect/file-read.ts": ["BoundedRead"],

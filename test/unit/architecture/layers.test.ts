@@ -66,7 +66,8 @@ const LOG_ROOMS: Record<string, readonly string[]> = {
   "log.ts": ["util", "options", "state", "compaction", "load", "write", "read", "read-only"],
   consumers: ["util", "options", "checkpoints", "log.ts"],
   "read-only-open.ts": ["options", "checkpoints", "log.ts"],
-  "log-dir.ts": ["util", "options", "checkpoints", "consumers", "log.ts", "read-only-open.ts"],
+  topic: ["util", "options", "checkpoints", "consumers", "read", "log.ts"],
+  "log-dir.ts": ["util", "options", "checkpoints", "consumers", "topic", "log.ts", "read-only-open.ts"],
 };
 
 /** Where `node:` built-ins may be imported: the fs storage, the benchmark harness and the CLI. */

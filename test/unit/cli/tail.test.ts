@@ -151,16 +151,71 @@ describe("pagelog tail: --follow", () => {
   });
 });
 
+describe("pagelog tail <dir> <topic>: every partition, each line with its partition", () => {
+  it("prints every partition's records, each in offset order, with the partition first (plain and JSON)", async () => {
+    const root = tempDir("tail-topic");
+    const dir = await LogDir.open(root);
+    const topic = await dir.topic("orders", { partitions: 3 });
+    for (let p = 0; p < 3; p++)
+      await topic.append(Array.from({ length: 3 }, (_, i) => ({ key: `k${p}`, value: `v${p}.${i}`, partition: p })));
+    await dir.close();
+    const run = await cli(["tail", root, "orders"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines.length).toBe(9);
+    for (let p = 0; p < 3; p++)
+      expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(
+        [0, 1, 2].map((i) => `${p} ${i} "k${p}" "v${p}.${i}"`),
+      );
+    const json = await cli(["tail", root, "orders", "--json"]);
+    const first = JSON.parse(json.stdout.split("\n")[0]!) as Record<string, unknown>;
+    expect(Object.keys(first)[0]).toBe("partition");
+    // A partition named alone still prints plain partition lines.
+    expect((await cli(["tail", root, "orders-1"])).stdout.split("\n")[0]).toBe('0 "k1" "v1.0"');
+  });
+
+  it("--follow: follows every partition of the topic and prints each new record with its partition", async () => {
+    const root = tempDir("tail-topic-follow");
+    const dir = await LogDir.open(root);
+    try {
+      const topic = await dir.topic("orders", { partitions: 4 });
+      await topic.append([{ value: "first", partition: 2 }]);
+      await topic.flush();
+      let stdout = "";
+      const running = cli(["tail", root, "orders", "--follow"], {
+        stdout: { write: (t: string) => (stdout += t), isTTY: false },
+      });
+      const until = async (lines: number) => {
+        for (let i = 0; i < 400 && stdout.split("\n").length - 1 < lines; i++)
+          await new Promise((r) => setTimeout(r, 10));
+      };
+      await until(1);
+      await topic.append([{ value: "three", partition: 3 }]);
+      await topic.append([{ value: "zero", partition: 0 }]);
+      await topic.flush();
+      await until(3);
+      process.emit("SIGINT");
+      const run = await running;
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      expect(stdout.trimEnd().split("\n").sort()).toEqual(['0 0 null "zero"', '2 0 null "first"', '3 0 null "three"']);
+    } finally {
+      await dir.close();
+    }
+  });
+});
+
 describe("pagelog tail: argument errors are one line and exit 2", () => {
   const cases: [string, (root: string) => string[], RegExp][] = [
-    ["no arguments", () => ["tail"], /expected a log directory and a partition, got none/],
-    ["one argument", (root) => ["tail", root], /expected a log directory and a partition/],
-    ["a bad partition name", (root) => ["tail", root, "orders"], /'orders' is not a partition name/],
+    ["no arguments", () => ["tail"], /expected a log directory and a partition or topic, got none/],
+    ["one argument", (root) => ["tail", root], /expected a log directory and a partition or topic/],
+    ["a bad partition or topic name", (root) => ["tail", root, "orders/0"], /'orders\/0' is not a partition/],
     [
       "a partition that is not there",
       (root) => ["tail", root, "orders-7"],
-      /has no partition orders-7 \(it holds orders-0, orders-1\)/,
+      /has no partition or topic orders-7 \(it holds orders-0, orders-1\)/,
     ],
+    ["a topic that is not there", (root) => ["tail", root, "payments"], /has no partition or topic payments/],
+    ["--from on a topic", (root) => ["tail", root, "orders", "--from", "1"], /--from is an offset of one partition/],
     [
       "--from past the end",
       (root) => ["tail", root, "orders-0", "--from", "7"],
