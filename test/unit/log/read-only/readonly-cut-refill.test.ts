@@ -13,7 +13,19 @@ import { encodeBatch, type RecordInput } from "../../../../src/format/index.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
-import { NAME, appendBatches, expectCode, fileSize, plain, readAll, recordAt, segPath } from "../helpers.js";
+import {
+  NAME,
+  appendBatches,
+  expectCode,
+  fileSize,
+  plain,
+  readAll,
+  readFile,
+  recordAt,
+  segPath,
+  writeFile,
+} from "../helpers.js";
+import { RecordingStorage } from "../../../support/recording-storage.js";
 
 const SMALL = { segmentBytes: 700, indexIntervalBytes: 64 };
 
@@ -135,6 +147,38 @@ describe("read-only refresh after a truncateTo the writer refilled", () => {
     await r.close();
     await w.close();
   });
+});
+
+describe("read-only: real damage is still PAGELOG_CORRUPT, after a bounded number of tries", () => {
+  // The refresh and the reads retry what may be a race with the writer; damage that reads the same
+  // every time is reported then, to a read and to a follower alike, and nothing hangs.
+  for (const where of ["an old segment the reader trusted", "the last segment the reader walked"] as const)
+    it(`a record's bytes damaged in ${where}`, async () => {
+      const { sim, w, writer } = await pair(where.length);
+      await appendBatches(writer, 30, 2, 20);
+      await writer.flush();
+      await w.checkpoint();
+      await w.close(); // no writer any more: nothing can explain the damage
+      const mount = new RecordingStorage(sim);
+      const r = await LogDir.open(mount, { readOnly: true, pollMs: 1 });
+      const reader = await r.log(NAME);
+      const bases = reader.segmentBaseOffsets;
+      const base = where === "an old segment the reader trusted" ? bases[1]! : bases.at(-1)!;
+      const path = segPath(base, ".log");
+      // The last byte of the segment's first batch: a record's value, under the CRC.
+      const first = await readFile(sim, path);
+      const end = new DataView(first.buffer, first.byteOffset).getInt32(8) + 12;
+      await writeFile(sim, path, end - 1, Uint8Array.of(first[end - 1]! ^ 0xff));
+      const calls = mount.calls.length;
+      await expectCode(() => reader.read(base), ErrorCode.CORRUPT);
+      // A few tries, each a refresh and a read: a bounded number of storage calls.
+      expect(mount.calls.length - calls).toBeLessThan(400);
+      const follower = (async () => {
+        for await (const _ of reader.records({ from: base, follow: true }));
+      })();
+      await expectCode(() => follower, ErrorCode.CORRUPT);
+      await r.close();
+    });
 });
 
 /** A record at `offset` whose one-record batch is exactly `bytes` long. */
