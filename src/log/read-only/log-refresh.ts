@@ -170,8 +170,8 @@ async function rewalkIfChanged(
     const found = await firstChanged(s, slot, marks, truncated);
     changedAt = found.at;
     // A file replaced under its name (a truncateTo's rename of a batch that starts the segment)
-    // whose walked bytes read the same, or that had none yet, is walked again all the same: the
-    // old handle still reads the old file, which the writer no longer appends to.
+    // while the reader had walked none of its bytes is walked again all the same: the old handle
+    // still reads the old file, which the writer no longer appends to.
     if (changedAt === undefined && cutAfter === Infinity && !found.replaced) return Infinity;
   } else if (cutAfter === Infinity) {
     return Infinity;
@@ -231,8 +231,9 @@ async function cutAtChangedMarks(
 
 /**
  * The first offset of `slot` whose walked bytes its file no longer holds (`at`, undefined if
- * none), and whether the file under its name is another one than the slot reads (`replaced`).
- * `truncated`: the writer truncated since the last refresh, so the name is read in any case.
+ * none), and whether the file under its name may be another one than the slot reads while no
+ * walked byte tells (`replaced`: none were walked). `truncated`: the writer truncated since the
+ * last refresh, so the marks are read through the name in any case.
  */
 async function firstChanged(
   s: LogState,
@@ -244,15 +245,16 @@ async function firstChanged(
   const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
   const stat = await s.host.storage.stat(path);
   const size = stat?.kind === "file" ? stat.size : 0;
-  // Storage has no file identity: a handle whose file has another size than the name's is taken
-  // for a replaced file (a truncateTo's rename), checked through the new one. (An append between
-  // the two calls looks the same: the cost is one walk again, never a wrong cut.)
+  // Storage has no file identity: a handle whose file has another size than the name's may read
+  // a replaced file (a truncateTo's rename), so the marks are checked through the name. (An
+  // append between the two calls looks the same: the cost is one open.) A replacement changes
+  // the walked bytes from the first batch on, so only a segment walked empty needs `replaced`.
   const sameFile = size === (await loaded.log.size());
   const byName = !sameFile || truncated;
   const probe = byName ? await s.host.storage.open(path, { readOnly: true }) : loaded.log;
   try {
     const at = await marks.firstChanged(probe, size);
-    return { at, replaced: !sameFile || at !== undefined };
+    return { at, replaced: !sameFile && marks.end === 0 };
   } finally {
     if (byName) await probe.close();
   }
