@@ -117,6 +117,14 @@ export const SIZES = {
     ci: 160,
     soak: 1600,
   },
+  readOnlyRaceRuns: {
+    what: "seeded read-only races beside a writer (test/unit/log/read-only/readonly-race.test.ts)",
+    env: "PAGELOG_RO_RACE_RUNS",
+    kind: "runs",
+    quick: 1,
+    ci: 4,
+    soak: 200,
+  },
   kills: {
     what: "SIGKILLs of the appending child (test/integration/sigkill.test.ts)",
     env: "PAGELOG_KILLS",

@@ -103,9 +103,17 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
     return;
   }
   dropDeletedFront(s, ro, listed);
+  // Only a truncateTo lowers the checkpointed recovery point (before it cuts): since the last
+  // refresh the writer may have replaced a segment's file by one of the same size, whose old
+  // handle still reads the old bytes. Then the marks are read through the file under the name.
+  const truncated = checkpointed.recoveryPoint !== undefined && checkpointed.recoveryPoint < ro.recoveryPointSeen;
   let cut = await cutAtBack(s, ro, listed);
-  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed));
-  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed));
+  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed, truncated));
+  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed, truncated));
+  // It lowered the checkpoint to where it cut (unless a flush and a checkpoint since raised it
+  // again): the cut is at most there, whatever the files look like.
+  if (truncated) cut = Math.min(cut, checkpointed.recoveryPoint);
+  cut = Math.min(cut, await rewalkFromCut(s, ro, cut));
   if (cut < Infinity) cutCursors(s.cursors, cut);
   await extend(s, ro, listed);
   const end = endOffsetOf(s);
@@ -152,14 +160,19 @@ async function rewalkIfChanged(
   ro: ReadOnlyState,
   cutAfter: number,
   checkpointed: CheckpointedValues,
+  truncated: boolean,
 ): Promise<number> {
   const index = s.segments.length - 1;
   const slot = s.segments[index]!;
   const marks = ro.marks.get(slot.baseOffset);
   let changedAt: number | undefined;
   if (marks !== undefined && slot.segment !== undefined) {
-    changedAt = await firstChanged(s, slot, marks);
-    if (changedAt === undefined && cutAfter === Infinity) return Infinity;
+    const found = await firstChanged(s, slot, marks, truncated);
+    changedAt = found.at;
+    // A file replaced under its name (a truncateTo's rename of a batch that starts the segment)
+    // while the reader had walked none of its bytes is walked again all the same: the old handle
+    // still reads the old file, which the writer no longer appends to.
+    if (changedAt === undefined && cutAfter === Infinity && !found.replaced) return Infinity;
   } else if (cutAfter === Infinity) {
     return Infinity;
   } else {
@@ -168,6 +181,8 @@ async function rewalkIfChanged(
     // it cut (read again now: after the cut), which bounds the cut even if the writer refilled
     // the segment since. (A later checkpoint may have raised it again: then the old end does.)
     changedAt = Math.min(slot.nextOffset, (await ro.readCheckpoints()).recoveryPoint ?? slot.nextOffset);
+    // Loaded (read from) and of another size now: cut and refilled, somewhere from its base on.
+    if (slot.segment !== undefined && !(await sameSize(s, slot))) changedAt = slot.baseOffset;
   }
   const oldEnd = slot.nextOffset;
   ro.marks.delete(slot.baseOffset);
@@ -181,7 +196,8 @@ async function rewalkIfChanged(
   const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
   replaceSegment(s, index, SegmentSlot.of(s.slotContext, segment));
   ro.marks.set(slot.baseOffset, marked);
-  return cleaned ? Infinity : Math.min(changedAt ?? oldEnd, segment.nextOffset);
+  if (cleaned || (changedAt === undefined && cutAfter === Infinity)) return Infinity;
+  return Math.min(changedAt ?? oldEnd, segment.nextOffset);
 }
 
 /**
@@ -190,7 +206,12 @@ async function rewalkIfChanged(
  * the same base offsets (the listing's ends look the same). From there on the segments are
  * dropped, as `cutAtBack` drops them; returns the cut, or Infinity.
  */
-async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: ReadonlySet<number>): Promise<number> {
+async function cutAtChangedMarks(
+  s: LogState,
+  ro: ReadOnlyState,
+  listed: ReadonlySet<number>,
+  truncated: boolean,
+): Promise<number> {
   for (let index = 0; index < s.segments.length - 1; index++) {
     const slot = s.segments[index]!;
     if (!listed.has(slot.baseOffset)) {
@@ -200,7 +221,7 @@ async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: Readonl
     }
     const marks = ro.marks.get(slot.baseOffset);
     if (marks === undefined || slot.segment === undefined) continue;
-    if ((await firstChanged(s, slot, marks)) === undefined) continue;
+    if ((await firstChanged(s, slot, marks, truncated)).at === undefined) continue;
     const cut = s.segments[index + 1]!.baseOffset;
     for (const dropped of spliceSegments(s, index + 1)) ro.marks.delete(dropped.baseOffset);
     return cut;
@@ -208,20 +229,70 @@ async function cutAtChangedMarks(s: LogState, ro: ReadOnlyState, listed: Readonl
   return Infinity;
 }
 
-/** The first offset of `slot` whose walked bytes its file no longer holds, or undefined. */
-async function firstChanged(s: LogState, slot: SegmentSlot, marks: TailMarks): Promise<number | undefined> {
+/**
+ * The first offset of `slot` whose walked bytes its file no longer holds (`at`, undefined if
+ * none), and whether the file under its name may be another one than the slot reads while no
+ * walked byte tells (`replaced`: none were walked). `truncated`: the writer truncated since the
+ * last refresh, so the marks are read through the name in any case.
+ */
+async function firstChanged(
+  s: LogState,
+  slot: SegmentSlot,
+  marks: TailMarks,
+  truncated: boolean,
+): Promise<{ at: number | undefined; replaced: boolean }> {
   const loaded = slot.segment!;
   const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
   const stat = await s.host.storage.stat(path);
   const size = stat?.kind === "file" ? stat.size : 0;
-  // A file replaced under its name (a truncateTo's rename) is checked through the new one.
+  // Storage has no file identity: a handle whose file has another size than the name's may read
+  // a replaced file (a truncateTo's rename), so the marks are checked through the name. (An
+  // append between the two calls looks the same: the cost is one open.) A replacement changes
+  // the walked bytes from the first batch on, so only a segment walked empty needs `replaced`.
   const sameFile = size === (await loaded.log.size());
-  const probe = sameFile ? loaded.log : await s.host.storage.open(path, { readOnly: true });
+  const byName = !sameFile || truncated;
+  const probe = byName ? await s.host.storage.open(path, { readOnly: true }) : loaded.log;
   try {
-    return await marks.firstChanged(probe, size);
+    const at = await marks.firstChanged(probe, size);
+    return { at, replaced: !sameFile && marks.end === 0 };
   } finally {
-    if (!sameFile) await probe.close();
+    if (byName) await probe.close();
   }
+}
+
+/**
+ * After a cut at `cut`: the segment holding it is the last one the view keeps, walked again from
+ * its file, and the segments after it go (`extend` walks on into what the listing holds now).
+ * The cut may lie below the last slot: a truncateTo into an older segment that the writer
+ * refilled past its old end, rolling again at the same base offsets (the later ones are listed,
+ * but hold other records). An older segment the reader loaded but holds no marks of (it keeps
+ * them for its last `MARKED_SEGMENTS` walks) has only its size to tell: one whose file has
+ * another size now was cut too, and the cut moves down to its base. Returns the cut.
+ */
+async function rewalkFromCut(s: LogState, ro: ReadOnlyState, cut: number): Promise<number> {
+  if (cut === Infinity) return cut;
+  let holding = s.segments.findIndex((slot) => slot.nextOffset > cut);
+  if (holding < 0) holding = s.segments.length - 1;
+  for (let index = holding - 1; index >= 0; index--) {
+    const slot = s.segments[index]!;
+    if (slot.segment === undefined || ro.marks.has(slot.baseOffset) || (await sameSize(s, slot))) continue;
+    holding = index;
+    cut = Math.min(cut, slot.baseOffset);
+  }
+  if (holding === s.segments.length - 1) return cut;
+  const slot = s.segments[holding]!;
+  for (const dropped of spliceSegments(s, holding + 1)) ro.marks.delete(dropped.baseOffset);
+  const { segment, marked } = await walkSegment(s.slotContext, slot.baseOffset);
+  replaceSegment(s, holding, SegmentSlot.of(s.slotContext, segment));
+  ro.marks.set(slot.baseOffset, marked);
+  for (const base of [...ro.marks.keys()].slice(0, -MARKED_SEGMENTS)) ro.marks.delete(base);
+  return Math.min(cut, segment.nextOffset);
+}
+
+/** Whether the loaded `slot`'s file under its name has the size the slot knows. */
+async function sameSize(s: LogState, slot: SegmentSlot): Promise<boolean> {
+  const stat = await s.host.storage.stat(segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX));
+  return stat?.kind === "file" && stat.size === slot.segment?.size;
 }
 
 /** Walks the bytes the last segment gained, and on into the segments a roll started. */

@@ -144,6 +144,12 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     const read = (): Promise<LogRecord[]> => readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
     // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
     const found = s.readOnly === undefined ? await read() : await readExplainingGaps(s, it.next, read);
+    if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
+      // A refresh inside that read (a truncateTo it met) moved the end down to the position or
+      // below: a cut below it is told now, else there is nothing to read yet. Not damage.
+      settle(it, it.cursor);
+      return [];
+    }
     // The log holds offsets up to its end, so a read below it always finds a record: never
     // end an iteration early without saying why. (In the cleaned part of a compacted log the
     // cleaner may have dropped every record up to the end: readLogRecords read on to it.)
