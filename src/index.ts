@@ -23,6 +23,7 @@ export type {
   LogRecord,
   LogRecovery,
   LogStatus,
+  NothingCleanedReason,
   ReadBatchesOptions,
   ReadOptions,
   RecordsOptions,
