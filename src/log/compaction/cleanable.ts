@@ -36,9 +36,10 @@ export async function cleanableRange(s: LogState, now: number): Promise<Cleanabl
 
 /** Why `cleanableRange` found nothing at wall time `now` (it returned undefined). */
 export async function nothingCleanable(s: LogState, now: number): Promise<NothingCleanedReason> {
-  if (s.segments.length === 1) return "no-closed-segment";
   const first = s.segments[0]!;
-  if (first.nextOffset > s.recoveryPoint) return "not-durable";
+  // Above the recovery point counts as not closed yet: its roll flush has not finished (compact()
+  // waits for it, so only the background cleaner can see this).
+  if (s.segments.length === 1 || first.nextOffset > s.recoveryPoint) return "no-closed-segment";
   const lag = s.options.minCompactionLagMs;
   if (lag > 0 && (await loaded(first)).maxTimestamp > now - lag) return "min-compaction-lag";
   return "already-clean";

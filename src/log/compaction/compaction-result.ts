@@ -5,13 +5,13 @@
 
 /**
  * Why a `Log.compact()` cleaned nothing (a stable string: new reasons may be added, none renamed):
- * - `"no-closed-segment"`: the log is only its active segment, which is never cleaned;
- * - `"not-durable"`: the oldest closed segment is not wholly below the recovery point yet (its
- *   roll flush has not finished, or, after an unclean open, it holds records not yet flushed);
+ * - `"no-closed-segment"`: the log is only its active segment, which is never cleaned (nor
+ *   what lies above the recovery point: `compact()` first waits for the rolls' flushes, so every
+ *   closed segment is below it);
  * - `"min-compaction-lag"`: the oldest closed segment holds a record younger than `minCompactionLagMs`;
  * - `"already-clean"`: every cleanable segment lies below the clean point (nothing dirty).
  */
-export type NothingCleanedReason = "no-closed-segment" | "not-durable" | "min-compaction-lag" | "already-clean";
+export type NothingCleanedReason = "no-closed-segment" | "min-compaction-lag" | "already-clean";
 
 /** What one `Log.compact()` did. */
 export interface CompactionResult {
