@@ -42,7 +42,7 @@ export interface PendingAppend {
 }
 
 /** One log's roll flush (write/roll-flush.ts): the one running, and the target the next one takes. */
-export interface RollFlush {
+interface RollFlush {
   running: Promise<void> | undefined;
   /** The base of the newest segment rolled since the running flush started, if any. */
   pending: number | undefined;

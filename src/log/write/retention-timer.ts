@@ -12,7 +12,7 @@ import { applyRetention, retentionCount } from "./log-retention.js";
 type Queue = <T>(task: () => Promise<T>) => Promise<T>;
 
 /** What the timers call on their log: its `flush()`, its queue, and its cleaner's due check. */
-export interface TimerCalls {
+interface TimerCalls {
   readonly flush: () => Promise<void>;
   readonly run: Queue;
   readonly recheckCleaning: () => void;
