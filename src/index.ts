@@ -31,6 +31,7 @@ export type {
   LogRecord,
   LogRecovery,
   LogStatus,
+  NothingCleanedReason,
   ReadBatchesOptions,
   ReadOptions,
   RecordsOptions,

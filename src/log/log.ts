@@ -8,10 +8,8 @@
  * log in the `failed` state: it refuses writes until reopened, because after a failed fsync
  * nothing can say which bytes reached the disk.
  */
-//
-// This file is the class shell: its state, the queue every call goes through, argument checks,
-// the flush timer and the lifecycle. The work itself is in plain functions over `LogState`:
-// log-append.ts (group commit, roll), log-truncate.ts, log-read.ts and log-retention.ts.
+// This file is the class shell (state, queue, argument checks, timers, lifecycle); the work is in
+// plain functions over `LogState`: log-append.ts (group commit, roll, roll-flush.ts), log-truncate.ts, log-read.ts, …
 import { type RecordInput } from "../format/index.js";
 import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/record-codec.js";
 import { checkOffset, outOfRange } from "./options/log-arguments.js";
@@ -19,8 +17,7 @@ import { asyncDispose } from "./util/async-dispose.js";
 import { writeGroup } from "./write/log-append.js";
 import { loadLog, type LogRecovery } from "./load/log-loader.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
-import { type ResolvedLogOptions, systemClock } from "./options/log-options.js";
-import { armFlushTimer } from "./write/flush-timer.js";
+import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
   findOffsetForTimestamp,
   type LogRecord,
@@ -36,7 +33,9 @@ import {
 import { readFollowingCleaner } from "./read-only/read-only-retry.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
-import { applyRetention, moveStart, retentionCount } from "./write/log-retention.js";
+import { moveStart } from "./write/log-retention.js";
+import { armTimers, retainNow } from "./write/retention-timer.js";
+import { rollFlushSettled } from "./write/roll-flush.js";
 import {
   activeSegment,
   checkReadable,
@@ -63,7 +62,7 @@ import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./read-
 import { closeReadOnly, refreshed } from "./read-only/log-refresh.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
-export type { CompactionResult } from "./compaction/cleaner.js";
+export type { CompactionResult, NothingCleanedReason } from "./compaction/cleaner.js";
 export type { LogRecovery } from "./load/log-loader.js";
 export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
@@ -153,15 +152,20 @@ export class Log {
       readOnly: loaded.readOnly?.state,
       waiters: new Set(),
       offsetGaps: segmentOptions.offsetGaps,
+      rollFlush: { running: undefined, pending: undefined, completed: 0, moved: () => undefined },
+      lastRetentionAt: now,
+      retentionTimer: undefined,
     };
-    // The append path checks flushMs too; the timer covers a log that went quiet. With an
-    // injected clock there is no timer: real time must not decide when a test's log flushes.
-    // flushMs 0 flushes at every append, so a timer would have nothing to do.
-    if (options.flushMs > 0 && options.clock === systemClock && !loaded.readOnly)
-      armFlushTimer(this.#s, options.flushMs, () => this.flush());
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
     this.#cleaner = new BackgroundCleaner(this, this.#s, (task) => this.#queue.run(task));
+    this.#s.rollFlush.moved = this.#cleaner.poke; // a roll flush moved the recovery point
     this.#cleaner.poke(); // at open too: a reopened log may be due already
+    // The flush timer covers a log that went quiet, the retention check one that does not roll.
+    armTimers(this.#s, {
+      flush: () => this.flush(),
+      run: (task) => this.#run(task),
+      recheckCleaning: this.#cleaner.recheck,
+    });
   }
 
   // ---- state ----------------------------------------------------------------------------
@@ -231,6 +235,11 @@ export class Log {
     return done;
   }
 
+  /** Queues a write that is not an append: checked, after the roll flush in flight (write/roll-flush.ts). */
+  #write<T>(op: string, task: () => Promise<T>): Promise<T> {
+    return this.#run(async () => (await rollFlushSettled(this.#s), checkWritable(this.#s, op), task()));
+  }
+
   /** Queues a read; on a read-only log one that meets a file a cleaning replaced refreshes and retries. */
   #read<T>(task: () => Promise<T>): Promise<T> {
     return this.#run(async () => (checkReadable(this.#s), readFollowingCleaner(this.#s, task)));
@@ -278,10 +287,7 @@ export class Log {
    * Fails (and fails the log) if any fsync fails: a flush never reports data durable that is not.
    */
   flush(): Promise<void> {
-    return this.#run(async () => {
-      checkWritable(this.#s, "flush");
-      await guard(this.#s, () => flushLog(this.#s));
-    });
+    return this.#write("flush", () => guard(this.#s, () => flushLog(this.#s)));
   }
 
   /**
@@ -289,9 +295,8 @@ export class Log {
    * bring a dropped record back. `offset` below the start offset is `PAGELOG_OFFSET_OUT_OF_RANGE`.
    */
   truncateTo(offset: number): Promise<void> {
-    return this.#run(async () => {
+    return this.#write("truncateTo", async () => {
       const s = this.#s;
-      checkWritable(s, "truncateTo");
       checkOffset(offset, "offset");
       if (offset < s.startOffset) throw outOfRange(offset, s.startOffset, this.endOffset);
       if (offset >= this.endOffset) return;
@@ -304,9 +309,8 @@ export class Log {
    * segment below it, never the active one. Durable when it resolves.
    */
   deleteRecordsBefore(offset: number): Promise<void> {
-    return this.#run(async () => {
+    return this.#write("deleteRecordsBefore", async () => {
       const s = this.#s;
-      checkWritable(s, "deleteRecordsBefore");
       checkOffset(offset, "offset");
       if (offset > this.endOffset) throw outOfRange(offset, s.startOffset, this.endOffset);
       if (offset <= s.startOffset) return;
@@ -314,14 +318,9 @@ export class Log {
     });
   }
 
-  /** Applies `retentionBytes` / `retentionMs` now (it also runs after every roll). */
+  /** Applies `retentionBytes` / `retentionMs` now (it also runs after every roll and every `retentionCheckIntervalMs`). */
   applyRetention(): Promise<void> {
-    return this.#run(async () => {
-      checkWritable(this.#s, "applyRetention");
-      // Outside the guard: a reader's rule refused (PAGELOG_POLICY) has changed nothing.
-      const count = await retentionCount(this.#s, this.options.clock.now());
-      await guard(this.#s, () => applyRetention(this.#s, count));
-    });
+    return this.#write("applyRetention", () => retainNow(this.#s));
   }
 
   /**
@@ -331,7 +330,7 @@ export class Log {
    */
   compact(): Promise<CompactionResult> {
     const s = this.#s;
-    return refuseCompaction(s) ?? this.#run(() => (checkWritable(s, "compact"), this.#cleaner.compact()));
+    return refuseCompaction(s) ?? this.#write("compact", () => this.#cleaner.compact());
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -427,6 +426,7 @@ export class Log {
     // Every call gets the first call's promise (LogDir.close() calls it too).
     this.#closing ??= this.#run(async () => {
       const s = this.#s;
+      await rollFlushSettled(s); // its fsyncs end before the files close; the flush below covers the rest
       stopTimer(s);
       this.#cleaner.stop(); // a pass in progress ends here: it leaves no file behind between steps
       if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing

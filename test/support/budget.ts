@@ -109,6 +109,14 @@ export const SIZES = {
     ci: 40,
     soak: 400,
   },
+  rollFlushRuns: {
+    what: "roll-flush crash schedules (test/property/roll-flush-crash.test.ts)",
+    env: "PAGELOG_ROLL_FLUSH_RUNS",
+    kind: "runs",
+    quick: 6,
+    ci: 60,
+    soak: 600,
+  },
   followerRuns: {
     what: "durable-follower schedules (test/property/durable-follower.test.ts)",
     env: "PAGELOG_FOLLOWER_RUNS",

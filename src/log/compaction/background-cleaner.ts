@@ -69,6 +69,12 @@ export class BackgroundCleaner {
     void this.#queue(() => this.#turn());
   };
 
+  /** Looks again even if the log did not change: time alone may have made a cleaning due. */
+  readonly recheck = (): void => {
+    this.#seen = undefined;
+    this.poke();
+  };
+
   /** Resolves once no background turn is queued or running. */
   idle(): Promise<void> {
     return this.#busy ? new Promise((resolve) => this.#idle.push(resolve)) : Promise.resolve();

@@ -8,6 +8,7 @@
 import type { Segment } from "../../segment/segment.js";
 import { keepsLogOpen, type LogState } from "../state/log-state.js";
 import type { SegmentSlot } from "../state/segment-slot.js";
+import type { NothingCleanedReason } from "./compaction-result.js";
 
 /** The range a cleaning covers: the first `count` segments, ending at `end`; dirty from `dirtyFrom`. */
 export interface Cleanable {
@@ -31,6 +32,17 @@ export async function cleanableRange(s: LogState, now: number): Promise<Cleanabl
   const dirtyFrom = Math.max(s.offsetGaps.below, s.segments[0]!.baseOffset);
   if (dirtyFrom >= end) return undefined;
   return { count, end, dirtyFrom };
+}
+
+/** Why `cleanableRange` found nothing at wall time `now` (it returned undefined). */
+export async function nothingCleanable(s: LogState, now: number): Promise<NothingCleanedReason> {
+  const first = s.segments[0]!;
+  // Above the recovery point counts as not closed yet: its roll flush has not finished (compact()
+  // waits for it, so only the background cleaner can see this).
+  if (s.segments.length === 1 || first.nextOffset > s.recoveryPoint) return "no-closed-segment";
+  const lag = s.options.minCompactionLagMs;
+  if (lag > 0 && (await loaded(first)).maxTimestamp > now - lag) return "min-compaction-lag";
+  return "already-clean";
 }
 
 /**

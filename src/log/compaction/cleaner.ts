@@ -9,9 +9,10 @@
 import { guard, type LogState } from "../state/log-state.js";
 import { compacts } from "../options/cleanup-policy.js";
 import { endPass, startPass, stepPass } from "./cleaning-pass.js";
+import { nothingCleanable } from "./cleanable.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
 
-export type { CompactionResult } from "./compaction-result.js";
+export type { CompactionResult, NothingCleanedReason } from "./compaction-result.js";
 
 /** A rejection if the log's policy does not compact (a TypeError: the caller's mistake), else undefined. */
 export function refuseCompaction(s: LogState): Promise<never> | undefined {
@@ -31,7 +32,7 @@ export async function compactNow(s: LogState): Promise<CompactionResult> {
 /** Cleans the log now, every step in this turn (inside its queue, under `guard`). `now` is the clock's wall time. */
 async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
   const pass = await startPass(s, now);
-  if (pass === undefined) return nothingCleaned(s.offsetGaps.below);
+  if (pass === undefined) return nothingCleaned(s.offsetGaps.below, await nothingCleanable(s, now));
   try {
     while (await stepPass(s, pass));
   } finally {

@@ -88,6 +88,16 @@ export interface LogOptions {
    */
   retentionMs?: number;
   /**
+   * How often retention (`retentionBytes`, `retentionMs`) and the background cleaner's due check
+   * run without a roll (Kafka: `log.retention.check.interval.ms`, the broker's setting, here per
+   * log), in elapsed milliseconds since retention last ran (a wall clock set back does not hold
+   * it off). A timer on the system clock only, unref'd, stopped at close; with an injected clock
+   * retention runs at each roll and on `applyRetention()` alone. `-1` is off. At most
+   * 2147483647 (setTimeout's limit).
+   * @defaultValue 5 minutes (300000)
+   */
+  retentionCheckIntervalMs?: number;
+  /**
    * What happens to old segments (Kafka: `cleanup.policy`): `"delete"` (retention by
    * `retentionBytes` / `retentionMs`), `"compact"` (the log cleaner keeps the latest record of
    * every key: docs/compaction.md), or both, written `"compact,delete"` (any order) or
@@ -190,6 +200,8 @@ export interface ResolvedLogOptions {
   retentionBytes: number;
   /** `LogOptions.retentionMs` (Kafka's `retention.ms`); -1 is off. */
   retentionMs: number;
+  /** `LogOptions.retentionCheckIntervalMs` (Kafka's `log.retention.check.interval.ms`); -1 is off. */
+  retentionCheckIntervalMs: number;
   /** `LogOptions.cleanupPolicy` (Kafka's `cleanup.policy`), normalized. */
   cleanupPolicy: CleanupPolicy;
   /** `LogOptions.minCleanableDirtyRatio` (Kafka's `min.cleanable.dirty.ratio`). */
@@ -228,6 +240,7 @@ const LOG_DEFAULTS = {
   flushMs: -1,
   retentionBytes: -1,
   retentionMs: -1,
+  retentionCheckIntervalMs: 5 * 60 * 1000,
   deleteRetentionMs: 24 * 60 * 60 * 1000,
   minCompactionLagMs: 0,
   maxCompactionLagMs: -1,
@@ -267,6 +280,8 @@ const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
   flushMs: integer("flushMs", 0, Number.MAX_SAFE_INTEGER, true),
   retentionBytes: integer("retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
   retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
+  // A timer's delay: setTimeout fires at once past its int32 limit.
+  retentionCheckIntervalMs: integer("retentionCheckIntervalMs", 1, MAX_TIMER_MS, true),
   cleanupPolicy,
   minCleanableDirtyRatio: dirtyRatio,
   deleteRetentionMs: integer("deleteRetentionMs", 0, Number.MAX_SAFE_INTEGER),

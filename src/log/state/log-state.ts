@@ -41,6 +41,17 @@ export interface PendingAppend {
   readonly reject: (err: unknown) => void;
 }
 
+/** One log's roll flush (write/roll-flush.ts): the one running, and the target the next one takes. */
+interface RollFlush {
+  running: Promise<void> | undefined;
+  /** The base of the newest segment rolled since the running flush started, if any. */
+  pending: number | undefined;
+  /** Roll flushes that moved the recovery point (for tests and the bench). */
+  completed: number;
+  /** Called once a roll flush moved the recovery point (the log pokes its background cleaner). */
+  moved: () => void;
+}
+
 /** Everything a Log changes as it runs; only its own queue's tasks touch it. */
 export interface LogState {
   /** The partition directory's name, `<topic>-<partition>`. */
@@ -100,6 +111,11 @@ export interface LogState {
   readonly readOnly: ReadOnlyState | undefined;
   /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
   readonly waiters: Waiters;
+  /** The background flush of the segments a roll sealed (write/roll-flush.ts). */
+  readonly rollFlush: RollFlush;
+  /** When retention last ran, on the stopwatch: the retention timer's interval counts from it. */
+  lastRetentionAt: number;
+  retentionTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** The segment appends go to: always the last one. */
@@ -155,9 +171,12 @@ export async function flushLog(
   await s.host.flushed?.();
 }
 
+/** Stops the log's timers (flushMs, retentionCheckIntervalMs): at close and on a failure. */
 export function stopTimer(s: LogState): void {
   if (s.flushTimer !== undefined) clearTimeout(s.flushTimer);
+  if (s.retentionTimer !== undefined) clearTimeout(s.retentionTimer);
   s.flushTimer = undefined;
+  s.retentionTimer = undefined;
 }
 
 /** Runs a write: any failure but a caller's bad argument fails the log. */

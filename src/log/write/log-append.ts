@@ -16,6 +16,7 @@ import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
 import { applyRetention, retentionCount } from "./log-retention.js";
+import { requestRollFlush } from "./roll-flush.js";
 import { wake } from "../state/log-waiters.js";
 import {
   activeSegment,
@@ -239,7 +240,8 @@ function needsRoll(
 }
 
 /**
- * Seals the active segment and starts a new one at the end offset; then applies retention as of
+ * Seals the active segment and starts a new one at the end offset, starts the roll flush of the
+ * sealed one (roll-flush.ts); then applies retention as of
  * wall time `now`. Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing
  * was deleted then.
  */
@@ -255,6 +257,9 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   pushSegment(s, SegmentSlot.of(s.slotContext, segment));
   s.dirDirty = true;
   s.activeCreatedAt = elapsed;
+  // As Kafka's roll: the sealed segment is made durable in the background, then the recovery
+  // point moves to the new base (roll-flush.ts). This append does not wait for it.
+  requestRollFlush(s, segment.baseOffset);
   let count: number;
   try {
     count = await retentionCount(s, now);

@@ -1,6 +1,6 @@
 /**
  * Moving the log start offset forward: `deleteRecordsBefore` and retention (`retentionBytes` /
- * `retentionMs`, applied on demand and after every roll). Which segments retention picks is
+ * `retentionMs`, applied on demand, after every roll and every `retentionCheckIntervalMs`). Which segments retention picks is
  * `retention.ts`; this file makes the move durable in the right order.
  */
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../../segment/segment-names.js";

@@ -89,10 +89,23 @@ describe("failed state", () => {
   it("failed: EIO on the directory sync after a roll fails the flush", async () => {
     const { sim, log } = await freshLog({ segmentBytes: 200 });
     await appendBatches(log, 6);
+    const activeBase = log.segmentBaseOffsets.at(-1)!;
+    await log.waitFor(activeBase - 1, { durable: true }); // the rolls' background flushes are done
     sim.injectFault({ op: "syncDir", path: NAME, code: "EIO" });
     await expectCode(() => log.flush(), ErrorCode.IO);
     expect(log.status).toBe("failed");
+    expect(log.recoveryPoint).toBe(activeBase); // never the end: the active segment's flush failed
+  });
+
+  it("failed: EIO on a roll's background directory sync fails the log; the recovery point stays below the roll", async () => {
+    const { sim, log } = await freshLog({ segmentBytes: 200 });
+    sim.injectFault({ op: "syncDir", path: NAME, code: "EIO" });
+    // The append that rolls is acknowledged: it never waits for the roll's flush.
+    while (log.segmentCount === 1) await log.append([recordAt(log.endOffset)]);
+    await expect(log.waitFor(log.endOffset - 1, { durable: true })).rejects.toMatchObject({ code: ErrorCode.FAILED });
+    expect(log.status).toBe("failed");
     expect(log.recoveryPoint).toBe(0);
+    await expectCode(() => log.append([recordAt(log.endOffset)]), ErrorCode.FAILED);
   });
 
   it("failed: ENOSPC on write rejects the append and acknowledges nothing", async () => {

@@ -31,8 +31,10 @@ type Hook = (op: StorageOp) => void | Promise<void>;
 
 /** A log on a SimStorage seen through a hook the test can set at any time (called before each operation). */
 async function hookedLog(options: LogOptions, sim = new SimStorage({ seed: 3 })) {
-  const state: { hook: Hook | undefined } = { hook: undefined };
+  const state: { hook: Hook | undefined; hold: Promise<void> | undefined } = { hook: undefined, hold: undefined };
   const storage = new HookedStorage(sim, async (op, run) => {
+    // Held: a roll flush waits at its directory sync, so the recovery point stays where it is.
+    if (op.kind === "syncDir" && state.hold !== undefined) await state.hold;
     await state.hook?.(op);
     return run();
   });
@@ -69,6 +71,11 @@ function expectCompactionOf(records: readonly PlainRecord[], model: readonly Pla
   for (const [key, offset] of latest) expect(present.has(offset), `latest of ${key} at ${offset}`).toBe(true);
 }
 
+/** Waits until the roll flushes made everything below the active segment durable. */
+async function rollFlushed(log: Log): Promise<void> {
+  await log.waitFor(log.segmentBaseOffsets.at(-1)! - 1, { durable: true, signal: AbortSignal.timeout(5000) });
+}
+
 function cleaner(log: Log) {
   const c = backgroundCleanerOf(log);
   expect(c).toBeDefined();
@@ -84,32 +91,36 @@ afterEach(() => {
 });
 
 describe("background cleaning: when", () => {
-  it("after rolls and a flush, cleans without compact() once the dirty ratio reaches minCleanableDirtyRatio", async () => {
+  it("after rolls alone (no flush()), cleans without compact() once the dirty ratio reaches minCleanableDirtyRatio", async () => {
     const { dir, log } = await hookedLog(SMALL);
     const model: PlainRecord[] = [];
     await fill(log, 60, 4, model);
-    await log.flush();
+    await rollFlushed(log);
     await cleaner(log).idle();
-    const cleanEnd = log.segmentBaseOffsets.at(-1)!;
     expect(cleaner(log).passes).toBeGreaterThan(0);
-    expect(await readAll(log)).toEqual(latestBelow(model, cleanEnd));
+    expect(await readAll(log)).toEqual(latestBelow(model, cleaner(log).last!.cleanPoint));
     await dir.close();
   });
 
-  it("a log whose cleanable part is dirty enough is cleaned after a roll and a flush, not before", async () => {
-    const { dir, log } = await hookedLog({ ...SMALL, minCleanableDirtyRatio: 0.9 });
+  it("a log whose cleanable part is dirty enough is cleaned once its rolls are durable, not before", async () => {
+    const h = await hookedLog({ ...SMALL, minCleanableDirtyRatio: 0.9 });
+    const { dir, log } = h;
+    let release!: () => void;
+    h.state.hold = new Promise((resolve) => (release = resolve)); // the roll flushes wait
     const model: PlainRecord[] = [];
     await fill(log, 80, 5, model);
-    // Not flushed: nothing is wholly below the recovery point, so nothing is cleanable yet.
+    // Nothing is wholly below the recovery point, so nothing is cleanable yet.
     await cleaner(log).idle();
     expect(cleaner(log).passes).toBe(0);
-    await log.flush();
+    h.state.hold = undefined;
+    release();
+    await log.flush(); // (it waits for the roll flushes: one look at the cleaner, all durable)
     await cleaner(log).idle();
     expect(cleaner(log).passes).toBe(1); // never cleaned: the ratio is 1
     const cleanPoint = cleaner(log).last!.cleanPoint;
     // Now the clean part is large: dirty data below 90% of the cleanable range waits.
     await fill(log, 12, 5, model);
-    await log.flush();
+    await rollFlushed(log);
     await cleaner(log).idle();
     expect(cleaner(log).passes).toBe(1);
     expect(cleaner(log).last!.cleanPoint).toBe(cleanPoint);
@@ -229,12 +240,26 @@ describe("background cleaning: when", () => {
   });
 });
 
-/** A log with many small segments and little to reclaim in each, so a cleaning has several groups. */
+/**
+ * A log with many small segments and little to reclaim in each, so a cleaning has several groups:
+ * the roll flushes are held while it fills (nothing durable, nothing cleanable) until `release()`,
+ * so the first cleaning comes at the test's flush and covers them all.
+ */
 async function manyGroups(options: LogOptions = {}) {
   const h = await hookedLog({ ...SMALL, ...options });
+  let release!: () => void;
+  h.state.hold = new Promise((resolve) => (release = resolve));
   const model: PlainRecord[] = [];
   await fill(h.log, 120, 40, model);
-  return { ...h, model };
+  expect(h.log.recoveryPoint).toBe(0);
+  return {
+    ...h,
+    model,
+    release: () => {
+      h.state.hold = undefined;
+      release();
+    },
+  };
 }
 
 /** Sets a hook that runs `act` once, when the background cleaner creates its first `.log.cleaned`. */
@@ -259,6 +284,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
         openedWhenAppended = seen.opened;
       });
     });
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     expect(seen.opened).toBeGreaterThanOrEqual(3); // several groups were rewritten, one per turn
@@ -276,6 +302,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
       for (let i = 0; i < 30; i++) void h.log.append([{ key: `new-${i}`, value: `n${i}`, timestamp: 7 }]);
       void h.log.flush();
     });
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     expect(cleaner(h.log).abandoned).toBeGreaterThanOrEqual(1);
@@ -303,6 +330,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
       for (let i = 0; i < 30; i++) void h.log.append([{ key: `new-${i}`, value: `n${i}`, timestamp: 7 }]);
       void h.log.flush();
     });
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     const model = h.model.filter((r) => r.offset < cut);
@@ -319,6 +347,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
       start = h.log.segmentBaseOffsets[2]!;
       void h.log.deleteRecordsBefore(start);
     });
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     const left = await readAll(h.log);
@@ -336,6 +365,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
     onFirstCleaned(h, () => {
       closed = h.dir.close();
     });
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     expect(closed).toBeDefined();
@@ -355,6 +385,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
     onFirstCleaned(h, () => {
       result = h.log.compact();
     });
+    h.release();
     await h.log.flush();
     await result;
     await cleaner(h.log).idle();
@@ -368,6 +399,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
     h.state.hook = (op) => {
       if (op.kind === "sync" && op.path.endsWith(".cleaned")) throw Object.assign(new Error("EIO"), { code: "EIO" });
     };
+    h.release();
     await h.log.flush();
     await cleaner(h.log).idle();
     expect(h.log.status).toBe("failed");
@@ -384,6 +416,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
   it("a damaged segment found by a background cleaning leaves the log open and is kept in cleaningError", async () => {
     const h = await manyGroups();
     // Damage one byte inside the second segment's first batch, below the log (its CRC then fails).
+    h.release();
     await h.log.flush(); // (cleans once, in the background)
     await cleaner(h.log).idle();
     const base = h.log.segmentBaseOffsets[1]!;
