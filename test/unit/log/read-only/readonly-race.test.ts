@@ -223,8 +223,10 @@ describe("read-only reader racing a writer that appends, truncates, deletes reco
   // after truncateTo past the clean point is never reloaded (refresh-cleaned.ts `cleanedSince`
   // stops at the first segment reaching past the clean point); 212, 217, 239, 389: reads of a
   // segment racing truncateTo ("valid batches end … below the recovery point", a short header,
-  // a batch at an unexpected offset) reported as damage.
-  it.fails.each([122, 212, 217, 239, 389])(
+  // a batch at an unexpected offset) reported as damage. (217 left the list when the writer
+  // began publishing its durable offset: the extra file write moves that schedule off the race,
+  // not a fix; seeds 200-299 fail the same two, 212 and 239, before and after.)
+  it.fails.each([122, 212, 239, 389])(
     "SimStorage, open defect: seed %i still ends a follower falsely",
     async (seed) => {
       await race(new SimStorage({ seed }), seed, STEPS);
