@@ -35,21 +35,18 @@ export async function openReadOnlyLog(
     });
   if (existing.kind !== "dir")
     throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
-  // The recovery point a durable read may go up to: the checkpoint, raised by the durable offset
-  // the writer publishes after each flush (durable-mark.ts), so a durable follower here sees a
+  // With the checkpoints, the durable offset the writer publishes after each flush (durable-mark.ts):
+  // a durable read here goes up to it from the first refresh on, so a durable follower sees a
   // flushed record at its next poll rather than at the writer's next checkpoint.
-  const recoveryPoint = async (checkpointed: number | undefined) => {
-    const published = await readDurableOffset(at.storage, name);
-    return published === undefined ? checkpointed : Math.max(published, checkpointed ?? 0);
-  };
   const readCheckpoints = async () => ({
-    recoveryPoint: await recoveryPoint((await readCheckpoint(at.storage, RECOVERY_POINT_CHECKPOINT)).get(name)),
+    recoveryPoint: (await readCheckpoint(at.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
     logStartOffset: (await readCheckpoint(at.storage, LOG_START_CHECKPOINT)).get(name),
     cleanPoint: (await readCheckpoint(at.storage, CLEANER_CHECKPOINT)).get(name),
+    published: await readDurableOffset(at.storage, name),
   });
   return openLog(name, { storage: at.storage, checkpoint: at.checkpoint }, options, {
     clean: at.clean,
-    recoveryPoint: await recoveryPoint(at.recoveryPoint),
+    recoveryPoint: at.recoveryPoint,
     logStartOffset: at.logStartOffset,
     cleanPoint: at.cleanPoint,
     readOnly: { pollMs: at.pollMs, readCheckpoints },
