@@ -118,7 +118,10 @@ async function round(sim: SimStorage, log: Log, dir: LogDir, next: (n: number) =
 let durableReads = true;
 
 /** One schedule: rounds of workload and reader, each ended by a clean close or a power cut. */
-async function runSchedule(seed: number, durable: boolean): Promise<{ violation?: string | undefined; cuts: number; read: number }> {
+async function runSchedule(
+  seed: number,
+  durable: boolean,
+): Promise<{ violation?: string | undefined; cuts: number; read: number }> {
   durableReads = durable;
   const next = rng(seed);
   const flushMessages = [-1, -1, 1, 3][next(4)]!;

@@ -14,7 +14,7 @@ import { fastCheckParams } from "../support/seed.js";
 import { size } from "../support/budget.js";
 import { isPagelogError, ErrorCode } from "../../src/errors.js";
 import { LogDir } from "../../src/log/log-dir.js";
-import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/checkpoints/consumer-positions.js";
+import { consumerDir, consumerFile } from "../../src/log/checkpoints/consumer-files.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage, type StorageHook } from "../../src/testing/hooked-storage.js";
@@ -23,7 +23,9 @@ import { rng } from "../support/xorshift.js";
 const RUNS = size("positionsRuns");
 const CONSUMERS = ["billing", "audit"];
 const PARTITIONS = ["orders-0", "orders-1", "events-0"];
-const TMP = `${CONSUMER_OFFSET_CHECKPOINT}.tmp`;
+/** The positions files' temp files (each consumer has its own) and their directories. */
+const TMPS = new Set(CONSUMERS.map((c) => `${consumerFile(c)}.tmp`));
+const DIRS = new Set(CONSUMERS.map((c) => consumerDir(c)));
 
 interface Model {
   /** Per `<consumer> <partition>`: every value committed (resolved or not). */
@@ -137,9 +139,9 @@ function broken(swallow: "temp-fsync" | "dir-fsync"): Wrap {
   return (sim) => {
     let renamed = false;
     const hook: StorageHook = (op, run) => {
-      if (swallow === "temp-fsync" && op.kind === "sync" && op.path === TMP) return Promise.resolve();
-      if (op.kind === "rename") renamed = op.path === TMP;
-      if (swallow === "dir-fsync" && op.kind === "syncDir" && op.path === "" && renamed) {
+      if (swallow === "temp-fsync" && op.kind === "sync" && TMPS.has(op.path)) return Promise.resolve();
+      if (op.kind === "rename") renamed = TMPS.has(op.path);
+      if (swallow === "dir-fsync" && op.kind === "syncDir" && DIRS.has(op.path) && renamed) {
         renamed = false;
         return Promise.resolve();
       }
