@@ -6,10 +6,15 @@
  * (`pagelog-durable-offset`): published only after the fsyncs, withdrawn durably before a
  * truncation cuts. The workload appends (some left in flight), flushes (explicitly and by the
  * flush policy), truncates, deletes records and checkpoints, with the reader refreshing and
- * reading durably in between; the power is cut at a random storage operation; after every
- * reboot every record the reader read is in the log at its offset, the same (unless the
- * workload itself truncated or deleted it). The same schedules with a reader that is not
- * `durable` must break it: the check is able to fail.
+ * reading durably in between; the power is cut at a random storage operation. Two checks:
+ * - when it is read, every record the reader reads is one the writer made durable (it was below
+ *   the writer's recovery point at its offset, with that content, at some time);
+ * - after every reboot, every record the reader read is in the log at its offset, the same
+ *   (unless the workload itself truncated or deleted it).
+ * A record the writer made durable and then truncated itself, read by a reader that has not
+ * noticed the cut yet, is counted (the cut-detection limits in docs/consumers.md), not judged:
+ * it was durable, and the cut was the workload's, not a power cut's. The same schedules with a
+ * reader that is not `durable` must break it: the check is able to fail.
  * Replay one schedule: PAGELOG_SECOND_OPENER_SCHEDULE=<seed> npx vitest run test/property/durable-follower-second-opener.test.ts
  */
 import fc from "fast-check";
@@ -31,6 +36,26 @@ const ROUNDS = 4;
 /** What the reader read, by offset; the workload forgets what it truncates or deletes itself. */
 type Seen = Map<number, PlainRecord>;
 
+/** Records the writer made durable, as `<offset> <value>`, and how far it has been looked at. */
+interface Durable {
+  readonly ever: Set<string>;
+  marked: number;
+}
+
+const durableKey = (r: PlainRecord) => `${r.offset} ${JSON.stringify(r)}`;
+
+/** After a writer op: every record below its recovery point now is one it made durable. */
+async function markDurable(log: Log, durable: Durable): Promise<void> {
+  if (log.status !== "open") return;
+  durable.marked = Math.max(durable.marked, log.startOffset);
+  while (durable.marked < log.recoveryPoint) {
+    const records = await log.read(durable.marked, { durable: true, maxRecords: 64 });
+    if (records.length === 0) break;
+    for (const r of records) durable.ever.add(durableKey(plain(r)));
+    durable.marked = records.at(-1)!.offset + 1;
+  }
+}
+
 /** The reader's side: a read-only LogDir on the writer's disk, reading from `next` on. */
 interface Reader {
   dir: LogDir | undefined;
@@ -38,7 +63,13 @@ interface Reader {
   next: number;
 }
 
-async function readerStep(sim: SimStorage, r: Reader, durable: boolean, seen: Seen): Promise<string | undefined> {
+async function readerStep(
+  sim: SimStorage,
+  r: Reader,
+  durable: boolean,
+  seen: Seen,
+  writer: { log: Log; durable: Durable },
+): Promise<string | undefined> {
   try {
     if (r.log === undefined) {
       r.dir = await LogDir.open(sim, { readOnly: true, pollMs: 1 });
@@ -47,8 +78,28 @@ async function readerStep(sim: SimStorage, r: Reader, durable: boolean, seen: Se
     await r.log.refresh();
     r.next = Math.min(Math.max(r.next, r.log.startOffset), r.log.endOffset);
     for (const record of await r.log.read(r.next, { durable, maxRecords: 8 })) {
-      seen.set(record.offset, plain(record));
+      const got = plain(record);
       r.next = record.offset + 1;
+      // The flush policy may have moved the writer's recovery point since its last op: look again.
+      if (durable && !writer.durable.ever.has(durableKey(got))) await markDurable(writer.log, writer.durable);
+      if (durable && !writer.durable.ever.has(durableKey(got)))
+        return `reader: read ${JSON.stringify(got)}, which the writer never made durable`;
+      // Owed only while the writer still holds it: one the workload cut (or deleted) since it was
+      // durable is a stale read of a reader that has not seen the cut yet, not a power cut's loss.
+      let now: PlainRecord | undefined;
+      try {
+        const [held] = await writer.log.read(record.offset, { maxRecords: 1 });
+        now = held && plain(held);
+      } catch (err) {
+        if (sim.poweredOff)
+          now = got; // cannot tell: owed, the strict way
+        else if (!isPagelogError(err, ErrorCode.OFFSET_OUT_OF_RANGE)) throw err;
+      }
+      if (now === undefined || JSON.stringify(now) !== JSON.stringify(got)) {
+        staleReads++;
+        continue;
+      }
+      seen.set(record.offset, got);
     }
     return undefined;
   } catch (err) {
@@ -60,6 +111,15 @@ async function readerStep(sim: SimStorage, r: Reader, durable: boolean, seen: Se
     }
     // No partition yet (the writer's first round was cut before its directory was durable).
     if (isPagelogError(err, ErrorCode.NOT_FOUND)) return undefined;
+    // A read racing a truncateTo reported as damage: the open race defects of issue 31 (the same
+    // schedules end a reader so with or without the published durable offset). It yields nothing,
+    // so it cannot break this property; counted, and the reader opens again.
+    if (isPagelogError(err, ErrorCode.CORRUPT)) {
+      falseCorrupt++;
+      await r.dir?.close().catch(() => undefined);
+      r.dir = r.log = undefined;
+      return undefined;
+    }
     return `reader: unexpected ${String(err)}`;
   }
 }
@@ -79,6 +139,8 @@ async function check(log: Log, seen: Seen, context: string): Promise<string | un
 /** The writer's workload for one round, the reader stepping in between; ends closed or powered off. */
 async function round(sim: SimStorage, log: Log, dir: LogDir, next: (n: number) => number, tag: string, seen: Seen) {
   const reader: Reader = { dir: undefined, log: undefined, next: 0 };
+  const writer = { log, durable: { ever: durableEver, marked: 0 } };
+  let readerRun = Promise.resolve();
   const pending: Array<Promise<unknown>> = [];
   let violation: string | undefined;
   const forgetFrom = (to: number) => [...seen.keys()].forEach((o) => o >= to && seen.delete(o));
@@ -100,22 +162,37 @@ async function round(sim: SimStorage, log: Log, dir: LogDir, next: (n: number) =
       } else if (kind < 13 && log.endOffset > log.startOffset) {
         const to = log.startOffset + next(log.endOffset - log.startOffset + 1);
         forgetFrom(to);
+        writer.durable.marked = Math.min(writer.durable.marked, to);
         await log.truncateTo(to).finally(() => forgetFrom(to));
       } else if (kind < 14 && log.endOffset > log.startOffset) {
         await log.deleteRecordsBefore(log.startOffset + next(Math.min(6, log.endOffset - log.startOffset) + 1));
+      } else if (kind < 17) {
+        // The reader's step runs beside the writer's next ops (a second process does not wait
+        // for the writer's calls to end): one step at a time, each after the last.
+        readerRun = readerRun.then(async () => {
+          violation ??= await readerStep(sim, reader, durableReads, seen, writer);
+        });
       } else {
-        violation = await readerStep(sim, reader, durableReads, seen);
+        await new Promise((resolve) => setImmediate(resolve));
       }
+      await markDurable(log, writer.durable);
     }
     await Promise.all(pending);
+    await readerRun;
     await dir.close();
   } finally {
+    await readerRun.catch(() => undefined);
     await reader.dir?.close().catch(() => undefined);
   }
   return violation;
 }
 
 let durableReads = true;
+/** Readers ended by a false PAGELOG_CORRUPT, and stale reads of records the workload cut (see readerStep). */
+let falseCorrupt = 0;
+let staleReads = 0;
+/** Every record the writer of the running schedule made durable (markDurable). */
+let durableEver = new Set<string>();
 
 /** One schedule: rounds of workload and reader, each ended by a clean close or a power cut. */
 async function runSchedule(
@@ -123,6 +200,7 @@ async function runSchedule(
   durable: boolean,
 ): Promise<{ violation?: string | undefined; cuts: number; read: number }> {
   durableReads = durable;
+  durableEver = new Set();
   const next = rng(seed);
   const flushMessages = [-1, -1, 1, 3][next(4)]!;
   const options = { segmentBytes: 600 + next(3000), flushMessages };
@@ -190,7 +268,9 @@ describe("property: a durable reader in a second opener reads only what every la
           `Replay the fast-check run: ${testReplayCommand(`PAGELOG_PATH=${result.counterexamplePath}`)}`,
       );
     }
-    console.log(`second-opener durable reader: ${RUNS} schedules, ${cuts} power cuts, ${read} records checked`);
+    console.log(
+      `second-opener durable reader: ${RUNS} schedules, ${cuts} power cuts, ${read} records checked, ${falseCorrupt} readers ended by a false PAGELOG_CORRUPT, ${staleReads} stale reads of records the workload cut`,
+    );
     expect(cuts).toBeGreaterThan(RUNS / 2);
     expect(read).toBeGreaterThan(RUNS * 5);
   });
