@@ -9,7 +9,7 @@ import { isPositionName } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
 
 /** The directory in the root that holds one directory per consumer. */
-export const CONSUMERS_DIR = "consumers";
+const CONSUMERS_DIR = "consumers";
 
 /** `consumers/<name>`: the consumer's directory. */
 export function consumerDir(name: string): string {
@@ -22,7 +22,7 @@ export function consumerFile(name: string): string {
 }
 
 /** `consumers/<name>/lock`: held by the one opener that commits for the consumer. */
-export function consumerLock(name: string): string {
+function consumerLock(name: string): string {
   return `${consumerDir(name)}/lock`;
 }
 

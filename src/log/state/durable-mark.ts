@@ -13,7 +13,14 @@
  */
 import { DURABLE_OFFSET_FILE, encodeDurableOffset } from "../../format/durable-offset.js";
 import { joinPath } from "../../storage/paths.js";
-import type { LogState } from "./log-state.js";
+import type { Storage } from "../../storage/storage.js";
+
+/** What these need of a log's state (`LogState`, which calls them: named here, not imported, to keep no cycle). */
+interface LogState {
+  readonly name: string;
+  readonly host: { readonly storage: Storage };
+  recoveryPoint: number;
+}
 
 /** The value each log last published (a log of this process: another session's file may differ). */
 const published = new WeakMap<LogState, number>();
