@@ -152,10 +152,12 @@ describe("read-only refresh", () => {
     await writer.flush();
     await reader.refresh();
     expect(reader.recoveryPoint).toBe(6); // flushed, not checkpointed yet: the published offset
-    await sim.remove(`${NAME}/pagelog-durable-offset`); // without it, the checkpoint alone
     await appendBatches(writer, 2, 2);
     await writer.flush();
-    await sim.remove(`${NAME}/pagelog-durable-offset`);
+    // A published value that is not a valid one (zeros): the checkpoint alone.
+    const published = await sim.open(`${NAME}/pagelog-durable-offset`);
+    await published.write(0, new Uint8Array(16));
+    await published.close();
     await reader.refresh();
     expect(reader.recoveryPoint).toBe(6);
     await w.checkpoint();
