@@ -26,8 +26,8 @@ export const LOG_DIR_FILES: readonly string[] = [
   "meta.properties",
 ];
 
-/** Kafka's per-partition files that are not segments (and their temp files). */
-const KAFKA_PARTITION_FILE = /^(leader-epoch-checkpoint|partition\.metadata)(\.tmp)?$/;
+/** Kafka's per-partition files that are not segments, and pagelog's durable-offset file (and their temp files). */
+const KAFKA_PARTITION_FILE = /^(leader-epoch-checkpoint|partition\.metadata|pagelog-durable-offset)(\.tmp)?$/;
 /**
  * Anything named by a 20-digit offset and a suffix: segment files, Kafka's `.snapshot` and
  * `.txnindex`, and what interrupted writes leave (`<base>.log.tmp`, `.deleted`, `.cleaned`, `.swap`).

@@ -34,8 +34,7 @@ import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./che
 import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
 import type { Consumer } from "./consumers/consumer.js";
-import type { PositionsRead } from "./checkpoints/consumer-positions.js";
-import { DirConsumers } from "./consumers/dir-consumers.js";
+import { type ConsumersRead, DirConsumers } from "./consumers/dir-consumers.js";
 import { DirTopics, type TopicOptions } from "./topic/dir-topics.js";
 import type { Topic } from "./topic/topic.js";
 
@@ -107,7 +106,7 @@ export class LogDir {
     cleanPoints: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
-    positions: PositionsRead;
+    positions: ConsumersRead;
     readOnly: { readonly pollMs: number } | undefined;
   }) {
     this.storage = fields.storage;
@@ -123,7 +122,7 @@ export class LogDir {
     this.#cleaner = new CleanerCheckpoint(fields.storage, fields.cleanPoints, kept);
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
-    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen(), !!fields.readOnly);
+    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
     this.#topics = new DirTopics(fields.storage, !!fields.readOnly, this.log.bind(this), this.consumer.bind(this));
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
@@ -325,8 +324,9 @@ export class LogDir {
 
   /**
    * The consumer `name` (`[a-zA-Z0-9._-]`, at most 249 characters): its committed offsets, one per partition
-   * (docs/consumers.md). `PAGELOG_CORRUPT` if the positions file read at open is not one: never a silent reset.
-   * Read-only: `commit` is `PAGELOG_READ_ONLY`, the positions are those read at open.
+   * (docs/consumers.md). `PAGELOG_CORRUPT` if its positions file read at open is not one: never a silent reset.
+   * Read-only too: a consumer commits from any opener (its lock makes one opener its writer at a time), and
+   * `consumer.refresh()` reads what other openers committed.
    */
   consumer(name: string): Consumer {
     return this.#consumers.get(name);
@@ -441,7 +441,7 @@ export class LogDir {
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));
       failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
-      await this.#consumers.drain(); // commits made before close() are written before the lock goes
+      await this.#consumers.close(); // commits made before close() are written before the locks go
       // Read-only: writes nothing (no checkpoint, no marker); the finally closes the storage.
       if (this.#readOnly === undefined) await this.#closeWrites(failure);
     } catch (err) {

@@ -6,6 +6,7 @@
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Storage, StorageStat } from "../storage/storage.js";
 import { readCheckpoint } from "./checkpoints/checkpoint-files.js";
+import { readDurableOffset } from "./checkpoints/durable-offset-read.js";
 import { CLEANER_CHECKPOINT } from "./checkpoints/cleaner-checkpoint.js";
 import { type Log, openLog } from "./log.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
@@ -34,10 +35,14 @@ export async function openReadOnlyLog(
     });
   if (existing.kind !== "dir")
     throw new PagelogError(`${name} exists and is not a directory`, ErrorCode.IO, { path: name });
+  // With the checkpoints, the durable offset the writer publishes after each flush (durable-mark.ts):
+  // a durable read here goes up to it from the first refresh on, so a durable follower sees a
+  // flushed record at its next poll rather than at the writer's next checkpoint.
   const readCheckpoints = async () => ({
     recoveryPoint: (await readCheckpoint(at.storage, RECOVERY_POINT_CHECKPOINT)).get(name),
     logStartOffset: (await readCheckpoint(at.storage, LOG_START_CHECKPOINT)).get(name),
     cleanPoint: (await readCheckpoint(at.storage, CLEANER_CHECKPOINT)).get(name),
+    published: await readDurableOffset(at.storage, name),
   });
   return openLog(name, { storage: at.storage, checkpoint: at.checkpoint }, options, {
     clean: at.clean,

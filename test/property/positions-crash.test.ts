@@ -1,7 +1,8 @@
 /**
  * Consumer positions under power cuts (guarantee 13): rounds of concurrent commits (two
- * consumers, three partitions, each commit of a position larger than the last one made for it),
- * appends and flushes, each round ended by a clean close or by a power cut at a random storage
+ * consumers through the writer's LogDir, a third through a second, read-only opener of the same
+ * disk, as a consumer in another process commits; three partitions, each commit of a position
+ * larger than the last one made for it), appends and flushes, each round ended by a clean close or by a power cut at a random storage
  * operation. After every reboot, for every position: the committed offset is at least the largest
  * one whose commit resolved, and it is one of the values committed, never invented. The property
  * must also catch a commit writer that renames its temp file without fsyncing it, and one that
@@ -14,16 +15,20 @@ import { fastCheckParams } from "../support/seed.js";
 import { size } from "../support/budget.js";
 import { isPagelogError, ErrorCode } from "../../src/errors.js";
 import { LogDir } from "../../src/log/log-dir.js";
-import { CONSUMER_OFFSET_CHECKPOINT } from "../../src/log/checkpoints/consumer-positions.js";
+import { consumerDir, consumerFile } from "../../src/log/checkpoints/consumer-files.js";
 import { SimStorage } from "../../src/storage/sim-storage.js";
 import type { Storage } from "../../src/storage/storage.js";
 import { HookedStorage, type StorageHook } from "../../src/testing/hooked-storage.js";
 import { rng } from "../support/xorshift.js";
 
 const RUNS = size("positionsRuns");
-const CONSUMERS = ["billing", "audit"];
+const CONSUMERS = ["billing", "audit", "sidecar"];
+/** Commits through the second opener (read-only, as another process opens the directory). */
+const SECOND_OPENER = "sidecar";
 const PARTITIONS = ["orders-0", "orders-1", "events-0"];
-const TMP = `${CONSUMER_OFFSET_CHECKPOINT}.tmp`;
+/** The positions files' temp files (each consumer has its own) and their directories. */
+const TMPS = new Set(CONSUMERS.map((c) => `${consumerFile(c)}.tmp`));
+const DIRS = new Set(CONSUMERS.map((c) => consumerDir(c)));
 
 interface Model {
   /** Per `<consumer> <partition>`: every value committed (resolved or not). */
@@ -64,7 +69,7 @@ function check(dir: LogDir, model: Model, context: string): string | undefined {
 }
 
 /** One round's concurrent work: commits, appends and flushes, all in flight together. */
-async function work(dir: LogDir, model: Model, next: (n: number) => number): Promise<void> {
+async function work(dir: LogDir, side: LogDir, model: Model, next: (n: number) => number): Promise<void> {
   const logs = await Promise.all(PARTITIONS.map((p) => dir.log(p)));
   const calls: Promise<unknown>[] = [];
   for (let op = 0; op < 24; op++) {
@@ -78,7 +83,7 @@ async function work(dir: LogDir, model: Model, next: (n: number) => number): Pro
       if (!model.issued.has(key)) model.issued.set(key, new Set());
       model.issued.get(key)!.add(value);
       calls.push(
-        dir
+        (consumer === SECOND_OPENER ? side : dir)
           .consumer(consumer)
           .commit(partition, value)
           .then(() => model.resolved.set(key, Math.max(model.resolved.get(key) ?? -1, value))),
@@ -114,7 +119,9 @@ async function runSchedule(seed: number, wrap: Wrap = (sim) => sim): Promise<str
       dir = await LogDir.open(wrap(sim));
       const violation = check(dir, model, `${context} (after open)`);
       if (violation !== undefined) return violation;
-      await work(dir, model, next);
+      const side = await LogDir.open(wrap(sim), { readOnly: true });
+      await work(dir, side, model, next);
+      await side.close();
       await dir.close();
     } catch (err) {
       // The power went: every later call fails PAGELOG_POWER_CUT. Anything else is a violation.
@@ -137,9 +144,9 @@ function broken(swallow: "temp-fsync" | "dir-fsync"): Wrap {
   return (sim) => {
     let renamed = false;
     const hook: StorageHook = (op, run) => {
-      if (swallow === "temp-fsync" && op.kind === "sync" && op.path === TMP) return Promise.resolve();
-      if (op.kind === "rename") renamed = op.path === TMP;
-      if (swallow === "dir-fsync" && op.kind === "syncDir" && op.path === "" && renamed) {
+      if (swallow === "temp-fsync" && op.kind === "sync" && TMPS.has(op.path)) return Promise.resolve();
+      if (op.kind === "rename") renamed = TMPS.has(op.path);
+      if (swallow === "dir-fsync" && op.kind === "syncDir" && DIRS.has(op.path) && renamed) {
         renamed = false;
         return Promise.resolve();
       }

@@ -1,7 +1,16 @@
 /*
- * Every consumer's committed offsets, kept in one file in the log directory's root
- * (`consumer-offset-checkpoint`), written as the other checkpoints are: `<file>.tmp`, fsynced,
- * renamed, the directory fsynced. Read whole at `LogDir.open`; each write rewrites it whole.
+ * Consumer positions. Each consumer keeps its own file, `consumers/<name>/offsets` (Kafka's
+ * checkpoint text, one line per partition), written as the other checkpoints are: `<file>.tmp`,
+ * fsynced, renamed, the directory fsynced. Any opener of the directory may commit, a read-only
+ * one too (a consumer in another process than the writer's): the first commit of a consumer
+ * takes its lock, `consumers/<name>/lock` (the storage's lock: a pid file on disk, so a second
+ * process, or a second LogDir in this one, gets `PAGELOG_LOCKED` naming the holder), reads the
+ * file again under it (another opener may have committed since this one read it), and holds it
+ * until the directory closes. One writer per consumer, so no commit is ever lost to another's.
+ *
+ * The directory-wide `consumer-offset-checkpoint` of earlier versions is still read at open: a
+ * consumer without a file of its own reads its positions there, and its first commit carries them
+ * into its own file, which from then on is the only one that counts for it.
  *
  * Commits share writes as appends share fsyncs: one write in flight and one queued, which every
  * commit made before it starts joins (it reads their values when it starts). So 64 commits in
@@ -14,14 +23,14 @@ import {
   decodeConsumerOffsets,
   encodeConsumerOffsets,
 } from "../../format/consumer-offsets.js";
-import type { Storage } from "../../storage/storage.js";
+import type { Storage, StorageLock } from "../../storage/storage.js";
 import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
+import { consumerDir, consumerFile, ownConsumerDir } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
-
-/** Most (consumer, partition) positions a directory keeps: the file's size bound follows from it. */
+/** Most (consumer, partition) positions a file keeps: its size bound follows from it. */
 export const MAX_POSITIONS = 65_536;
 /**
  * The longest line: a consumer name (249), a space, a topic, a space and a partition (at most a
@@ -45,20 +54,30 @@ export type PositionsRead =
   | { readonly state: "malformed"; readonly reason: string };
 
 /**
- * Reads the file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
+ * Reads the directory-wide file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
  * `listed`: whether the root's listing holds it; if not, no storage call is made (a directory
  * that has no consumers costs nothing more to open).
  */
 export async function readPositions(storage: Storage, listed: boolean): Promise<PositionsRead> {
-  const stat = listed ? await storage.stat(CONSUMER_OFFSET_CHECKPOINT) : null;
+  return listed ? readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT) : { state: "ok", positions: new Map() };
+}
+
+/**
+ * Reads a positions file (absent: no positions); `consumer`: a consumer's own file, whose every
+ * line must be that consumer's.
+ */
+export async function readPositionsFile(storage: Storage, path: string, consumer?: string): Promise<PositionsRead> {
+  const stat = await storage.stat(path);
   if (stat === null) return { state: "ok", positions: new Map() };
   if (stat.kind !== "file") return { state: "malformed", reason: "it is not a file" };
   if (stat.size > MAX_POSITIONS_BYTES)
     return { state: "malformed", reason: `${stat.size} bytes, more than the ${MAX_POSITIONS_BYTES} it can need` };
   let handle;
   try {
-    handle = await storage.open(CONSUMER_OFFSET_CHECKPOINT, { readOnly: true });
+    handle = await storage.open(path, { readOnly: true });
   } catch (err) {
+    // Removed since the stat (a consumer directory deleted by hand): no positions.
+    if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return { state: "ok", positions: new Map() };
     // A FIFO, socket or device there (`stat` reports every non-directory as a file): the storage
     // refuses it without blocking, and like any other file that is not a positions file it fails
     // only dir.consumer(), never the whole directory.
@@ -87,6 +106,8 @@ export async function readPositions(storage: Storage, listed: boolean): Promise<
     const partition = `${e.topic}-${e.partition}`;
     if (parsePartitionName(partition) === undefined)
       return { state: "malformed", reason: `${partition} is not a partition name` };
+    if (consumer !== undefined && e.consumer !== consumer)
+      return { state: "malformed", reason: `it holds a position of ${e.consumer}, not of ${consumer}` };
     positions.set(positionKey(e.consumer, partition), e.offset);
   }
   if (positions.size > MAX_POSITIONS) return { state: "malformed", reason: `more than ${MAX_POSITIONS} positions` };
@@ -98,10 +119,11 @@ interface PendingWrite {
   promise?: Promise<void>;
 }
 
-/** The positions of one open directory: the durable ones, and the writes that move them. */
+/** One consumer's positions in one open directory: the durable ones, and the writes that move them. */
 export class PositionStore {
   readonly #storage: Storage;
-  /** Only values a resolved write (or the file at open) holds: what `committed()` answers. */
+  readonly #consumer: string;
+  /** Only values a resolved write (or a file read) holds: what `committed()` answers. */
   #durable: Map<string, number>;
   /** Every key durable or queued: bounds the file (an over-estimate after a failed write). */
   readonly #keys: Set<string>;
@@ -110,11 +132,15 @@ export class PositionStore {
   #pending: PendingWrite | undefined;
   /** The failure of a write that did not only find the disk full: every later commit refuses. */
   #failure: unknown;
+  /** The consumer's lock, from its first write until `release()`: this opener is its one writer. */
+  #lock: StorageLock | undefined;
   /** Keys whose committed offset was past their log's end when the log was opened, until committed again. */
   readonly #aheadAtOpen = new Set<string>();
 
-  constructor(storage: Storage, positions: Map<string, number>) {
+  /** `positions`: the consumer's own file as read at open, or its entries of the directory-wide file. */
+  constructor(storage: Storage, consumer: string, positions: Map<string, number>) {
     this.#storage = storage;
+    this.#consumer = consumer;
     this.#durable = positions;
     this.#keys = new Set(positions.keys());
   }
@@ -135,6 +161,18 @@ export class PositionStore {
     }
   }
 
+  /**
+   * Reads the consumer's file again: what other openers committed since. Nothing to read while
+   * this opener holds the consumer's lock (it is the only writer). A file that is not one is
+   * `PAGELOG_CORRUPT`, and the positions stay as they were.
+   */
+  refresh(): Promise<void> {
+    return this.#queue.run(async () => {
+      if (this.#lock !== undefined) return;
+      this.#adopt(await readPositionsFile(this.#storage, consumerFile(this.#consumer), this.#consumer));
+    });
+  }
+
   /** Resolves once `offset` (or a later commit's value) for `key` is durable. */
   commit(key: string, offset: number): Promise<void> {
     if (this.#failure !== undefined) {
@@ -142,12 +180,12 @@ export class PositionStore {
         new PagelogError(
           "consumer positions failed a write earlier and refuse commits until the directory is reopened",
           ErrorCode.FAILED,
-          { cause: this.#failure, path: CONSUMER_OFFSET_CHECKPOINT },
+          { cause: this.#failure, path: consumerFile(this.#consumer) },
         ),
       );
     }
     if (!this.#keys.has(key) && this.#keys.size >= MAX_POSITIONS)
-      return Promise.reject(new RangeError(`a log directory keeps at most ${MAX_POSITIONS} consumer positions`));
+      return Promise.reject(new RangeError(`a consumer keeps at most ${MAX_POSITIONS} positions`));
     this.#keys.add(key);
     let pending = this.#pending;
     if (pending === undefined) {
@@ -164,16 +202,46 @@ export class PositionStore {
     await this.#queue.run(() => Promise.resolve());
   }
 
+  /** After `drain()`: gives the consumer's lock up (the directory closes). */
+  async release(): Promise<void> {
+    const lock = this.#lock;
+    this.#lock = undefined;
+    await lock?.release();
+  }
+
+  /** A read of the consumer's file: its positions replace what this store knew (absent: nothing changes). */
+  #adopt(read: PositionsRead): void {
+    if (read.state === "malformed") throw corruptConsumerFile(this.#consumer, read.reason);
+    if (read.positions.size === 0) return; // no file: the directory-wide file's values, if any, stand
+    this.#durable = read.positions;
+    for (const key of read.positions.keys()) this.#keys.add(key);
+  }
+
   async #writeNext(write: PendingWrite): Promise<void> {
     if (this.#pending === write) this.#pending = undefined;
     if (this.#failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
+    if (this.#lock === undefined) {
+      // The consumer's first write here: its directory, its lock (PAGELOG_LOCKED while another
+      // opener holds it), then its file read again under the lock, so that what another opener
+      // committed since this one's open is written on, never over. Nothing is written yet: a
+      // failure here refuses these commits and lets later ones try again.
+      const lock = await ownConsumerDir(this.#storage, this.#consumer);
+      try {
+        this.#adopt(await readPositionsFile(this.#storage, consumerFile(this.#consumer), this.#consumer));
+      } catch (err) {
+        await lock.release().catch(() => undefined);
+        throw err;
+      }
+      this.#lock = lock;
+    }
     const next = new Map(this.#durable);
     // In call order: the last commit of a key wins, as it would one write at a time.
     for (const [key, offset] of write.commits) next.set(key, offset);
     try {
       // Temp file, fsync, rename, directory fsync: a crash leaves the old file or the new one, whole.
-      await writeFileAtomically(this.#storage, CONSUMER_OFFSET_CHECKPOINT, new TextEncoder().encode(encode(next)));
-      await this.#storage.syncDir("");
+      const bytes = new TextEncoder().encode(encode(next));
+      await writeFileAtomically(this.#storage, consumerFile(this.#consumer), bytes);
+      await this.#storage.syncDir(consumerDir(this.#consumer));
     } catch (err) {
       // A full disk wrote nothing that counts (the old file stands): later commits may retry.
       // Anything else (a failed fsync above all) leaves nothing to trust until a restart.
@@ -183,6 +251,16 @@ export class PositionStore {
     this.#durable = next;
     for (const [key] of write.commits) this.#aheadAtOpen.delete(key);
   }
+}
+
+/** What `dir.consumer(name)` (or a refresh) throws when the consumer's own file is not a positions file. */
+export function corruptConsumerFile(consumer: string, reason: string): PagelogError {
+  const path = consumerFile(consumer);
+  return new PagelogError(
+    `${path} is not a consumer positions file (${reason}): pagelog will not read it as empty; move it aside to start ${consumer} over`,
+    ErrorCode.CORRUPT,
+    { path },
+  );
 }
 
 function encode(positions: Map<string, number>): string {

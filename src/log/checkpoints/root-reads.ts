@@ -12,7 +12,13 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
 import { readCheckpoint } from "./checkpoint-files.js";
 import { readCleanPoints } from "./cleaner-checkpoint.js";
-import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import {
+  CONSUMER_OFFSET_CHECKPOINT,
+  type PositionsRead,
+  readPositions,
+  readPositionsFile,
+} from "./consumer-positions.js";
+import { consumerFile, listConsumers } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
@@ -27,22 +33,32 @@ interface RootRead {
   readonly recoveryPoints: Map<string, number>;
   readonly startOffsets: Map<string, number>;
   readonly cleanPoints: Map<string, number>;
-  readonly positions: PositionsRead;
+  /** The directory-wide positions file of earlier versions, and each consumer's own file. */
+  readonly positions: { readonly legacy: PositionsRead; readonly own: Map<string, PositionsRead> };
 }
 
 /** Reads the root (writing nothing); `readOnly` looks for no temp files (it removes none). */
 export async function readRoot(storage: Storage, readOnly: boolean): Promise<RootRead> {
   const names = await storage.list("");
-  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, positions] = await settleAll([
+  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, legacy, own] = await settleAll([
     readMarker(storage, names),
     findOwnTmpFiles(storage, readOnly ? [] : names),
     readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT, names),
     readCheckpoint(storage, LOG_START_CHECKPOINT, names),
     readCleanPoints(storage, names),
     readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT)),
+    readConsumerFiles(storage, names),
   ] as const);
+  const positions = { legacy, own };
   const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
   return { clean, namesAtOpen, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, positions };
+}
+
+/** Each consumer's own positions file (`consumers/<name>/offsets`), by name. */
+async function readConsumerFiles(storage: Storage, names: readonly string[]): Promise<Map<string, PositionsRead>> {
+  const consumers = await listConsumers(storage, names);
+  const reads = await settleAll(consumers.map((name) => readPositionsFile(storage, consumerFile(name), name)));
+  return new Map(consumers.map((name, i) => [name, reads[i]!]));
 }
 
 async function readMarker(storage: Storage, names: readonly string[]): Promise<boolean> {

@@ -1,6 +1,6 @@
 /*
  * A named consumer's committed positions (`dir.consumer(name)`): one offset per partition, kept
- * in the directory's `consumer-offset-checkpoint`, durable when `commit` resolves.
+ * in the consumer's own file (`consumers/<name>/offsets`), durable when `commit` resolves.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { isPositionName } from "../../format/consumer-offsets.js";
@@ -39,7 +39,7 @@ export interface ConsumerPosition {
 /** What a Consumer needs of its directory. */
 interface ConsumerHost {
   readonly store: PositionStore;
-  /** Throws if the directory cannot take this call now (closed, read-only for commits). */
+  /** Throws if the directory cannot take this call now (closed). */
   readonly check: (op: "commit" | "read") => void;
 }
 
@@ -87,7 +87,9 @@ export class Consumer {
    * Commits `offset` for `partition` (a partition directory name such as `orders-0`): resolves once it is durable,
    * and from then on every open of the directory reads it (or a later commit's value). Rejects with the write's error
    * if a write fails (`PAGELOG_IO`, `PAGELOG_NO_SPACE`; after a failed fsync every later commit is `PAGELOG_FAILED`
-   * until the directory is reopened), `PAGELOG_CLOSED` after `dir.close()`.
+   * until the directory is reopened), `PAGELOG_CLOSED` after `dir.close()`. Any opener may commit, a read-only one
+   * too: the first commit takes the consumer's lock until `dir.close()`, and another opener holding it is
+   * `PAGELOG_LOCKED` (naming the holder); a directory that cannot be written (a read-only mount) is `PAGELOG_READ_ONLY`.
    */
   commit(partition: string, offset: number): Promise<void> {
     try {
@@ -98,6 +100,21 @@ export class Consumer {
       return Promise.reject(err);
     }
     return this.#host.store.commit(positionKey(this.name, partition), offset);
+  }
+
+  /**
+   * Reads the consumer's positions again: what another process (or another LogDir) committed for it since this
+   * directory was opened or last refreshed. Nothing changes while this directory holds the consumer's lock (from its
+   * first commit here until `dir.close()`): no one else can commit then. `PAGELOG_CORRUPT` if the consumer's file is
+   * not a positions file.
+   */
+  refresh(): Promise<void> {
+    try {
+      this.#host.check("read");
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#host.store.refresh();
   }
 
   /** The last durable committed offset for `partition`, or undefined if none was committed. */

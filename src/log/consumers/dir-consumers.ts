@@ -1,49 +1,74 @@
 /*
- * A LogDir's consumers: the position store (or why the file read at open is not one), the
- * Consumer objects by name, and the checks their calls go through (closed, read-only).
+ * A LogDir's consumers: each one's position store (its own file, or its entries of the
+ * directory-wide file of earlier versions), the Consumer objects by name, and the checks their
+ * calls go through (closed). Any opener commits, a read-only one too: the consumer's lock, taken
+ * at its first commit here, makes this opener its one writer until the directory closes.
  */
-import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
 import { checkConsumerName, Consumer, corruptPositions } from "./consumer.js";
-import { PositionStore, type PositionsRead } from "../checkpoints/consumer-positions.js";
+import { corruptConsumerFile, PositionStore, type PositionsRead } from "../checkpoints/consumer-positions.js";
+
+/** What the open read: the directory-wide file, and each consumer's own file by name. */
+export interface ConsumersRead {
+  readonly legacy: PositionsRead;
+  readonly own: ReadonlyMap<string, PositionsRead>;
+}
 
 export class DirConsumers {
-  /** The positions, or why the file read at open is not one (every `get` then refuses). */
-  readonly #store: PositionStore | string;
+  readonly #storage: Storage;
+  readonly #read: ConsumersRead;
+  readonly #stores = new Map<string, PositionStore>();
   readonly #consumers = new Map<string, Consumer>();
   readonly #check: (op: "commit" | "read") => void;
+  /** The logs opened so far and their end then: a store made later learns of them too. */
+  readonly #opened = new Map<string, number>();
 
-  /** `checkOpen` throws if the directory is closing or closed; a read-only one refuses commits. */
-  constructor(storage: Storage, read: PositionsRead, checkOpen: () => void, readOnly: boolean) {
-    this.#store = read.state === "ok" ? new PositionStore(storage, read.positions) : read.reason;
-    this.#check = (op) => {
-      checkOpen();
-      if (op === "commit" && readOnly)
-        throw new PagelogError("the log directory was opened read-only (commit)", ErrorCode.READ_ONLY);
-    };
+  /** `checkOpen` throws if the directory is closing or closed. */
+  constructor(storage: Storage, read: ConsumersRead, checkOpen: () => void) {
+    this.#storage = storage;
+    this.#read = read;
+    this.#check = () => checkOpen();
   }
 
   /** The consumer `name`: the same object for the same name. */
   get(name: string): Consumer {
     checkConsumerName(name);
     this.#check("read");
-    const store = this.#store;
-    if (typeof store === "string") throw corruptPositions(store);
     let consumer = this.#consumers.get(name);
     if (consumer === undefined) {
-      consumer = new Consumer(name, { store, check: this.#check });
+      consumer = new Consumer(name, { store: this.#storeOf(name), check: this.#check });
       this.#consumers.set(name, consumer);
     }
     return consumer;
   }
 
-  /** A log was opened: positions past its end are `ahead-of-log` until committed again. */
-  logOpened(partition: string, end: number): void {
-    if (typeof this.#store !== "string") this.#store.logOpened(partition, end);
+  /** The consumer's positions: its own file if it has one, else its entries of the directory-wide file. */
+  #storeOf(name: string): PositionStore {
+    const own = this.#read.own.get(name);
+    if (own?.state === "malformed") throw corruptConsumerFile(name, own.reason);
+    let positions = own?.positions;
+    if (positions === undefined) {
+      const legacy = this.#read.legacy;
+      if (legacy.state === "malformed") throw corruptPositions(legacy.reason);
+      positions = new Map([...legacy.positions].filter(([key]) => key.startsWith(`${name} `)));
+    }
+    const store = new PositionStore(this.#storage, name, positions);
+    for (const [partition, end] of this.#opened) store.logOpened(partition, end);
+    this.#stores.set(name, store);
+    return store;
   }
 
-  /** Resolves when every commit made so far has been written (or has failed). */
-  async drain(): Promise<void> {
-    if (typeof this.#store !== "string") await this.#store.drain();
+  /** A log was opened: positions past its end are `ahead-of-log` until committed again. */
+  logOpened(partition: string, end: number): void {
+    this.#opened.set(partition, end);
+    for (const store of this.#stores.values()) store.logOpened(partition, end);
+  }
+
+  /** Waits for every commit made so far to be written (or to fail), then gives every consumer's lock up. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#stores.values()].map((store) => store.drain()));
+    const released = await Promise.allSettled([...this.#stores.values()].map((store) => store.release()));
+    const failed = released.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   }
 }

@@ -46,8 +46,9 @@ export interface LogDirOptions {
    * taken and no file is created, written, deleted or renamed (it works on a read-only mount;
    * a path is not created either). Each log reads the valid prefix its writer left (a torn or
    * half-written tail is the end for now, never cut); `log.refresh()` (and a waiting follower,
-   * every `pollMs`) re-reads the files. Every write is `PAGELOG_READ_ONLY`; `close()` writes
-   * nothing. See docs/consumers.md, "Reading from another process".
+   * every `pollMs`) re-reads the files. Every write to a log is `PAGELOG_READ_ONLY`; consumer
+   * commits work (`consumers/<name>/`, under the consumer's lock); `close()` writes nothing
+   * else. See docs/consumers.md, "Reading from another process".
    * @defaultValue false
    */
   readOnly?: boolean;

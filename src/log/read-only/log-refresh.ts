@@ -22,6 +22,7 @@ import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "
 import { activeSegment, checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import {
   type CheckpointedValues,
+  durableOf,
   followCleanPoint,
   listSegmentBases,
   type ReadOnlyState,
@@ -121,12 +122,14 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   // Read again now the files are read, if the recovery point is to move up (or to check it): a
   // truncateTo since the first read lowered it before it cut, and what it appended after (walked
   // just now) may not be flushed. Both bound the durable. (Below the last view's recovery point,
-  // bytes not cut are the ones that were durable then.)
-  const after = Math.min(before, end) > s.recoveryPoint ? (await ro.readCheckpoints()).recoveryPoint : before;
+  // bytes not cut are the ones that were durable then.) The published durable offset raises
+  // the durable only, never the structural checks (see CheckpointedValues.published).
+  const again = Math.min(durableOf(checkpointed), end) > s.recoveryPoint ? await ro.readCheckpoints() : undefined;
+  const after = again === undefined ? before : again.recoveryPoint;
   if (before > end) checkDurablePrefix(s.name, end, after);
   const first = s.segments[0]!.baseOffset;
   s.startOffset = Math.min(Math.max(s.startOffset, first, checkpointed.logStartOffset ?? first), end);
-  const durable = Math.min(before, after ?? 0, end);
+  const durable = Math.min(durableOf(checkpointed), again === undefined ? Infinity : durableOf(again), end);
   // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
   s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
   noteCheckpoints(ro, checkpointed);

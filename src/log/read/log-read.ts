@@ -11,6 +11,7 @@ import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import { TimestampTree } from "../state/timestamp-tree.js";
+import { durableOf } from "../state/read-only-state.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -160,7 +161,7 @@ export function readLimit(s: LogState, durable: boolean): number {
  */
 export async function durableLimitAfterRead(s: LogState, limit: number): Promise<number> {
   if (s.readOnly === undefined) return limit;
-  const checkpointed = (await s.readOnly.readCheckpoints()).recoveryPoint ?? 0;
+  const checkpointed = durableOf(await s.readOnly.readCheckpoints());
   if (checkpointed < s.recoveryPoint) s.recoveryPoint = checkpointed;
   return Math.min(limit, checkpointed);
 }

@@ -16,6 +16,7 @@ import type { ResolvedLogOptions } from "../options/log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 import { wake, type Waiters } from "./log-waiters.js";
+import { recoveryPointReached } from "./durable-mark.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -162,8 +163,9 @@ export async function flushLog(
     s.dirDirty = false;
   }
   // Only now, after every fsync returned: the recovery point must never claim bytes the disk
-  // does not have, or recovery would skip them and a torn batch could be served.
-  s.recoveryPoint = end;
+  // does not have, or recovery would skip them and a torn batch could be served. (Published to
+  // other processes' durable readers there too: durable-mark.ts.)
+  await recoveryPointReached(s, end);
   s.unflushedRecords = 0;
   s.lastFlushAt = startedAt;
   s.flushes++;

@@ -14,6 +14,18 @@ export interface CheckpointedValues {
   readonly logStartOffset: number | undefined;
   /** The clean point (`cleaner-offset-checkpoint`): below it a compacted log's offsets may have gaps. */
   readonly cleanPoint?: number | undefined;
+  /**
+   * The durable offset the writer published after its last flush (`pagelog-durable-offset`,
+   * durable-mark.ts), if valid. It raises only what a durable read may go up to (`durableOf`):
+   * what tells a truncation or a cleaning apart (the checkpoint, which a truncation lowers and
+   * only a checkpoint raises) stays `recoveryPoint`, as every flush may raise this one.
+   */
+  readonly published?: number | undefined;
+}
+
+/** How far the writer made its records durable, as far as these values tell: the checkpoint, or the published offset. */
+export function durableOf(values: CheckpointedValues): number {
+  return Math.max(values.recoveryPoint ?? 0, values.published ?? 0);
 }
 
 /**

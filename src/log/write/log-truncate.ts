@@ -14,6 +14,7 @@ import { deleteSegments } from "../state/segment-files.js";
 import { pushSegment, replaceSegment, spliceSegments } from "../state/segment-list.js";
 import { flushLog, keepsLogOpen, type LogState } from "../state/log-state.js";
 import { cutCursors } from "../state/read-cursors.js";
+import { withdrawDurableOffset } from "../state/durable-mark.js";
 import { SegmentSlot } from "../state/segment-slot.js";
 
 /**
@@ -43,6 +44,9 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
     s.recoveryPoint = offset;
     await s.host.checkpoint();
   }
+  //    The published durable offset (durable-mark.ts) goes too, durably, whatever this session
+  //    thinks it holds: an earlier session's file may name an offset above the cut.
+  await withdrawDurableOffset(s);
   if (straddling.length > 0) {
     const batch = keptBatch(s, holding!.bytes, straddling, offset);
     // A cleaned gap before the batch: the replacement starts where the batches before it end,

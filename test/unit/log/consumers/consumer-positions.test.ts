@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import { CONSUMER_OFFSET_CHECKPOINT, MAX_POSITIONS_BYTES } from "../../../../src/log/checkpoints/consumer-positions.js";
+import { consumerDir, consumerFile } from "../../../../src/log/checkpoints/consumer-files.js";
 import { keepNothing, SimStorage } from "../../../../src/storage/sim-storage.js";
 import { CountingStorage } from "../../../../src/bench/counting-storage.js";
 import { appendBatches, expectCode, expectTypeError, NAME, readText, writeFile } from "../helpers.js";
@@ -40,8 +41,10 @@ describe("consumer positions: the API", () => {
     await billing.commit("orders-0", 40);
     expect(billing.committed("orders-0")).toBe(40);
     await dir.close();
-    const text = await readText(sim, CONSUMER_OFFSET_CHECKPOINT);
-    expect(text).toBe("0\n3\naudit.v2_x-1 orders 0 7\nbilling orders 0 40\nbilling orders 1 0\n");
+    // One file per consumer, Kafka's checkpoint text with the consumer's lines only.
+    expect(await readText(sim, consumerFile("billing"))).toBe("0\n2\nbilling orders 0 40\nbilling orders 1 0\n");
+    expect(await readText(sim, consumerFile("audit.v2_x-1"))).toBe("0\n1\naudit.v2_x-1 orders 0 7\n");
+    expect(await sim.list("")).not.toContain(CONSUMER_OFFSET_CHECKPOINT);
   });
 
   it("survives a clean reopen and a power cut right after the commit resolved", async () => {
@@ -97,40 +100,44 @@ describe("consumer positions: the API", () => {
 });
 
 describe("consumer positions: a read-only directory", () => {
-  it("reads the positions of its open; commit is PAGELOG_READ_ONLY and writes nothing", async () => {
+  it("reads the positions of its open, commits its own consumers, and is PAGELOG_LOCKED on the writer's", async () => {
     const sim = new SimStorage({ seed: 15 });
     const writer = await LogDir.open(sim);
     await writer.consumer("c").commit("orders-0", 7);
-    const before = await readText(sim, CONSUMER_OFFSET_CHECKPOINT);
+    const before = await readText(sim, consumerFile("c"));
     const reader = await LogDir.open(sim, { readOnly: true });
     const c = reader.consumer("c");
     expect(c.committed("orders-0")).toBe(7);
     expect(c.committed("orders-1")).toBeUndefined();
-    await expectCode(() => c.commit("orders-0", 8), ErrorCode.READ_ONLY);
-    await expectCode(() => reader.consumer("new").commit("orders-0", 1), ErrorCode.READ_ONLY);
+    // The writer's directory holds c's lock (it committed c): the reader's commit would be a second writer.
+    const locked = await expectCode(() => c.commit("orders-0", 8), ErrorCode.LOCKED);
+    expect(locked.message).toContain("consumers/c/lock");
+    await reader.consumer("new").commit("orders-0", 1);
+    expect(reader.consumer("new").committed("orders-0")).toBe(1);
     expect(c.committed("orders-0")).toBe(7);
     await reader.close();
-    expect(await readText(sim, CONSUMER_OFFSET_CHECKPOINT)).toBe(before);
-    expect(await sim.list("")).not.toContain(`${CONSUMER_OFFSET_CHECKPOINT}.tmp`);
+    expect(await readText(sim, consumerFile("c"))).toBe(before);
+    expect(await readText(sim, consumerFile("new"))).toBe("0\n1\nnew orders 0 1\n");
     await writer.close();
   });
 });
 
 describe("consumer positions: concurrent commits share writes", () => {
-  it("64 commits in flight over consumers and partitions cost at most two writes", async () => {
+  it("64 commits in flight over consumers and partitions cost at most two writes per consumer", async () => {
     const sim = new SimStorage({ seed: 5 });
     const counter = new CountingStorage(sim);
     const dir = await LogDir.open(counter);
     const consumers = ["a", "b", "c", "d"].map((n) => dir.consumer(n));
-    await consumers[0]!.commit("p-0", 0); // the first write creates the file
+    // Each consumer's first write makes its directory and takes its lock: not counted.
+    for (const consumer of consumers) await consumer.commit("p-0", 0);
     const syncsBefore = counter.syncs;
     const commits: Promise<void>[] = [];
     for (let i = 0; i < 64; i++) commits.push(consumers[i % 4]!.commit(`p-${i % 8}`, 100 + i));
     await Promise.all(commits);
-    // One write was in flight for the first commit, one queued took the other 63: each write is
-    // one file fsync and one directory fsync.
-    expect(counter.syncs - syncsBefore).toBeLessThanOrEqual(4);
-    expect(counter.syncs - syncsBefore).toBeGreaterThanOrEqual(2);
+    // Per consumer (its own file), one write was in flight for its first commit and one queued
+    // took the others: each write is one file fsync and one directory fsync.
+    expect(counter.syncs - syncsBefore).toBeLessThanOrEqual(4 * 4);
+    expect(counter.syncs - syncsBefore).toBeGreaterThanOrEqual(4 * 2);
     // Each (consumer, partition) got several commits: the last one made wins.
     for (let c = 0; c < 4; c++) {
       for (let p = 0; p < 8; p++) {
@@ -160,13 +167,13 @@ describe("consumer positions: failed writes", () => {
     const dir = await LogDir.open(sim);
     const c = dir.consumer("c");
     await c.commit("orders-0", 1);
-    sim.injectFault({ op: "sync", path: `${CONSUMER_OFFSET_CHECKPOINT}.tmp`, code: "EIO" });
+    sim.injectFault({ op: "sync", path: `${consumerFile("c")}.tmp`, code: "EIO" });
     const a = c.commit("orders-0", 2);
-    const b = dir.consumer("d").commit("orders-1", 2); // shares the failed write
+    const b = c.commit("orders-1", 2); // shares the failed write
     await expectCode(() => a, ErrorCode.IO);
     await expectCode(() => b, ErrorCode.IO);
     expect(c.committed("orders-0")).toBe(1);
-    expect(dir.consumer("d").committed("orders-1")).toBeUndefined();
+    expect(c.committed("orders-1")).toBeUndefined();
     await expectCode(() => c.commit("orders-0", 3), ErrorCode.FAILED);
     expect(c.committed("orders-0")).toBe(1);
     await dir.close();
@@ -181,7 +188,7 @@ describe("consumer positions: failed writes", () => {
     const dir = await LogDir.open(sim);
     const c = dir.consumer("c");
     await c.commit("orders-0", 1);
-    sim.injectFault({ op: "syncDir", path: "", code: "EIO" });
+    sim.injectFault({ op: "syncDir", path: consumerDir("c"), code: "EIO" });
     await expectCode(() => c.commit("orders-0", 2), ErrorCode.IO);
     expect(c.committed("orders-0")).toBe(1);
     await expectCode(() => c.commit("orders-0", 3), ErrorCode.FAILED);
@@ -192,7 +199,7 @@ describe("consumer positions: failed writes", () => {
     const dir = await LogDir.open(sim);
     const c = dir.consumer("c");
     await c.commit("orders-0", 1);
-    sim.injectFault({ op: "write", path: `${CONSUMER_OFFSET_CHECKPOINT}.tmp`, code: "ENOSPC" });
+    sim.injectFault({ op: "write", path: `${consumerFile("c")}.tmp`, code: "ENOSPC" });
     await expectCode(() => c.commit("orders-0", 2), ErrorCode.NO_SPACE);
     expect(c.committed("orders-0")).toBe(1);
     await c.commit("orders-0", 3);

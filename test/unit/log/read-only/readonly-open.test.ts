@@ -148,6 +148,7 @@ describe("read-only open", () => {
     await w.dir.close();
     await sim.remove("recovery-point-offset-checkpoint");
     await sim.remove("log-start-offset-checkpoint");
+    await sim.remove(`${NAME}/pagelog-durable-offset`); // the published durable offset, too
     const dir = await LogDir.open(sim, { readOnly: true });
     const log = await dir.log(NAME);
     expect(log.recoveryPoint).toBe(0);

@@ -143,7 +143,7 @@ describe("read-only refresh", () => {
     await w.close();
   });
 
-  it("the recovery point follows the writer's checkpoint (which lags its flushes)", async () => {
+  it("the recovery point follows the writer's flushes (its published durable offset), not only its checkpoint", async () => {
     const sim = new SimStorage({ seed: 17 });
     const { w, writer, r } = await pair(sim);
     await appendBatches(writer, 3, 2);
@@ -151,10 +151,18 @@ describe("read-only refresh", () => {
     expect(reader.recoveryPoint).toBe(0);
     await writer.flush();
     await reader.refresh();
-    expect(reader.recoveryPoint).toBe(0); // flushed, not checkpointed yet
-    await w.checkpoint();
+    expect(reader.recoveryPoint).toBe(6); // flushed, not checkpointed yet: the published offset
+    await appendBatches(writer, 2, 2);
+    await writer.flush();
+    // A published value that is not a valid one (zeros): the checkpoint alone.
+    const published = await sim.open(`${NAME}/pagelog-durable-offset`);
+    await published.write(0, new Uint8Array(16));
+    await published.close();
     await reader.refresh();
     expect(reader.recoveryPoint).toBe(6);
+    await w.checkpoint();
+    await reader.refresh();
+    expect(reader.recoveryPoint).toBe(10);
     await r.close();
     await w.close();
   });
