@@ -315,6 +315,9 @@ export async function startBroker({ classpath, dir, readyMs = 90_000, extra = {}
   const stop = async () => {
     killGroup(pid);
     await done;
+    // A SIGKILLed JVM takes a moment to unmap its heap: stop resolves once its group is gone.
+    for (let i = 0; i < 200 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    if (groupAlive(pid)) throw new Error(`the broker's JVM group ${pid} is still alive 10 s after SIGKILL`);
   };
   try {
     onSpawn(pid);
