@@ -38,16 +38,21 @@ function childStartingBroker(classpath: string, dir: string, then: "wait" | "exi
       const m = /pid (\d+)/.exec(out);
       if (m !== null) resolve(Number(m[1]));
     });
-    child.once("exit", (code, signal) => reject(new Error(`child ended (${code ?? signal}) before the JVM started:\n${out}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`child ended (${code ?? signal}) before the JVM started:\n${out}`)),
+    );
   });
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal!)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal!)),
+  );
   return { child, pid, exited };
 }
 
 /** Whether the group is gone within 10 s (a SIGKILLed JVM unmaps its heap before it is reaped). */
 async function goneSoon(pid: number): Promise<boolean> {
   for (let i = 0; i < 200 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  if (groupAlive(pid)) console.error(execFileSync("ps", ["-o", "pid,ppid,stat,etime,comm", "-g", String(pid)], { encoding: "utf8" }));
+  if (groupAlive(pid))
+    console.error(execFileSync("ps", ["-o", "pid,ppid,stat,etime,comm", "-g", String(pid)], { encoding: "utf8" }));
   return !groupAlive(pid);
 }
 
