@@ -49,7 +49,8 @@ export interface Broker {
   formatMs: number;
   startMs: number;
   logFile: string;
-  stop(): Promise<void>;
+  /** Kills the JVM's group; `graceful`: SIGTERM first and wait up to `graceMs` (30 s) for a clean shutdown. */
+  stop(options?: { graceful?: boolean; graceMs?: number }): Promise<void>;
 }
 export declare function startBroker(options: {
   classpath: string;

@@ -312,7 +312,13 @@ export async function startBroker({ classpath, dir, readyMs = 90_000, extra = {}
   const exited = { code: undefined };
   const done = new Promise((r) => child.once("exit", (code, signal) => r((exited.code = code ?? signal))));
   const bootstrap = `127.0.0.1:${port}`;
-  const stop = async () => {
+  // graceful: SIGTERM first, Kafka's controlled shutdown (segments closed, indexes trimmed, the
+  // clean-shutdown marker written), then SIGKILL whatever is left after `graceMs`.
+  const stop = async ({ graceful = false, graceMs = 30_000 } = {}) => {
+    if (graceful && exited.code === undefined) {
+      process.kill(pid, "SIGTERM");
+      await Promise.race([done, new Promise((r) => setTimeout(r, graceMs))]);
+    }
     killGroup(pid);
     await done;
     // A SIGKILLed JVM takes a moment to unmap its heap: stop resolves once its group is gone.
