@@ -57,5 +57,7 @@ export declare function startBroker(options: {
   dir: string;
   readyMs?: number;
   extra?: Record<string, string>;
+  /** Start the node `dir` already holds (no format), on the ports it had. */
+  restart?: boolean;
   onSpawn?: (pid: number) => void;
 }): Promise<Broker>;

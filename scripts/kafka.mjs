@@ -280,25 +280,48 @@ async function waitUntilAnswers({ bootstrap, deadline, exited }) {
 
 /**
  * Formats a KRaft single node (broker and controller in one JVM) in `dir` and starts it on free
- * loopback ports; resolves once a client's DescribeCluster answers. `onSpawn(pid)` hears the
+ * loopback ports (`restart`: starts the node `dir` already holds, unformatted, on its old ports);
+ * resolves once a client's DescribeCluster answers. `onSpawn(pid)` hears the
  * JVM's process group as soon as it exists. On any failure the group is killed and the error
  * carries the broker's log tail.
  */
-export async function startBroker({ classpath, dir, readyMs = 90_000, extra = {}, onSpawn = () => {} }) {
+export async function startBroker({
+  classpath,
+  dir,
+  readyMs = 90_000,
+  extra = {},
+  restart = false,
+  onSpawn = () => {},
+}) {
   const started = performance.now();
-  const [port, controllerPort] = [await freePort(), await freePort()];
   const logDir = join(dir, "kafka-logs");
   const properties = join(dir, "server.properties");
-  writeFileSync(properties, serverProperties({ port, controllerPort, logDir, extra }) + "\n");
-  // A cluster id is 16 random bytes in base64url (what `kafka-storage.sh random-uuid` prints).
-  const clusterId = randomBytes(16).toString("base64url");
-  const format = await runJava({
-    classpath,
-    main: "kafka.tools.StorageTool",
-    args: ["format", "-t", clusterId, "-c", properties, "--standalone"],
-  });
-  if (format.code !== 0) throw new Error(`StorageTool format exited ${format.code}:\n${format.output}`);
-  const formatMs = performance.now() - started;
+  let port;
+  let formatMs = 0;
+  let clusterId;
+  if (restart) {
+    // The node `dir` already holds, on its old ports: KRaft keeps the controller's endpoint in its
+    // metadata log, so a restarted single node must listen where it did.
+    const text = readFileSync(properties, "utf8");
+    port = Number(/^listeners=PLAINTEXT:\/\/127\.0\.0\.1:(\d+)/m.exec(text)[1]);
+    clusterId = /^cluster\.id=(.+)$/m.exec(readFileSync(join(logDir, "meta.properties"), "utf8"))[1];
+  } else {
+    mkdirSync(dir, { recursive: true });
+    const controllerPort = await freePort();
+    port = await freePort();
+    writeFileSync(properties, serverProperties({ port, controllerPort, logDir, extra }) + "\n");
+    // A cluster id is 16 random bytes in base64url (what `kafka-storage.sh random-uuid` prints);
+    // one that starts with "-" (1 in 64) would be read by StorageTool's parser as an option.
+    do clusterId = randomBytes(16).toString("base64url");
+    while (clusterId.startsWith("-"));
+    const format = await runJava({
+      classpath,
+      main: "kafka.tools.StorageTool",
+      args: ["format", "-t", clusterId, "-c", properties, "--standalone"],
+    });
+    if (format.code !== 0) throw new Error(`StorageTool format exited ${format.code}:\n${format.output}`);
+    formatMs = performance.now() - started;
+  }
   const logFile = join(dir, "broker.out");
   const child = spawnJava({
     classpath,

@@ -58,6 +58,9 @@ public final class PagelogProbe {
           case "records":
             records(parts[1]);
             break;
+          case "consume":
+            consume(parts[1], parts[2], Long.parseLong(parts[3]), Integer.parseInt(parts[4]));
+            break;
           default:
             throw new IllegalArgumentException("unknown probe command " + parts[0]);
         }
@@ -67,6 +70,49 @@ public final class PagelogProbe {
       }
       System.out.println("@@probe end");
       System.out.flush();
+    }
+  }
+
+  /**
+   * Kafka's own consumer (read_committed, no group): partition 0 of `topic` from `from`, at most
+   * `max` records or up to the end offset, one JSON line each as `records` prints them.
+   */
+  static void consume(String bootstrap, String topic, long from, int max) {
+    java.util.Properties props = new java.util.Properties();
+    props.put("bootstrap.servers", bootstrap);
+    props.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    props.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    props.put("enable.auto.commit", "false");
+    props.put("isolation.level", "read_committed");
+    org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(props)) {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, from);
+      long end = consumer.endOffsets(List.of(tp)).get(tp);
+      long deadline = System.currentTimeMillis() + 30_000;
+      int seen = 0;
+      while (seen < max && consumer.position(tp) < end && System.currentTimeMillis() < deadline) {
+        for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r : consumer.poll(java.time.Duration.ofMillis(200))) {
+          if (seen >= max) break;
+          seen++;
+          StringBuilder out = new StringBuilder();
+          out.append("{\"offset\":").append(r.offset());
+          out.append(",\"timestamp\":").append(r.timestamp());
+          out.append(",\"key\":").append(r.key() == null ? "null" : "\"" + hex(r.key()) + "\"");
+          out.append(",\"value\":").append(r.value() == null ? "null" : "\"" + hex(r.value()) + "\"");
+          out.append(",\"headers\":[");
+          Header[] headers = r.headers().toArray();
+          for (int i = 0; i < headers.length; i++) {
+            if (i > 0) out.append(',');
+            byte[] value = headers[i].value();
+            out.append("[\"").append(hex(headers[i].key().getBytes(StandardCharsets.UTF_8))).append("\",");
+            out.append(value == null ? "null" : "\"" + hex(value) + "\"").append(']');
+          }
+          out.append("]}");
+          System.out.println(out);
+        }
+      }
     }
   }
 
