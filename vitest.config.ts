@@ -90,8 +90,8 @@ export default defineConfig({
           globalSetup: ["test/kafka/setup/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // One worker: its files start JVMs, which want both cores for a second or two each.
-          maxWorkers: 1,
+          // vitest's default workers (one on 2 cores): a different maxWorkers would put the tier in
+          // a group of its own instead of beside the integration and browser tiers.
           sequence: { groupOrder: 2 },
           provide: { fileLimits: { tier: "kafka", cpuSeconds: 60, wallSeconds: 120 } },
         },
