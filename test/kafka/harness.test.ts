@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
 import { groupAlive, REPO, startBroker } from "../../scripts/kafka.mjs";
+import { missingToolsVerdict } from "./setup/global-setup.js";
 import { kafkaTier } from "./support/tier.js";
 
 const tier = kafkaTier();
@@ -55,6 +56,21 @@ async function goneSoon(pid: number): Promise<boolean> {
     console.error(execFileSync("ps", ["-o", "pid,ppid,stat,etime,comm", "-g", String(pid)], { encoding: "utf8" }));
   return !groupAlive(pid);
 }
+
+describe("the kafka tier without Java or Maven", () => {
+  it("skips with a line naming what is missing, except under CI=true, where it fails", () => {
+    const missing = {
+      ok: false as const,
+      reason: "no `java` on PATH (the kafka tier needs a JDK 17 or later and Maven 3)",
+    };
+    expect(missingToolsVerdict(missing, {})).toBe(`kafka tier: skipped: ${missing.reason}`);
+    expect(missingToolsVerdict(missing, { CI: "false" })).toMatch(/^kafka tier: skipped: no `java`/);
+    expect(() => missingToolsVerdict(missing, { CI: "true" })).toThrow(
+      /no `java` on PATH.*under CI=true this is a failure/,
+    );
+    expect(missingToolsVerdict({ ok: true }, { CI: "true" })).toBeUndefined();
+  });
+});
 
 describe.skipIf(tier === undefined)("the kafka tier's broker", () => {
   it("answers a client: creates a topic, takes a record and gives it back", async () => {

@@ -9,13 +9,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { compileProbe, findToolchain, KAFKA_VERSION, kafkaClasspath, startBroker } from "../../../scripts/kafka.mjs";
+import type { Toolchain } from "../../../scripts/kafka.mjs";
 import type { KafkaTier } from "../support/tier.js";
+
+/**
+ * Without Java or Maven: the line that says the tier is skipped, or, under CI=true, an error (CI
+ * must run the tier). `undefined` when the tools are there.
+ */
+export function missingToolsVerdict(tools: Toolchain, env: Record<string, string | undefined>): string | undefined {
+  if (tools.ok) return undefined;
+  if (env.CI === "true") throw new Error(`kafka tier: ${tools.reason}; under CI=true this is a failure`);
+  return `kafka tier: skipped: ${tools.reason}`;
+}
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const tools = findToolchain();
+  const skip = missingToolsVerdict(tools, process.env);
   if (!tools.ok) {
-    if (process.env.CI === "true") throw new Error(`kafka tier: ${tools.reason}; under CI=true this is a failure`);
-    console.log(`kafka tier: skipped: ${tools.reason}`);
+    console.log(skip);
     project.provide("kafka", { available: false, reason: tools.reason } satisfies KafkaTier);
     return undefined;
   }
