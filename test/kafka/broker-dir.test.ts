@@ -4,6 +4,7 @@
 // cleaner cleans; a read_committed kafkajs consumer reads both; the broker stops cleanly; then
 // `LogDir.open(<its log dir>, { readOnly: true })` opens the directory as the broker left it.
 // What pagelog does not do yet is written as `it.fails`, each naming what it refuses or gets wrong.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,12 +12,13 @@ import { join } from "node:path";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogDir } from "../../src/node.js";
-import { startBroker } from "../../scripts/kafka.mjs";
+import { REPO, startBroker } from "../../scripts/kafka.mjs";
 import { hex, type PlainRecord } from "./support/segments.js";
 import { kafkaTier } from "./support/tier.js";
 
 const tier = kafkaTier();
 const PLAIN = "plain";
+const CLI = join(REPO, "dist/cli.js");
 const COMPACT = "compact";
 
 /** Every file under `dir` with its SHA-256: what "nothing written" is checked against. */
@@ -256,5 +258,26 @@ describe.skipIf(tier === undefined)("pagelog reads the directory a broker wrote"
       );
     }
     expect(refused).toEqual([]);
+  });
+
+  /** `pagelog verify` (the built CLI: `npm run build` first) on `target`: its exit status and output. */
+  const verify = (target: string): { status: number | null; output: string } => {
+    expect(existsSync(CLI), `${CLI} is missing: run npm run build before this test`).toBe(true);
+    const run = spawnSync(process.execPath, [CLI, "verify", target], { encoding: "utf8" });
+    return { status: run.status, output: run.stdout + run.stderr };
+  };
+
+  it("pagelog verify finds the broker's transactional topic clean, as DumpLogSegments does", () => {
+    const { status, output } = verify(join(logDir, `${PLAIN}-0`));
+    expect(status, output).toBe(0);
+  });
+
+  // pagelog verify holds every segment to pagelog's rule that its first batch starts at its base
+  // offset; a segment the broker's cleaner rewrote starts past it (Kafka's DumpLogSegments reads
+  // it as valid), so verify reports compact-0 and __transaction_state-0 as DAMAGED ("first batch
+  // starts at offset N, the segment's base offset is 0") and exits 1.
+  it.fails("pagelog verify finds the whole broker directory clean, as DumpLogSegments does", () => {
+    const { status, output } = verify(logDir);
+    expect(status, output).toBe(0);
   });
 });
