@@ -6,10 +6,10 @@ import { drawBaseSeed } from "./test/support/seed.js";
 const seed = process.env.PAGELOG_SEED ?? String(drawBaseSeed());
 
 /**
- * Four tiers, each its own vitest project with its own time limits (docs/testing.md):
+ * Five tiers, each its own vitest project with its own time limits (docs/testing.md):
  * unit (fast, in memory, mirrors src/), property (thousands of random or exhaustive cases),
  * integration (real processes, real and huge files, the built and packed package), browser (the
- * web page in Chromium). `vitest run` runs them all; `--project <name>` runs one.
+ * web page in Chromium), kafka (a real Apache Kafka broker and Kafka's own tools). `vitest run` runs them all; `--project <name>` runs one.
  */
 export default defineConfig({
   test: {
@@ -77,6 +77,23 @@ export default defineConfig({
           hookTimeout: 120_000,
           sequence: { groupOrder: 2 },
           provide: { fileLimits: { tier: "browser", cpuSeconds: 120, wallSeconds: 240 } },
+        },
+      },
+      {
+        extends: true,
+        // A real Apache Kafka (pinned in test/kafka/pom.xml, fetched by Maven into .cache/kafka/):
+        // one broker for the whole tier, started by the global set-up, and Kafka's own tools over
+        // pagelog's files. Skips without Java and Maven, except under CI=true (docs/testing.md).
+        test: {
+          name: "kafka",
+          include: ["test/kafka/**/*.test.ts"],
+          globalSetup: ["test/kafka/setup/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // vitest's default workers (one on 2 cores): a different maxWorkers would put the tier in
+          // a group of its own instead of beside the integration and browser tiers.
+          sequence: { groupOrder: 2 },
+          provide: { fileLimits: { tier: "kafka", cpuSeconds: 60, wallSeconds: 120 } },
         },
       },
     ],

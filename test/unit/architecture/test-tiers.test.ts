@@ -36,8 +36,8 @@ function globRegExp(glob: string): RegExp {
 }
 
 describe("test tiers", () => {
-  it("unit, property, integration and browser, each with its own time limits, unit the shortest", () => {
-    expect(projects.map((p) => p.name)).toEqual(["unit", "property", "integration", "browser"]);
+  it("unit, property, integration, browser and kafka, each with its own time limits, unit the shortest", () => {
+    expect(projects.map((p) => p.name)).toEqual(["unit", "property", "integration", "browser", "kafka"]);
     const unit = projects[0]!;
     for (const p of projects.slice(1)) expect(p.testTimeout).toBeGreaterThan(unit.testTimeout);
     expect(unit.testTimeout).toBeLessThanOrEqual(30_000);
