@@ -14,6 +14,7 @@
  * records are below the start offset, checkpointed durably before the deletion.
  */
 import { activeSegment, endOffsetOf, fail, guard, type LogState } from "../state/log-state.js";
+import { recoveryPointReached } from "../state/durable-mark.js";
 import { wake } from "../state/log-waiters.js";
 
 /** A roll made `newBase` the active segment's base: make everything below it durable, in the background. */
@@ -67,7 +68,9 @@ async function flushUpTo(s: LogState, target: number): Promise<boolean> {
   // it is, and a truncation cannot have run (it waits for this flush first).
   if (s.status !== "open" && s.status !== "closing") return false;
   if (target > s.recoveryPoint && target <= endOffsetOf(s)) {
-    s.recoveryPoint = target;
+    // Through the recovery point's one way up, which publishes it to other processes' durable
+    // readers (state/durable-mark.ts) as a flush() does.
+    await recoveryPointReached(s, target);
     s.rollFlush.completed++;
     wake(s.waiters); // durable followers and waitFor({ durable }) wait on the recovery point
     s.rollFlush.moved();

@@ -69,6 +69,32 @@ describe("read-only durable reads follow the writer's flushes, not its checkpoin
     expect(Math.max(...latencies)).toBeLessThanOrEqual(POLL_MS + 100);
   });
 
+  it("durable follower in a second opener: woken by the writer's rolls alone (no flush())", async () => {
+    const sim = new SimStorage({ seed: 3 });
+    // Flushing off and Kafka's checkpoint interval: only the roll flush can move what is durable.
+    const writerDir = await LogDir.open(sim, { checkpointIntervalMs: 60_000, log: { segmentBytes: 300 } });
+    const writer = await writerDir.log(NAME);
+    await writer.append([recordAt(0)]);
+    const readerDir = await LogDir.open(sim, { readOnly: true, pollMs: POLL_MS });
+    const reader = await readerDir.log(NAME);
+    try {
+      const rolls = writer.segmentCount + 3;
+      while (writer.segmentCount < rolls) await writer.append([recordAt(writer.endOffset)]);
+      const base = writer.segmentBaseOffsets.at(-1)!;
+      // The writer's roll flush moves its recovery point to the active segment's base ...
+      await writer.waitFor(base - 1, { durable: true, signal: AbortSignal.timeout(5000) });
+      const rolledAt = performance.now();
+      // ... and the reader's durable follower yields up to it within pollMs + 100 ms.
+      const seen = await reader.waitFor(base - 1, { durable: true, signal: AbortSignal.timeout(5000) });
+      expect(seen).toBeGreaterThanOrEqual(base);
+      expect(performance.now() - rolledAt).toBeLessThanOrEqual(POLL_MS + 100);
+      expect(await durableNow(reader), "never past what the writer made durable").toBe(writer.recoveryPoint);
+    } finally {
+      await readerDir.close();
+      await writerDir.close();
+    }
+  });
+
   it("torn or foreign durable-offset file: the reader falls back to the checkpoint, never above it", async () => {
     const next = rng(testSeed());
     const sim = new SimStorage({ seed: 2 });
