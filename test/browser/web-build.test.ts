@@ -1,9 +1,10 @@
 /**
  * The web demo's build and server, no browser needed: the page's one script stays within its
- * budget (73 KB minified and gzipped: a size, so asserted; 60 KB until the consumer features of
+ * budget (80 KB minified and gzipped: a size, so asserted; 60 KB until the consumer features of
  * issue 21 joined LogDir, 61.1 KB then; 64 KB until compaction, 69.6 KB then; 72 KB until issue
- * 31's read-only fixes (durable reads and the clean point read again), 72.2 KB then, code the
- * page never runs: issue 32 loads read-only, consumers and compaction only when used, and brings
+ * 31's read-only fixes (durable reads and the clean point read again), 72.2 KB then; 73 KB until
+ * issue 33's topics, per-consumer positions, roll flush and published durable offset, 77.5 KB
+ * then: code the page never runs: issue 32 loads read-only, consumers and compaction only when used, and brings
  * this back under 60 KB), is a classic script wrapped in the
  * function the worker is made from, and `npm run demo:web`'s server prints its URL and serves
  * the built files and nothing else.
@@ -18,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb, FILES } from "../../web/build.mjs";
 import { type BuiltPage, buildPage } from "./support/demo-page.js";
 
-const BUDGET_GZIP_BYTES = 73 * 1024;
+const BUDGET_GZIP_BYTES = 80 * 1024;
 const repo = resolve(import.meta.dirname, "../..");
 
 describe("the web demo's build", () => {
@@ -28,9 +29,9 @@ describe("the web demo's build", () => {
   }, 60_000);
   afterAll(() => built?.remove());
 
-  it("app.js is at most 73 KB minified and gzipped", () => {
+  it("app.js is at most 80 KB minified and gzipped", () => {
     console.log(
-      `web demo: app.js ${(built.jsBytes / 1024).toFixed(1)} KB minified, ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped (budget 73 KB)`,
+      `web demo: app.js ${(built.jsBytes / 1024).toFixed(1)} KB minified, ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped (budget 80 KB)`,
     );
     expect(built.jsGzipBytes).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
   });

@@ -134,7 +134,7 @@ describeInChromium("the web demo's strip colours", (chromiumPath) => {
 
   for (const [seed, script, what] of [
     [1, "p 6,w", "on disk and in the page cache only (power on)"],
-    [16, "p 3,s,p 4,w,c", "torn and lost in the cut (power off)"],
+    [11, "p 3,s,p 4,w,c", "torn and lost in the cut (power off)"],
     [1, "p 3,s,p 4,w,c,r", "cut by recovery (after the restart)"],
   ] as const) {
     it(`seed ${seed}, "${script}": every byte's colour is its state, ${what}`, async () => {

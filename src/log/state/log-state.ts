@@ -136,8 +136,9 @@ export function endOffsetOf(s: LogState): number {
  *
  * The active segment's indexes are synced only with `indexes: true` (a clean close): after a
  * crash, recovery rebuilds every segment from the one holding the recovery point on from its
- * `.log`, and the recovery point never passes the active segment's base until a roll has sealed
- * it (a sealed segment is flushed whole). One fsync per durable append, as Kafka's own flush of
+ * `.log`; a recovery point at the active segment's end becomes the next segment's base only
+ * through a roll, which first syncs the sealed segment's indexes (log-append.ts `roll`), and the
+ * roll flush syncs a sealed segment whole. One fsync per durable append, as Kafka's own flush of
  * the active segment's log; guarantee 4 holds because no index of an unsealed segment is trusted
  * after a crash.
  */

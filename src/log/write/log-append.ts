@@ -250,6 +250,12 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   s.dirtySegments.add(sealed);
   await sealed.seal();
   sealed.releaseIndexes(); // its entries are in the file; reads load them back
+  // A recovery point at a segment's base vouches for every segment below it, indexes included
+  // (recovery starts at the segment holding the recovery point, as Kafka's does). A flush()
+  // that reached the end of the then-active segment synced only its `.log` (flushLog): before
+  // the next segment exists, so before any checkpoint can name its base, sync the indexes too.
+  // Once per roll, and only when a flush landed exactly on the segment's end.
+  if (s.recoveryPoint >= sealed.nextOffset) await sealed.flush({ indexes: true });
   const segment = await Segment.open(s.host.storage, s.name, endOffsetOf(s), s.segmentOptions);
   // Nothing can legitimately be there (loading and truncation delete every segment past the
   // end, durably), but a stale file must never be read as part of this log.

@@ -51,6 +51,7 @@ const LOG_KEYS = [
   "flushMs",
   "retentionBytes",
   "retentionMs",
+  "retentionCheckIntervalMs",
   "cleanupPolicy",
   "minCleanableDirtyRatio",
   "deleteRetentionMs",
