@@ -108,9 +108,15 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   // refresh the writer may have replaced a segment's file by one of the same size, whose old
   // handle still reads the old bytes. Then the marks are read through the file under the name.
   const truncated = checkpointed.recoveryPoint !== undefined && checkpointed.recoveryPoint < ro.recoveryPointSeen;
+  // So are they when this refresh is to raise the recovery point over bytes an earlier one walked:
+  // a durable read then vouches for them, and a truncateTo since may have replaced their file
+  // (a rename) and refilled it to its old size with a checkpoint no lower than the last one read
+  // (a later cut, or a checkpoint, raised it again), while the old handle reads the old bytes.
+  const rising = Math.min(durableOf(checkpointed), endOffsetOf(s)) > s.recoveryPoint;
+  const byName = truncated || rising;
   let cut = await cutAtBack(s, ro, listed);
-  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed, truncated));
-  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed, truncated));
+  cut = Math.min(cut, await cutAtChangedMarks(s, ro, listed, byName));
+  cut = Math.min(cut, await rewalkIfChanged(s, ro, cut, checkpointed, byName));
   // It lowered the checkpoint to where it cut (unless a flush and a checkpoint since raised it
   // again): the cut is at most there, whatever the files look like.
   if (truncated) cut = Math.min(cut, checkpointed.recoveryPoint);
@@ -163,14 +169,14 @@ async function rewalkIfChanged(
   ro: ReadOnlyState,
   cutAfter: number,
   checkpointed: CheckpointedValues,
-  truncated: boolean,
+  byName: boolean,
 ): Promise<number> {
   const index = s.segments.length - 1;
   const slot = s.segments[index]!;
   const marks = ro.marks.get(slot.baseOffset);
   let changedAt: number | undefined;
   if (marks !== undefined && slot.segment !== undefined) {
-    const found = await firstChanged(s, slot, marks, truncated);
+    const found = await firstChanged(s, slot, marks, byName);
     changedAt = found.at;
     // A file replaced under its name (a truncateTo's rename of a batch that starts the segment)
     // while the reader had walked none of its bytes is walked again all the same: the old handle
@@ -213,7 +219,7 @@ async function cutAtChangedMarks(
   s: LogState,
   ro: ReadOnlyState,
   listed: ReadonlySet<number>,
-  truncated: boolean,
+  byName: boolean,
 ): Promise<number> {
   for (let index = 0; index < s.segments.length - 1; index++) {
     const slot = s.segments[index]!;
@@ -224,7 +230,7 @@ async function cutAtChangedMarks(
     }
     const marks = ro.marks.get(slot.baseOffset);
     if (marks === undefined || slot.segment === undefined) continue;
-    if ((await firstChanged(s, slot, marks, truncated)).at === undefined) continue;
+    if ((await firstChanged(s, slot, marks, byName)).at === undefined) continue;
     const cut = s.segments[index + 1]!.baseOffset;
     for (const dropped of spliceSegments(s, index + 1)) ro.marks.delete(dropped.baseOffset);
     return cut;
@@ -235,14 +241,15 @@ async function cutAtChangedMarks(
 /**
  * The first offset of `slot` whose walked bytes its file no longer holds (`at`, undefined if
  * none), and whether the file under its name may be another one than the slot reads while no
- * walked byte tells (`replaced`: none were walked). `truncated`: the writer truncated since the
- * last refresh, so the marks are read through the name in any case.
+ * walked byte tells (`replaced`: none were walked). `throughName`: the marks are read through
+ * the name in any case (the writer truncated since the last refresh, or the refresh is to make
+ * walked bytes durable: see refreshFiles).
  */
 async function firstChanged(
   s: LogState,
   slot: SegmentSlot,
   marks: TailMarks,
-  truncated: boolean,
+  throughName: boolean,
 ): Promise<{ at: number | undefined; replaced: boolean }> {
   const loaded = slot.segment!;
   const path = segmentFilePath(s.name, slot.baseOffset, LOG_SUFFIX);
@@ -253,7 +260,7 @@ async function firstChanged(
   // append between the two calls looks the same: the cost is one open.) A replacement changes
   // the walked bytes from the first batch on, so only a segment walked empty needs `replaced`.
   const sameFile = size === (await loaded.log.size());
-  const byName = !sameFile || truncated;
+  const byName = !sameFile || throughName;
   const probe = byName ? await s.host.storage.open(path, { readOnly: true }) : loaded.log;
   try {
     const at = await marks.firstChanged(probe, size);

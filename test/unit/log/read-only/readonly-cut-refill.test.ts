@@ -149,6 +149,49 @@ describe("read-only refresh after a truncateTo the writer refilled", () => {
   });
 });
 
+describe("read-only: a durable read after a truncateTo no checkpoint shows", () => {
+  // Seed 10051 of the race: the reader walked a batch above its recovery point; the writer cut
+  // inside it (a rename) with its recovery point not above the cut, so the checkpoint did not
+  // come down, refilled the file to exactly its old size and flushed. The refresh saw no lower
+  // checkpoint and the old size, read the marks through the old handle (the old file), kept the
+  // old records, and raised the recovery point over them to the published durable offset: a
+  // durable read yielded a record the writer had cut before it was ever flushed.
+  it("a batch walked above the recovery point, replaced by a rename and refilled to its size, is never durable", async () => {
+    const { sim, w, writer } = await pair(60);
+    await appendBatches(writer, 10, 2, 30);
+    await writer.flush();
+    await w.checkpoint();
+    const r = await LogDir.open(sim, { readOnly: true });
+    const reader = await r.log(NAME);
+    // Batches of three until one starts a segment (a cut inside a segment's first batch renames).
+    const segments = writer.segmentBaseOffsets.length;
+    while (writer.segmentBaseOffsets.length === segments) {
+      const at = writer.endOffset;
+      await writer.append([0, 1, 2].map((i) => recordAt(at + i, undefined, 30)));
+    }
+    const base = writer.segmentBaseOffsets.at(-1)!;
+    const from = base; // the roll flush made only what is below it durable
+    expect(await reader.refresh()).toBe(from + 3);
+    expect(reader.recoveryPoint).toBeLessThanOrEqual(from); // walked, not durable
+    const path = segPath(base, ".log");
+    const size = await fileSize(sim, path);
+    await writer.truncateTo(from + 1); // inside that batch: the rename; nothing flushed past the cut
+    for (let left = size - (await fileSize(sim, path)); left > 0; left = size - (await fileSize(sim, path)))
+      await writer.append([sameSize(writer.endOffset, left > 250 ? 150 : left)]);
+    expect(writer.segmentBaseOffsets.at(-1)).toBe(base); // no roll: the same file, refilled
+    expect(await fileSize(sim, path)).toBe(size);
+    await writer.flush(); // publishes a durable offset past the old batch's offsets
+    expect(writer.recoveryPoint).toBeGreaterThan(from + 1);
+    await reader.refresh();
+    const durable = await reader.read(from + 1, { maxRecords: 2, durable: true });
+    expect(durable.map((record) => plain(record).value)).not.toContain(`v${from + 1}`);
+    expect(durable.map((record) => plain(record).value)).not.toContain(`v${from + 2}`);
+    await expectSameRecords(reader, writer);
+    await r.close();
+    await w.close();
+  });
+});
+
 describe("read-only: real damage is still PAGELOG_CORRUPT, after a bounded number of tries", () => {
   // The refresh and the reads retry what may be a race with the writer; damage that reads the same
   // every time is reported then, to a read and to a follower alike, and nothing hangs.
