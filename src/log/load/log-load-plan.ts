@@ -79,6 +79,13 @@ export async function planLoad(
     return doomed.length;
   };
   const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
+  // What must still be there after a crash: the flushed records [start, recovery point). A
+  // checkpointed start at or past the recovery point leaves none: deleteRecordsBefore moved the
+  // start past flushed records, and a crash inside the start-over that follows (which deletes
+  // every segment) may leave any of them, whole or not, below a recovery point they no longer
+  // need to reach. (Kafka's loader, too, checks nothing below the log start offset.)
+  const requiredUpTo =
+    !input.clean && input.logStartOffset !== undefined && input.logStartOffset >= recoveryPoint ? 0 : recoveryPoint;
   // The first segment to walk: the one holding the recovery point (the last with base at or
   // below it), or the first, as Kafka's LogLoader. A recovery point at a segment's base vouches
   // for the indexes of every segment below it too: the roll flush syncs a sealed segment whole
@@ -116,6 +123,7 @@ export async function planLoad(
       tally,
       steps,
       recoveryPoint,
+      requiredUpTo,
       firstToRecover,
       commit,
       deleteFromIndex,
@@ -134,6 +142,8 @@ interface Planning {
   readonly tally: Tally;
   readonly steps: LoadStep[];
   readonly recoveryPoint: number;
+  /** Below this every record must survive (see planLoad): the recovery point, or 0. */
+  readonly requiredUpTo: number;
   readonly firstToRecover: number;
   /** Plans writing this segment's plan (once, however often it is asked). */
   commit(segment: Segment): void;
@@ -145,7 +155,8 @@ interface Planning {
 
 /** planLoad's loop over the segments, oldest first, then the checks of both ends. */
 async function planEach(p: Planning): Promise<Plan> {
-  const { input, segments, retiredBases, tally, steps, recoveryPoint, firstToRecover, commit, deleteFromIndex } = p;
+  const { input, segments, retiredBases, tally, steps, recoveryPoint, requiredUpTo, firstToRecover } = p;
+  const { commit, deleteFromIndex } = p;
   const { dir } = input;
   const cleanPlanOf = (i: number) => p.cleanPlanOf(i);
   for (let i = 0; i < segments.length; i++) {
@@ -176,7 +187,7 @@ async function planEach(p: Planning): Promise<Plan> {
     if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
       // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
       // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
-      if (previous.nextOffset < recoveryPoint) {
+      if (previous.nextOffset < requiredUpTo) {
         throw new PagelogError(
           `log ${dir} is corrupt: segment ${segment.baseOffset} does not continue the previous one (which ends at offset ${previous.nextOffset - 1})${input.clean ? " after a clean shutdown" : `, below the recovery point ${recoveryPoint}`}`,
           ErrorCode.CORRUPT,
@@ -213,7 +224,7 @@ async function planEach(p: Planning): Promise<Plan> {
     // the commit's fsync really writes it (see carryOut in log-load-apply.ts).
     const from = i === firstToRecover ? recoveryPoint : segment.baseOffset;
     const result = await segment.planRecovery(
-      { minNextOffset: i === firstToRecover ? recoveryPoint : segment.baseOffset },
+      { minNextOffset: i === firstToRecover ? requiredUpTo : segment.baseOffset },
       from,
     );
     tally.walked(result);
@@ -228,7 +239,7 @@ async function planEach(p: Planning): Promise<Plan> {
     firstBase: segments[0]!.baseOffset,
     firstPath: segments[0]!.log.path,
     end: segments[segments.length - 1]!.nextOffset,
-    durableUpTo: input.clean ? input.recoveryPoint : recoveryPoint,
+    durableUpTo: input.clean ? input.recoveryPoint : requiredUpTo,
     retiredBases,
   });
   if (ends.startOverAt !== undefined) deleteFromIndex(0);

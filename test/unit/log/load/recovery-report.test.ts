@@ -4,7 +4,7 @@
  * the leftover files removed. The crash fuzzer counts its reach from these (src/testing).
  */
 import { describe, expect, it } from "vitest";
-import { RECOVERY_POINT_CHECKPOINT } from "../../../../src/log/log-dir.js";
+import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "../../../../src/log/log-dir.js";
 import { keepEverything, keepNothing, SimStorage } from "../../../../src/storage/sim-storage.js";
 import {
   NAME,
@@ -13,6 +13,7 @@ import {
   freshLog,
   openSim,
   readAll,
+  readText,
   seededBytes,
   segPath,
   writeFile,
@@ -99,6 +100,52 @@ describe("log.recovery: the decisions an open made", () => {
     expect(after.recovery.startedOver).toBe(true);
     expect(after.startOffset).toBe(5);
     expect(await readAll(after)).toEqual([]);
+  });
+
+  it("a start over cut at every operation: the next open starts over too, never CORRUPT", async () => {
+    // A deleteRecordsBefore past the recovery point, cut after it checkpointed the start but not
+    // the recovery point: the open starts over, deleting every segment newest first, and a cut
+    // in between leaves older segments that end below the recovery point. Nothing below the
+    // start has to survive: every later open must start over too.
+    const crashed = async (): Promise<{ rebooted: SimStorage; start: number }> => {
+      const { sim, dir, log } = await freshLog(SMALL);
+      await appendBatches(log, 12); // several segments
+      await dir.close(); // checkpoints the recovery point at the end
+      const rebooted = sim.crash(keepNothing);
+      const start = log.endOffset + 2;
+      await rebooted.remove(CLEAN_SHUTDOWN_FILE); // a crash, not a clean shutdown
+      await rebooted.syncDir("");
+      await writeFile(
+        rebooted,
+        LOG_START_CHECKPOINT,
+        0,
+        new TextEncoder().encode(`0\n1\n${NAME.replace(/-(\d+)$/, " $1")} ${start}\n`),
+        {
+          sync: true,
+        },
+      );
+      return { rebooted, start };
+    };
+    let cutsInside = 0;
+    for (let cut = 0; ; cut++) {
+      const { rebooted, start } = await crashed();
+      expect((await readText(rebooted, RECOVERY_POINT_CHECKPOINT)).trim().split(/\s+/).at(-1)).toBe(String(start - 2));
+      rebooted.scheduleCrash({ afterOps: cut });
+      const opened = await openSim(rebooted)
+        .then((dir) => dir.log(NAME, SMALL))
+        .catch((err: unknown) => err);
+      if (!(opened instanceof Error)) {
+        expect(opened.recovery.startedOver).toBe(true);
+        break;
+      }
+      expect(opened.message).toMatch(/power/i);
+      cutsInside++;
+      // Every deletion the cut interrupted reached the disk (an unsynced one may, too).
+      const after = await (await openSim(rebooted.crash(keepEverything))).log(NAME, SMALL);
+      expect(after.startOffset, `cut ${cut}`).toBe(start);
+      expect(await readAll(after), `cut ${cut}`).toEqual([]);
+    }
+    expect(cutsInside).toBeGreaterThan(5);
   });
 
   it("a truncateTo inside a batch, cut at every operation: some reopen finishes the interrupted cut", async () => {
