@@ -133,7 +133,7 @@ describe("log.recovery: the decisions an open made", () => {
       rebooted.scheduleCrash({ afterOps: cut });
       const opened = await openSim(rebooted)
         .then((dir) => dir.log(NAME, SMALL))
-        .catch((err: unknown) => err);
+        .catch((err: unknown) => err as Error);
       if (!(opened instanceof Error)) {
         expect(opened.recovery.startedOver).toBe(true);
         break;
