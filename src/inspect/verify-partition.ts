@@ -26,7 +26,7 @@ import {
   vanishedNote,
 } from "./verify-types.js";
 
-/** Left by an interrupted write in a partition: the next open of the log removes them. */
+/** Left by an interrupted write, or a deletion (Kafka's `.deleted`), in a partition: the next writable open removes them. */
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
 /** An interrupted compaction: the loader finishes it, or refuses the partition (compaction/complete-swaps.ts). */
 const SWAP = /\.swap$/;
@@ -213,7 +213,9 @@ const AHEAD = "an entry the live writer added after verify read the .log (or is 
 function checkOthers(name: string, others: readonly string[], found: Findings): void {
   for (const other of others) {
     if (LEFTOVER.test(other))
-      found.notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+      found.notes.push(
+        `${join(name, other)}: ${other.endsWith(".deleted") ? "a deleted segment's file (Kafka's broker leaves them for a minute)" : "a leftover of an interrupted write"}: not checked (the next writable open removes it)`,
+      );
     if (!SWAP.test(other)) continue;
     const problem = {
       path: join(name, other),

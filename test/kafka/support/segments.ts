@@ -52,7 +52,8 @@ async function appendDrawn(log: Log, next: (n: number) => number, batches: numbe
   }
 }
 
-async function allRecords(log: Log): Promise<PlainRecord[]> {
+/** Every record of `log` from its start offset, as both sides report it. */
+export async function recordsOf(log: Log): Promise<PlainRecord[]> {
   const out: PlainRecord[] = [];
   for await (const r of log.records({ from: log.startOffset })) {
     out.push({
@@ -186,7 +187,7 @@ export async function writePartitions(
   for (const [where, name, what, isGzip, options] of kinds) {
     const dir = await LogDir.open(at(where));
     const log = await dir.log(name, options);
-    partitions.push({ name, dir: join(at(where), name), records: await allRecords(log), gzip: isGzip, what });
+    partitions.push({ name, dir: join(at(where), name), records: await recordsOf(log), gzip: isGzip, what });
     await dir.close();
   }
   return { partitions, recoveredCut };
