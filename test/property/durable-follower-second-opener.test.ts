@@ -8,7 +8,8 @@
  * flush policy), truncates, deletes records and checkpoints, with the reader refreshing and
  * reading durably in between; the power is cut at a random storage operation. Two checks:
  * - when it is read, every record the reader reads is one the writer made durable (it was below
- *   the writer's recovery point at its offset, with that content, at some time);
+ *   the writer's recovery point at its offset, with that content, at some time; also one the
+ *   workload deleted before that, which a reader whose view of the start is older may still read);
  * - after every reboot, every record the reader read is in the log at its offset, the same
  *   (unless the workload itself truncated or deleted it).
  * A record the writer made durable and then truncated itself, read by a reader that has not
