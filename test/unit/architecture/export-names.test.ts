@@ -71,7 +71,6 @@ const KNOWN_DEAD: Record<string, readonly string[]> = {
     "indexReadLimit",
     "loaderIndexLimit",
   ],
-  "src/inspect/scan-log.ts": ["BatchFinding"],
   "src/segment/batch-scanner.ts": ["SCAN_CHUNK_BYTES", "ScannedBatch"],
   "src/segment/policies/lookup-policy.ts": ["LookupSource"],
   "src/segment/policies/recover-policy.ts": ["RecoverPolicy"],
