@@ -95,20 +95,7 @@ export async function verifyPartition(
     bytes += scan.size;
     // The active segment of a log a live writer holds: its tail may be mid-write, its indexes ahead of what was read.
     const active = isLast && found.writer !== undefined;
-    const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
-    if (scan.end.reason !== undefined && active) {
-      const tail = logProblems.pop()!;
-      found.inProgress.push({
-        ...tail,
-        note: `the active segment's tail, which process ${found.writer} is writing: expected while it runs (a crash now would leave it torn, and the next open would cut it)`,
-      });
-    } else if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
-      const last = logProblems[logProblems.length - 1]!;
-      logProblems[logProblems.length - 1] = {
-        ...last,
-        note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
-      };
-    }
+    const logProblems = judgeLog(scan, shown, { active, isLast, cleanShutdown }, found);
     if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
       logProblems.unshift({
         path: shown,
@@ -131,6 +118,33 @@ export async function verifyPartition(
     files.push(...(await verifyIndexes(storage, name, dir, { ...segment, log: segment.log }, scan, active, found)));
   }
   return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
+}
+
+/**
+ * The problems of one scanned `.log`, its tail judged by who may be writing it: the active
+ * segment of a live writer's log is in progress, the last segment after a crash is a torn tail.
+ */
+function judgeLog(
+  scan: LogScan,
+  shown: string,
+  { active, isLast, cleanShutdown }: { active: boolean; isLast: boolean; cleanShutdown: boolean | null },
+  found: Findings,
+): Problem[] {
+  const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
+  if (scan.end.reason !== undefined && active) {
+    const tail = logProblems.pop()!;
+    found.inProgress.push({
+      ...tail,
+      note: `the active segment's tail, which process ${found.writer} is writing: expected while it runs (a crash now would leave it torn, and the next open would cut it)`,
+    });
+  } else if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
+    const last = logProblems[logProblems.length - 1]!;
+    logProblems[logProblems.length - 1] = {
+      ...last,
+      note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
+    };
+  }
+  return logProblems;
 }
 
 function unreadableFile(path: string, kind: FileReport["kind"], err: Error): FileReport {
