@@ -106,15 +106,7 @@ export async function verifyPartition(
     previousEnd = scan.nextOffset;
     start ??= segment.baseOffset;
     end = scan.nextOffset;
-    const offsets =
-      scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
-    files.push({
-      path: shown,
-      kind: "log",
-      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
-      problems: logProblems,
-      unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
-    });
+    files.push(logReport(scan, shown, logProblems));
     files.push(...(await verifyIndexes(storage, name, dir, { ...segment, log: segment.log }, scan, active, found)));
   }
   return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
@@ -145,6 +137,18 @@ function judgeLog(
     };
   }
   return logProblems;
+}
+
+/** A scanned `.log`'s line of the report: its batches, offsets and size, and what is wrong. */
+function logReport(scan: LogScan, shown: string, problems: Problem[]): FileReport {
+  const offsets = scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
+  return {
+    path: shown,
+    kind: "log",
+    summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
+    problems,
+    unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
+  };
 }
 
 function unreadableFile(path: string, kind: FileReport["kind"], err: Error): FileReport {

@@ -19,8 +19,11 @@ const ROOT = resolve(import.meta.dirname, "../../..");
 
 const LIMIT = 100;
 
-/** The ratchet: the longest function in src/ outside ALLOWED. Lower it when it shrinks; never raise it. */
-const LONGEST = 96;
+/**
+ * The ratchet: the longest function in src/ outside ALLOWED. Lower it when it shrinks; never raise
+ * it. Headed for 70, TigerBeetle's rule; the longest today is the read-only room's loadReadOnly.
+ */
+const LONGEST = 73;
 
 /**
  * Allowed over the limit. Declarative tables only, for good; the "split by …" entries are
