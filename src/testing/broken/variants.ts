@@ -64,7 +64,7 @@ export function isBrokenVariant(value: unknown): value is BrokenVariant {
 }
 
 /** How the crash harness runs a broken log instead of the real one. */
-export interface BrokenLog {
+interface BrokenLog {
   readonly variant: BrokenVariant;
   /** The directory options to open it with (a variant may change one). */
   dirOptions(options: LogDirOptions): LogDirOptions;
@@ -72,7 +72,7 @@ export interface BrokenLog {
   session(storage: Storage): BrokenSession;
 }
 
-export interface BrokenSession {
+interface BrokenSession {
   /** What `LogDir.open` gets instead of the storage itself. */
   readonly storage: Storage;
   /** The directory and its log are open: recovery is over (and, like a call, settles). */
@@ -433,7 +433,7 @@ function cleanPointNotDurable(): Session {
 }
 
 /** The broken log called `variant`. */
-export function brokenLog(variant: BrokenVariant): BrokenLog {
+function brokenLog(variant: BrokenVariant): BrokenLog {
   switch (variant) {
     case "checkpoint-before-fsync":
       return broken(variant, checkpointBeforeFsync, (o) => ({ ...o, checkpointIntervalMs: 0 }));
