@@ -139,7 +139,7 @@ describe("layers", () => {
     for (const layer of ["segment", "log", "course"]) expect(users).toContain(layer);
   });
 
-  it("every file a src/ comment names (`log-loader.ts`, `bin.ts`) is a file of the repository", () => {
+  it("every file a src/ comment names (`log-loader.ts`, `main.ts`) is a file of the repository", () => {
     const names = new Set(
       [...tree.keys(), ...readTree("test").map(([path]) => path)].map((p) => p.slice(p.lastIndexOf("/") + 1)),
     );
