@@ -466,7 +466,9 @@ export class CutRun {
     try {
       const record = makeRecord({ valueBytes: 8, keyed: true, headers: 0, tsDelta: 0 }, this.#seq++, this.#clock.t);
       await this.#append([[record]]);
-      this.#trace.push(`append ${describeRecordValue(this.#state.records.at(-1)!.value)} after recovery, close, reopen`);
+      this.#trace.push(
+        `append ${describeRecordValue(this.#state.records.at(-1)!.value)} after recovery, close, reopen`,
+      );
       await this.#current.close();
       this.#state = { ...this.#state, durable: this.#state.records.length };
       await this.#open();
