@@ -62,35 +62,46 @@ describe("exported names", () => {
   });
 });
 
-/** Every module the docs' code examples (docs/*.md and the README) import or load. */
-function docsImports(): string[] {
+/** Every module the code blocks of a Markdown page import or load. */
+function codeBlockImports(text: string): string[] {
+  const blocks = [...text.matchAll(/^```(?:ts|js|mjs|cjs|typescript|javascript)\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+  return blocks.flatMap((code) =>
+    [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)["']([^"']+)["']/gm)].map(
+      (m) => m[1]!,
+    ),
+  );
+}
+
+/** The imports of pagelog among `imports` that are not one of its entries (`pagelog`, `pagelog/testing`, …). */
+function pastTheEntries(imports: readonly string[]): string[] {
+  const { exports } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: object };
+  const entries = new Set(Object.keys(exports).map((k) => (k === "." ? "pagelog" : `pagelog${k.slice(1)}`)));
+  return imports.filter((i) => (i.startsWith("pagelog") || /(^|\/)(src|dist)\//.test(i)) && !entries.has(i));
+}
+
+describe("the docs' examples", () => {
   const pages = [
     "README.md",
     ...readdirSync(join(ROOT, "docs"))
       .filter((n) => n.endsWith(".md"))
       .map((n) => `docs/${n}`),
   ];
-  return pages.flatMap((page) => {
-    const text = readFileSync(join(ROOT, page), "utf8");
-    const blocks = [...text.matchAll(/^```(?:ts|js|mjs|cjs|typescript|javascript)\n([\s\S]*?)^```/gm)].map(
-      (m) => m[1]!,
-    );
-    return blocks.flatMap((code) =>
-      [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)["']([^"']+)["']/gm)].map(
-        (m) => m[1]!,
-      ),
-    );
-  });
-}
+  const imports = pages.flatMap((page) => codeBlockImports(readFileSync(join(ROOT, page), "utf8")));
 
-describe("the docs' examples", () => {
   it("import pagelog only through the package's entries, so an entry's exports are all they can use", () => {
-    const { exports } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: object };
-    const entries = new Set(Object.keys(exports).map((k) => (k === "." ? "pagelog" : `pagelog${k.slice(1)}`)));
-    const imports = docsImports();
     expect(imports.filter((i) => i === "pagelog").length).toBeGreaterThan(5);
-    const intoPagelog = imports.filter((i) => i.startsWith("pagelog") || /(^|\/)(src|dist)\//.test(i));
-    expect(intoPagelog.filter((i) => !entries.has(i))).toEqual([]);
+    expect(pastTheEntries(imports)).toEqual([]);
+  });
+
+  it("a planted example reaching past the entries is refused", () => {
+    const page = [
+      "```ts",
+      'import { LogDir } from "pagelog";',
+      'import { Log } from "pagelog/src/log/log.js";',
+      'const { readRecords } = await import("../src/format/record-codec.js");',
+      "```",
+    ].join("\n");
+    expect(pastTheEntries(codeBlockImports(page))).toEqual(["pagelog/src/log/log.js", "../src/format/record-codec.js"]);
   });
 });
 
