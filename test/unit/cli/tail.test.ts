@@ -6,9 +6,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../../src/log/log-dir.js";
-import type { Log } from "../../../../src/log/log.js";
-import { cli, tempDir } from "../helpers.js";
+import { LogDir } from "../../../src/log/log-dir.js";
+import type { Log } from "../../../src/log/log.js";
+import { cli, tempDir } from "./helpers.js";
 
 /** A closed log directory with orders-0: five text records over several segments, then one of raw bytes. */
 async function sampleDir(): Promise<string> {
