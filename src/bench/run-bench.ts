@@ -41,7 +41,7 @@ function metaOf(options: ResolvedBenchOptions, crcLabel: string, inChildren: boo
   };
 }
 
-export interface BenchRun {
+interface BenchRun {
   readonly meta: BenchMeta;
   readonly results: RowResult[];
 }

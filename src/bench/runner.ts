@@ -14,21 +14,21 @@ import type { ResolvedBenchOptions } from "./options.js";
 import { FIXTURES, type FixtureName, type RowSpec } from "./rows/rows.js";
 
 /** What a child prints: its row's measurements and the peak RSS that counts for them. */
-export interface ChildReport {
+interface ChildReport {
   readonly measured: Measured[];
   readonly peakRssMB: number;
   /** The CRCs the references computed, folded: printed so they are never optimized away. */
   readonly kept: number;
 }
 
-export interface RunDirs {
+interface RunDirs {
   /** This run's temp directory under `--dir`. */
   readonly disk: string;
   /** This run's temp directory under `--tmpfs`. */
   readonly tmpfs: string;
 }
 
-export function contextFor(
+function contextFor(
   options: ResolvedBenchOptions,
   crc: BenchCrc,
   dirs: RunDirs,

@@ -9,12 +9,12 @@ import { type DecodedBatch, decodeBatch } from "../format/record-batch.js";
 import { gapAllowed, impossibleHeader } from "../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
-import { hex32, walkBatches, type WalkedBatch, type WalkEnd } from "./batch-walk.js";
+import { hex32, walkBatches, type FileBatch, type WalkEnd } from "./batch-walk.js";
 import type { BatchSummary, SegmentFacts } from "./index-check.js";
 import { fileSource } from "./file-read.js";
 
 export interface BatchFinding {
-  readonly batch: WalkedBatch;
+  readonly batch: FileBatch;
   /** What is wrong with the batch, if anything (CRC, offsets, records). */
   readonly problems: string[];
   /** Why pagelog cannot read the batch although nothing is known to be wrong with it (snappy…). */

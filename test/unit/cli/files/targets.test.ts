@@ -6,10 +6,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, tempDir } from "../helpers.js";
 
-const vector = readFileSync(new URL("../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
+const vector = readFileSync(new URL("../../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
 
 /** A log directory with one partition of three records, cleanly closed. */
 async function logDir(): Promise<string> {
