@@ -182,7 +182,7 @@ export async function kafkaRecovery(ctx: BenchContext): Promise<Measured[]> {
         reference: kafka,
         notes: [
           `one unclean partition of ${size} (${setup.segments} segments of 1 KiB records, 100 a batch) written by pagelog, in two copies, no clean-shutdown marker, recovery point 0 (the whole partition walked; checked on both sides); ${cache}`,
-          `reference: Apache Kafka ${k.side.KAFKA_VERSION}'s broker (Kafka's production JVM flags) starting on one copy: its "Completed load of Log(…) … in T ms" for the partition; pagelog: \`pagelog recover --json\` on the other, its durationMs`,
+          `reference: Apache Kafka ${k.side.KAFKA_VERSION}'s broker (Kafka's production JVM flags) starting on one copy: its "Completed load of Log(…) … in T ms" for the partition; pagelog: \`pagelog recover --json\` on the other, its durationMs (with pagelog's default CRC-32C: recover has no --crc)`,
         ],
       },
       {
