@@ -61,7 +61,8 @@ interface RecoverySetup {
 }
 
 /**
- * pagelog writes the partition (100 × 1 KiB per append, closed cleanly); the broker creates the topic,
+ * pagelog writes the partition (100 × 1 KiB per append, four in flight: one group commit, one
+ * batch of 400 records each; closed cleanly); the broker creates the topic,
  * stops cleanly, and takes a copy of pagelog's segment files in place of its own.
  */
 async function prepareRecovery(ctx: BenchContext, k: Reached, work: string): Promise<RecoverySetup> {
@@ -181,7 +182,7 @@ export async function kafkaRecovery(ctx: BenchContext): Promise<Measured[]> {
         pagelog,
         reference: kafka,
         notes: [
-          `one unclean partition of ${size} (${setup.segments} segments of 1 KiB records, 100 a batch) written by pagelog, in two copies, no clean-shutdown marker, recovery point 0 (the whole partition walked; checked on both sides); ${cache}`,
+          `one unclean partition of ${size} (${setup.segments} segments of 1 KiB records, 400 a batch: 100 per append, 4 in flight) written by pagelog, in two copies, no clean-shutdown marker, recovery point 0 (the whole partition walked; checked on both sides); ${cache}`,
           `reference: Apache Kafka ${k.side.KAFKA_VERSION}'s broker (Kafka's production JVM flags) starting on one copy: its "Completed load of Log(…) … in T ms" for the partition; pagelog: \`pagelog recover --json\` on the other, its durationMs (with pagelog's default CRC-32C: recover has no --crc)`,
         ],
       },
