@@ -113,9 +113,13 @@ export class Runner {
     return this.#script !== undefined;
   }
 
-  /** Kills the running child, if any (on SIGINT). */
+  /**
+   * Ends the running child, if any (on SIGINT or SIGTERM). SIGTERM, not SIGKILL: a kafka row's
+   * child kills the broker JVMs it started (their own process groups) on SIGTERM, and a SIGKILL
+   * would leave them running; a child with no handler dies of it at once all the same.
+   */
   kill(): void {
-    this.#child?.kill("SIGKILL");
+    this.#child?.kill("SIGTERM");
   }
 
   async row(spec: RowSpec): Promise<RowResult[]> {

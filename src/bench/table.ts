@@ -76,6 +76,7 @@ function metCell(r: RowResult, scale: number): string {
 
 function cells(r: RowResult, scale: number): string[] {
   if (r.error !== undefined) return [r.row, "FAILED", "", "", "", "", "", "", "", "", metCell(r, scale), ""];
+  if (r.skipped !== undefined) return [r.row, "skipped", "", "", "", "", "", "", "", "", "-", ""];
   const p: Stats | null = r.pagelog;
   return [
     r.row,
@@ -114,6 +115,7 @@ function noteLines(rows: readonly RowResult[]): string[] {
   const out: string[] = [];
   for (const r of rows) {
     if (r.error !== undefined) out.push(`${r.row}: FAILED: ${r.error}`);
+    if (r.skipped !== undefined) out.push(`${r.row}: skipped: ${r.skipped}`);
     for (const note of r.notes) out.push(`${r.row}: ${note}`);
   }
   return out;
