@@ -16,6 +16,7 @@ export default defineConfig([
       fs: "src/fs.ts",
       testing: "src/testing.ts",
       course: "src/course.ts",
+      kafka: "src/kafka.ts",
     },
     format: ["esm", "cjs"],
     // The .d.ts files are api-extractor's rollups, one per entry (scripts/api.mjs), not tsup's chunks.
