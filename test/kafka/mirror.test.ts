@@ -123,6 +123,55 @@ describe.skipIf(tier === undefined)("pagelog/kafka mirror()", () => {
     await dir.close();
   });
 
+  it("carries a pagelog consumer's position to the Kafka group of its name, at the target offset of the same record", async () => {
+    const dir = await LogDir.open(mkdtempSync(join(scratch, "c-")));
+    const log = await dir.log("bills-0");
+    const topic = freshTopic("bills");
+    await createTopic(bootstrap, topic);
+    const billing = dir.consumer("billing");
+    const audit = dir.consumer("audit");
+    // Three transactions' worth (three flushes): target offsets drift from source offsets by the
+    // commit markers between them.
+    for (let t = 0; t < 3; t++) {
+      await log.append(Array.from({ length: 5 }, (_, i) => ({ value: bytes(`b${t * 5 + i}`) })));
+      await log.flush();
+    }
+    const running = await mirror({
+      dir,
+      source: "bills-0",
+      brokers: [bootstrap],
+      topic,
+      consumers: ["billing", "audit"],
+      maxTransactionBytes: 1,
+    });
+    await until("mirrored", () => running.progress().partitions[0]!.next === 15);
+    // billing read up to b6 (its next is 7, inside the second transaction); audit everything.
+    await billing.commit("bills-0", 7);
+    await audit.commit("bills-0", 15);
+    const carried = async () => {
+      const [b, a] = [await groupOffsets(bootstrap, "billing", topic), await groupOffsets(bootstrap, "audit", topic)];
+      return [b.get(0), a.get(0)];
+    };
+    await until("both positions carried", async () => (await carried()).every((o) => o !== undefined && o >= 0));
+    const [billingAt, auditAt] = await carried();
+    const target = await readTopic(bootstrap, topic, 15);
+    // The group's offset is the target offset right after b6: a consumer there reads b7 next.
+    const b6 = target.find((r) => r.value === "b6")!.offset;
+    const b7 = target.find((r) => r.value === "b7")!.offset;
+    expect(billingAt).toBeGreaterThan(b6);
+    expect(billingAt).toBeLessThanOrEqual(b7);
+    expect(target.filter((r) => r.offset >= billingAt!).map((r) => r.value)[0]).toBe("b7");
+    expect(auditAt).toBeGreaterThan(target.at(-1)!.offset); // caught up: past the last record
+    // A position never goes backwards on the Kafka side, and one past what is mirrored waits.
+    await log.append([{ value: bytes("b15") }]);
+    await log.flush();
+    await billing.commit("bills-0", 16);
+    await until("b15 mirrored", () => running.progress().partitions[0]!.next === 16);
+    await until("billing carried past b15", async () => ((await carried())[0] ?? 0) > billingAt!);
+    await running.stop();
+    await dir.close();
+  });
+
   it("a start that cannot work is one PagelogError at once: no broker, no topic, too few partitions, no source, another source's checkpoint", async () => {
     const dir = await LogDir.open(mkdtempSync(join(scratch, "e-")));
     const log = await dir.log("orders-1");
