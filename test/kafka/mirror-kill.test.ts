@@ -71,7 +71,7 @@ describe.skipIf(tier === undefined)("pagelog mirror under SIGKILL, a writer cras
     const launch = (args: string[]) => {
       const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
       let err = "";
-      child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       children.add(child);
       void exited(child).then(() => children.delete(child));
       return { child, stderr: () => err };
