@@ -10,5 +10,6 @@ export type {
   MirrorPartitionProgress,
   MirrorProgress,
   MirrorSaslOptions,
+  MirrorSourceDir,
   MirrorTlsOptions,
 } from "./kafka/types.js";

@@ -98,7 +98,14 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
   checkOptions(options);
   const client = await loadKafkaClient();
   let storage: FsStorage | undefined;
-  let dir = options.dir;
+  let dir = options.dir as LogDir | undefined;
+  if (
+    dir !== undefined &&
+    !["log", "topic", "consumer", "close"].every(
+      (m) => typeof (dir as unknown as Record<string, unknown>)[m] === "function",
+    )
+  )
+    throw new TypeError("mirror `dir` must be an open LogDir");
   if (dir === undefined) {
     storage = await FsStorage.open(options.logDir!, { create: false });
     dir = await LogDir.open(storage, { readOnly: true }).catch(async (err: unknown) => {

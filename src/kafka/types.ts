@@ -2,7 +2,18 @@
  * The mirror's public shapes (`pagelog/kafka`): its options, its progress and its handle. No
  * kafkajs type appears here, so the entry's types load without the optional peer installed.
  */
-import type { LogDir } from "../log/log-dir.js";
+
+/**
+ * An open `LogDir` of `pagelog`, as the mirror takes it: typed by two of its members, so that a
+ * `LogDir` from the root entry fits (the class itself, with private fields, is declared again in
+ * each entry's published types, and TypeScript would not take one for the other).
+ */
+export interface MirrorSourceDir {
+  /** `LogDir.readOnly`: opened with `{ readOnly: true }`. */
+  readonly readOnly: boolean;
+  /** `LogDir.logs()`: the names of its partition directories. */
+  logs(): Promise<string[]>;
+}
 
 /** TLS for the connection to the brokers, passed to the client as Node's `tls.connect` options. */
 export interface MirrorTlsOptions {
@@ -36,7 +47,7 @@ export interface MirrorOptions {
    * An open log directory to mirror from, in this process (a writer's own, or a read-only one).
    * The mirror never closes it. Give this or `logDir`.
    */
-  readonly dir?: LogDir;
+  readonly dir?: MirrorSourceDir;
   /** The path of a log directory, opened read-only (no lock, nothing written but consumer positions' files are read). */
   readonly logDir?: string;
   /** A partition (`orders-0`) or a topic (`orders`: every partition) of the directory. */
