@@ -170,7 +170,10 @@ async function startMirror(
     stopper.abort();
     await Promise.all(parts.map((p) => p.run().catch(() => undefined)));
     await cleanup();
-    throw err;
+    // A client error at the start (a coordinator not ready after a broker restart, …) is a start
+    // that did not work, as an unreachable broker is: one PagelogError, never a stray client error.
+    if (err instanceof PagelogError) throw err;
+    throw new PagelogError(`the mirror could not start: ${describeKafkaError(err)}`, ErrorCode.KAFKA, { cause: err });
   }
   const progress = (): MirrorProgress => {
     const partitions = parts.map((p) => p.progress());
