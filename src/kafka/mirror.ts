@@ -126,14 +126,11 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
   }
 }
 
-async function startMirror(
-  options: MirrorOptions,
-  client: Awaited<ReturnType<typeof loadKafkaClient>>,
-  dir: LogDir,
-  release: () => Promise<void>,
-): Promise<Mirror> {
-  const logs = await sourceLogs(dir, options.source);
-  const kafka = new client.Kafka({
+type KafkaClient = Awaited<ReturnType<typeof loadKafkaClient>>;
+
+/** The client for the brokers: quick to give up at the start (the sessions retry on their own). */
+function kafkaFor(options: MirrorOptions, client: KafkaClient): KafkaJs.Kafka {
+  return new client.Kafka({
     clientId: options.clientId ?? "pagelog-mirror",
     brokers: [...options.brokers],
     ...(options.ssl === undefined ? {} : { ssl: options.ssl as boolean }),
@@ -142,6 +139,61 @@ async function startMirror(
     connectionTimeout: 3_000,
     retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2_000 },
   });
+}
+
+/** The progress of every partition, summed. */
+function progressOf(parts: readonly PartitionMirror[], counters: MirrorContext["counters"]): MirrorProgress {
+  const partitions = parts.map((p) => p.progress());
+  const records = partitions.reduce((n, p) => n + p.records, 0);
+  const bytes = partitions.reduce((n, p) => n + p.bytes, 0);
+  const lagRecords = partitions.reduce((n, p) => n + (p.available - p.next), 0);
+  return {
+    records,
+    bytes,
+    lagRecords,
+    lagBytes: records === 0 ? 0 : Math.round((bytes / records) * lagRecords),
+    transactions: counters.transactions,
+    restarts: counters.restarts,
+    partitions,
+  };
+}
+
+/** Runs every partition; one partition's fatal error stops the others: the mirror ends whole, with that error. */
+function runAll(
+  parts: readonly PartitionMirror[],
+  stopper: AbortController,
+  cleanup: () => Promise<void>,
+  progress: () => MirrorProgress,
+): Promise<MirrorProgress> {
+  const done = Promise.all(
+    parts.map((p) =>
+      p.run().catch((err: unknown) => {
+        stopper.abort();
+        throw err;
+      }),
+    ),
+  ).then(
+    async () => {
+      await cleanup();
+      return progress();
+    },
+    async (err: unknown) => {
+      await cleanup();
+      throw err;
+    },
+  );
+  done.catch(() => undefined); // rejections are the caller's, through done or stop()
+  return done;
+}
+
+async function startMirror(
+  options: MirrorOptions,
+  client: KafkaClient,
+  dir: LogDir,
+  release: () => Promise<void>,
+): Promise<Mirror> {
+  const logs = await sourceLogs(dir, options.source);
+  const kafka = kafkaFor(options, client);
   const admin = kafka.admin();
   const stopper = new AbortController();
   const onAbort = () => stopper.abort();
@@ -175,40 +227,8 @@ async function startMirror(
     if (err instanceof PagelogError) throw err;
     throw new PagelogError(`the mirror could not start: ${describeKafkaError(err)}`, ErrorCode.KAFKA, { cause: err });
   }
-  const progress = (): MirrorProgress => {
-    const partitions = parts.map((p) => p.progress());
-    const records = partitions.reduce((n, p) => n + p.records, 0);
-    const bytes = partitions.reduce((n, p) => n + p.bytes, 0);
-    const lagRecords = partitions.reduce((n, p) => n + (p.available - p.next), 0);
-    return {
-      records,
-      bytes,
-      lagRecords,
-      lagBytes: records === 0 ? 0 : Math.round((bytes / records) * lagRecords),
-      transactions: ctx.counters.transactions,
-      restarts: ctx.counters.restarts,
-      partitions,
-    };
-  };
-  // One partition's fatal error stops the others: the mirror ends whole, with that error.
-  const done = Promise.all(
-    parts.map((p) =>
-      p.run().catch((err: unknown) => {
-        stopper.abort();
-        throw err;
-      }),
-    ),
-  ).then(
-    async () => {
-      await cleanup();
-      return progress();
-    },
-    async (err: unknown) => {
-      await cleanup();
-      throw err;
-    },
-  );
-  done.catch(() => undefined); // rejections are the caller's, through done or stop()
+  const progress = () => progressOf(parts, ctx.counters);
+  const done = runAll(parts, stopper, cleanup, progress);
   return {
     done,
     progress,
