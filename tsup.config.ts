@@ -5,7 +5,8 @@ import { defineConfig } from "tsup";
 // shebang), whose second entry is the bench's child process (src/bench/bench-child.ts): the
 // parent runs dist/bench-child.js with `process.execPath`, so no hidden flag is in the CLI's parser.
 // The library's entries (docs/entry-points.md): `index` the browser-clean root, `node` the root
-// in Node (adds FsStorage and LogDir.open(path)), `format`, `fs`, `testing` and `course` the subpaths.
+// in Node (adds FsStorage and LogDir.open(path)), `format`, `fs`, `testing`, `course` and `kafka`
+// (the mirror; kafkajs, its optional peer dependency, stays external) the subpaths.
 // The ESM entries share chunks, so one LogDir class serves them all in one process.
 export default defineConfig([
   {
@@ -16,6 +17,7 @@ export default defineConfig([
       fs: "src/fs.ts",
       testing: "src/testing.ts",
       course: "src/course.ts",
+      kafka: "src/kafka.ts",
     },
     format: ["esm", "cjs"],
     // The .d.ts files are api-extractor's rollups, one per entry (scripts/api.mjs), not tsup's chunks.

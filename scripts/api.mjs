@@ -22,7 +22,7 @@ const require = createRequire(import.meta.url);
 const { Extractor, ExtractorConfig, ExtractorLogLevel, ExtractorMessageCategory } = require("@microsoft/api-extractor");
 
 /** The entry points package.json exports, by their file in src/. */
-export const ENTRIES = ["index", "node", "format", "fs", "testing", "course"];
+export const ENTRIES = ["index", "node", "format", "fs", "testing", "course", "kafka"];
 /** Entries whose .d.ts is a rollup; `node` re-exports two of them. */
 const ROLLED_UP = ENTRIES.filter((e) => e !== "node");
 // This process's own: a build (a test's ensure-built) and a lint may run at once.

@@ -68,6 +68,23 @@ export const ErrorCode = {
    * topic: as in Kafka, partitions can be added, never removed (keys would move partitions).
    */
   PARTITION_COUNT: "PAGELOG_PARTITION_COUNT",
+  /**
+   * An optional peer dependency an entry needs is not installed: `pagelog/kafka` and
+   * `pagelog mirror` need `kafkajs` (`npm install kafkajs`). The message names the package.
+   */
+  MISSING_DEPENDENCY: "PAGELOG_MISSING_DEPENDENCY",
+  /**
+   * The Kafka cluster refused or could not do what the mirror needs: no broker answered at the
+   * start, the target topic does not exist or has too few partitions, or another mirror of the
+   * same target partition took over (fenced this one). The message says which.
+   */
+  KAFKA: "PAGELOG_KAFKA",
+  /**
+   * The mirror's target and its source disagree: the target's checkpoint is past the source's
+   * end (the source lost records it had mirrored, or is another log), below its start (records
+   * were deleted before they were mirrored), or names another source partition. Nothing is produced.
+   */
+  MIRROR_DIVERGED: "PAGELOG_MIRROR_DIVERGED",
 } as const;
 
 /** The `code` of a `PagelogError`: one of the `ErrorCode` constants' values (`"PAGELOG_CORRUPT"`, …). */

@@ -28,6 +28,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "print a partition's or a topic's records, one per line, and follow them (read-only)",
     load: async () => (await import("./tail/tail.js")).run,
   },
+  mirror: {
+    summary: "forward a partition or topic to a Kafka topic, exactly once, as it grows (needs kafkajs)",
+    load: async () => (await import("./mirror/mirror.js")).run,
+  },
   check: {
     summary: "run the course's unit cases against your storage policies (or pagelog's)",
     load: async () => (await import("./check/check.js")).run,

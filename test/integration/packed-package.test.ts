@@ -6,7 +6,7 @@
  * must run there under `node --test`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storageContract } from "../../src/testing/storage-contract.js";
@@ -33,7 +33,7 @@ describe("the packed package", () => {
     expect(shipped).not.toContain("test");
     expect(shipped).not.toContain("src");
     const dist = readdirSync(join(project, "node_modules/pagelog/dist"));
-    const entries = ["index", "node", "format", "fs", "testing", "course"].flatMap((e) => [
+    const entries = ["index", "node", "format", "fs", "testing", "course", "kafka"].flatMap((e) => [
       `${e}.js`,
       `${e}.cjs`,
       `${e}.d.ts`,
@@ -353,6 +353,47 @@ describe("the packed package", () => {
     expect(fuzzLoops.stderr).toMatch(
       /your writeVarint did not finish the course's cases within 10 s \(an infinite loop\?\)/,
     );
+  });
+
+  it("pagelog/kafka without its optional peer kafkajs: mirror() is PAGELOG_MISSING_DEPENDENCY naming it (ESM and CJS), pagelog mirror exits 2 with that line", () => {
+    mkdirSync(join(project, "mirror-src"), { recursive: true });
+    const esm = node([
+      "--input-type=module",
+      "-e",
+      `
+      import { mirror } from "pagelog/kafka";
+      const err = await mirror({ logDir: "mirror-src", source: "a-0", brokers: ["127.0.0.1:1"], topic: "t" }).catch((e) => e);
+      console.log(JSON.stringify([err.name, err.code, err.message]));
+      `,
+    ]);
+    const [name, code, message] = JSON.parse(esm) as [string, string, string];
+    expect([name, code]).toEqual(["PagelogError", "PAGELOG_MISSING_DEPENDENCY"]);
+    expect(message).toMatch(/needs the package kafkajs.*npm install kafkajs/);
+    const cjs = node([
+      "-e",
+      `require("pagelog/kafka").mirror({ logDir: "mirror-src", source: "a-0", brokers: ["127.0.0.1:1"], topic: "t" })
+        .catch((e) => console.log(e.code));`,
+    ]);
+    expect(cjs.trim()).toBe("PAGELOG_MISSING_DEPENDENCY");
+    let failure: { status: number; stderr: string } | undefined;
+    try {
+      node([
+        join(project, "node_modules/pagelog/dist/cli.js"),
+        "mirror",
+        "mirror-src",
+        "a-0",
+        "--brokers",
+        "127.0.0.1:1",
+        "--topic",
+        "t",
+      ]);
+    } catch (err) {
+      failure = err as { status: number; stderr: string };
+    }
+    expect(failure?.status).toBe(2);
+    expect(failure?.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^pagelog mirror: .*npm install kafkajs$/),
+    ]);
   });
 
   it("runs the pagelog binary: --help exits 0, an unknown command exits non-zero with one line", () => {

@@ -13,7 +13,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repo } from "../support/packed-project.js";
 
-const ENTRIES = ["index", "node", "format", "fs", "testing", "course"];
+const ENTRIES = ["index", "node", "format", "fs", "testing", "course", "kafka"];
 
 /** The JSDoc comments attached to `node` (TypeScript keeps them on the node as `jsDoc`). */
 function docsOf(node: ts.Node): ts.JSDoc[] {

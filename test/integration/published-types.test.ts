@@ -22,7 +22,7 @@ afterAll(() => {
   if (project !== undefined) rmSync(project, { recursive: true, force: true });
 });
 
-const ENTRY_POINTS = ["pagelog", "pagelog/format", "pagelog/course", "pagelog/fs", "pagelog/testing"];
+const ENTRY_POINTS = ["pagelog", "pagelog/format", "pagelog/course", "pagelog/fs", "pagelog/testing", "pagelog/kafka"];
 
 /** Uses a name from every entry point, and Log's and LogDir's disposal, in a typed way. */
 const EVERY_ENTRY_POINT = `import { LogDir, SimStorage, PagelogError, type Log, type Storage } from "pagelog";
@@ -30,11 +30,13 @@ import { encodeBatch, decodeBatchSync, type RecordInput } from "pagelog/format";
 import { kafkaPolicies, checkPolicies } from "pagelog/course";
 import { FsStorage } from "pagelog/fs";
 import { crashTest, pagelogAdapter, storageContract } from "pagelog/testing";
+import { mirror, type MirrorOptions } from "pagelog/kafka";
 import * as root from "pagelog";
 import * as format from "pagelog/format";
 import * as course from "pagelog/course";
 import * as fs from "pagelog/fs";
 import * as testing from "pagelog/testing";
+import * as kafka from "pagelog/kafka";
 
 export async function use(log: Log): Promise<number> {
   const storage: Storage = new SimStorage({ seed: 1 });
@@ -45,8 +47,14 @@ export async function use(log: Log): Promise<number> {
   await dir.close();
   return n;
 }
-export const used = [PagelogError, kafkaPolicies, checkPolicies, FsStorage.open, crashTest, pagelogAdapter, storageContract];
-export const modules = [root, format, course, fs, testing];
+export const used = [PagelogError, kafkaPolicies, checkPolicies, FsStorage.open, crashTest, pagelogAdapter, storageContract, mirror];
+export const modules = [root, format, course, fs, testing, kafka];
+// A LogDir of the root goes to the mirror as it is.
+export async function mirrored(dir: LogDir): Promise<number> {
+  const options: MirrorOptions = { dir, source: "orders", brokers: ["k:9092"], topic: "orders" };
+  const running = await mirror(options);
+  return (await running.stop()).records;
+}
 `;
 
 /** Compiles `files` (name → text) in a directory of their own with these compiler options; returns tsc's output. */
@@ -88,7 +96,7 @@ describe("the published types", () => {
   it("compile on lib es2022 + dom, without @types/node, without skipLibCheck: module nodenext, ESM and CJS", () => {
     const cjs =
       ENTRY_POINTS.map((e, i) => `import m${i} = require("${e}");`).join("\n") +
-      "\nexport const all = [m0.LogDir, m1.encodeBatch, m2.kafkaPolicies, m3.FsStorage, m4.crashTest];\n";
+      "\nexport const all = [m0.LogDir, m1.encodeBatch, m2.kafkaPolicies, m3.FsStorage, m4.crashTest, m5.mirror];\n";
     const files = { "esm.mts": EVERY_ENTRY_POINT, "cjs.cts": cjs };
     expect(compile("no-node-nodenext", { ...WITHOUT_NODE, ...NODENEXT }, files)).toBe("");
   });

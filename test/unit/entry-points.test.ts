@@ -62,6 +62,10 @@ describe("the entry points match docs/entry-points.md", () => {
     expect(await exportsOf("format.ts")).toEqual([...new Set(documented("pagelog/format"))].sort());
   });
 
+  it("pagelog/kafka", async () => {
+    expect(await exportsOf("kafka.ts")).toEqual([...new Set(documented("pagelog/kafka"))].sort());
+  });
+
   it("pagelog/course", async () => {
     expect(await exportsOf("course.ts")).toEqual(documented("pagelog/course").sort());
   });

@@ -29,6 +29,7 @@ const MAY_IMPORT: LayerRules["mayImport"] = {
   inspect: ["storage", "format", "segment", "log", "text"],
   demo: ["storage", "format", "segment", "log", "course", "testing", "policies", "text", "inspect"],
   bench: ["storage", "format", "segment", "log", "testing", "text"],
+  kafka: ["storage", "format", "segment", "log", "policies"],
   cli: [
     "storage",
     "format",
@@ -41,9 +42,10 @@ const MAY_IMPORT: LayerRules["mayImport"] = {
     "inspect",
     "demo",
     "bench",
+    "kafka",
     "entry",
   ],
-  entry: ["storage", "format", "segment", "log", "course", "testing", "policies"],
+  entry: ["storage", "format", "segment", "log", "course", "testing", "policies", "kafka"],
 };
 
 /**
