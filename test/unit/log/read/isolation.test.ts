@@ -311,8 +311,8 @@ describe("isolation: what a reader gets of a broker's transactions", () => {
     const sim = await brokerLog([{ plain: ["a"] }]);
     await withLog(sim, async (log) => {
       for (const bad of ["READ_COMMITTED", "committed", 1, null, true]) {
-        await expectTypeError(() => log.read(0, { isolation: bad as Isolation }), "isolation");
-        await expectTypeError(() => log.records({ isolation: bad as Isolation }).next(), "isolation");
+        await expectTypeError(() => log.read(0, { isolation: bad as Isolation }), "isolation must be");
+        await expectTypeError(() => log.records({ isolation: bad as Isolation }).next(), "isolation must be");
       }
     });
   });
