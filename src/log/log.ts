@@ -338,8 +338,8 @@ export class Log {
   /**
    * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
-   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. `durable`: only
-   * records below the recovery point (at or above it gives [], as the end does). `isolation`: what is read of a broker's transactions.
+   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. `durable`: below
+   * the recovery point only (at or above it: []). `isolation`: what of a broker's transactions.
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
     let o: ReturnType<typeof resolveReadOptions>;

@@ -58,7 +58,7 @@ export interface ReadOptions {
 }
 
 /** `Log.read`'s options, checked, with their defaults. */
-export type ResolvedReadOptions = Required<ReadOptions>;
+type ResolvedReadOptions = Required<ReadOptions>;
 
 /** Limits of `Log.readBatches`. */
 export interface ReadBatchesOptions {

@@ -99,7 +99,7 @@ interface TxnWalk {
 const walks = new WeakMap<LogState, TxnWalk>();
 
 /** `readRawBatches` (log-read.ts, which imports this file): whole batches from the one holding `offset`. */
-export type RawReader = (s: LogState, offset: number, maxBytes: number) => Promise<Uint8Array>;
+type RawReader = (s: LogState, offset: number, maxBytes: number) => Promise<Uint8Array>;
 
 /** Whether a read has met a transaction in this log (so `read_committed` reads look it up). */
 export function knowsTransactions(s: LogState): boolean {
