@@ -12,7 +12,9 @@ import type { Isolation } from "../../../../src/log/read/log-read.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
-import { expectTypeError, NAME, segPath, writeFile } from "../helpers.js";
+import { expectCode, expectTypeError, NAME, segPath, writeFile } from "../helpers.js";
+import { ErrorCode } from "../../../../src/errors.js";
+import { typedLog } from "../../../../src/log/topic/typed-log.js";
 
 /** One batch of the hand-made log, or a roll: the batches after it go to a new segment. */
 type Step =
@@ -291,6 +293,79 @@ describe("isolation: what a reader gets of a broker's transactions", () => {
     } finally {
       await reader.close();
     }
+  });
+
+  it("a truncation below a marker reopens its transaction: read_committed stops there again", async () => {
+    const sim = await brokerLog([
+      { plain: ["a"] },
+      { tx: 6, values: ["x"] },
+      { marker: "abort", producer: 6 },
+      { plain: ["b"] },
+    ]);
+    await withLog(sim, async (log) => {
+      expect(await bothPaths(log)).toEqual(["0:a", "3:b"]);
+      await log.truncateTo(2); // the abort marker and b are gone: x's transaction has no end
+      expect(await bothPaths(log)).toEqual(["0:a"]);
+      await log.append([{ value: "c" }]);
+      expect(await bothPaths(log)).toEqual(["0:a"]);
+      expect(await bothPaths(log, "read_uncommitted")).toEqual(["0:a", "1:x", "2:c"]);
+    });
+  });
+
+  it("a typed log passes the isolation on", async () => {
+    const sim = await brokerLog([{ tx: 2, values: ["x"] }, { marker: "abort", producer: 2 }, { plain: ["a"] }]);
+    await withLog(sim, async (log) => {
+      const typed = typedLog<string, string>(log, { key: "utf8", value: "utf8" });
+      const values = async (isolation: Isolation): Promise<(string | null)[]> => {
+        const out: (string | null)[] = [];
+        for await (const r of typed.records({ isolation })) out.push(r.value);
+        return out;
+      };
+      expect(await values("read_committed")).toEqual(["a"]);
+      expect(await values("read_uncommitted")).toEqual(["x", "a"]);
+      expect((await typed.read(0)).map((r) => r.value)).toEqual(["a"]);
+    });
+  });
+
+  it("a .txnindex of garbage changes nothing: pagelog finds aborted transactions by their markers", async () => {
+    const steps: Step[] = [
+      { plain: ["a"] },
+      { tx: 3, values: ["x"] },
+      { marker: "abort", producer: 3 },
+      { plain: ["b"] },
+    ];
+    for (const readOnly of [false, true]) {
+      const sim = await brokerLog(steps);
+      // Kafka's entry is version int16, producer id, first, last and last stable offsets (int64):
+      // here a torn one, then one naming a producer and range that aborted nothing.
+      const junk = new Uint8Array(34 + 20).fill(0xff);
+      await writeFile(sim, `${NAME}/${"0".repeat(20)}.txnindex`, 0, junk, { create: true, sync: true });
+      const dir = await LogDir.open(sim, { readOnly });
+      try {
+        expect(await bothPaths(await dir.log(NAME))).toEqual(["0:a", "3:b"]);
+      } finally {
+        await dir.close();
+      }
+    }
+  });
+
+  it("a control batch whose record has no 4-byte key is PAGELOG_CORRUPT at read_committed, not a guess", async () => {
+    const sim = await brokerLog([{ plain: ["a"] }, { tx: 3, values: ["x"] }]);
+    const bad = encodeBatch([{ key: new Uint8Array([0, 0]), value: null }], {
+      baseOffset: 2,
+      timestamp: 2,
+      producerId: 3,
+      producerEpoch: 0,
+      isTransactional: true,
+      isControl: true,
+    });
+    const segment = segPath(0, ".log");
+    await writeFile(sim, segment, (await sim.stat(segment))!.size, bad, { sync: true });
+    await withLog(sim, async (log) => {
+      await expectCode(() => log.read(0), ErrorCode.CORRUPT);
+      // read_uncommitted needs no marker's type: it skips the control batch and reads x.
+      expect(await bothPaths(log, "read_uncommitted")).toEqual(["0:a", "1:x"]);
+    });
   });
 
   it("a log of pagelog's own reads the same at every isolation", async () => {
