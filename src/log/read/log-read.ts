@@ -13,6 +13,7 @@ import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js
 import { TimestampTree } from "../state/timestamp-tree.js";
 import { durableOf } from "../state/read-only-state.js";
 import {
+  checkControlRecords,
   hasProducer,
   hasTxnFlags,
   isAborted,
@@ -177,6 +178,7 @@ async function decodeRecords(
     if (flagged) {
       const header = readBatchHeader(raw, at);
       if (header.baseOffset >= stable) break;
+      if (header.isControl && !(await isControl(raw.subarray(at, at + size), header.baseOffset, out.length))) break; // damage after good records: they go out, the read that starts at it reports it
       if (header.isControl || (walk !== undefined && isAborted(walk, header.producerId, header.baseOffset))) {
         if (header.lastOffset >= from) skips.push(Math.max(header.baseOffset, from), header.lastOffset + 1);
         at += size;
@@ -213,6 +215,20 @@ async function decodeRecords(
   while (skips.length > 0 && skips.at(-2)! >= stable) skips.length -= 2;
   if (skips.length > 0) skips[skips.length - 1] = Math.min(skips.at(-1)!, stable);
   return { records: out, stable };
+}
+
+/**
+ * Whether a control batch holds control records (transactions.ts): true, or when it does not, or
+ * cannot be decoded, false if records were read before it, else the error.
+ */
+async function isControl(bytes: Uint8Array, baseOffset: number, before: number): Promise<boolean> {
+  try {
+    checkControlRecords(baseOffset, (await decodeBatch(bytes, { verifyCrc: false })).records);
+    return true;
+  } catch (err) {
+    if (before > 0) return false;
+    throw err;
+  }
 }
 
 /**

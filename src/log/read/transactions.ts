@@ -29,7 +29,7 @@ import {
   type BatchHeader,
   TRANSACTIONAL_FLAG_MASK,
 } from "../../format/index.js";
-import { describeValue } from "../../format/record-codec.js";
+import { type DecodedRecord as LogRecord, describeValue } from "../../format/record-codec.js";
 import { batchSize } from "../options/log-arguments.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
@@ -215,11 +215,24 @@ async function note(walk: TxnWalk, header: BatchHeader, bytes: Uint8Array): Prom
 
 /** The control record type of a control batch (-1 for an empty one, as the cleaner may leave). */
 async function markerType(header: BatchHeader, bytes: Uint8Array): Promise<number> {
-  const key = (await decodeBatch(bytes, { verifyCrc: false })).records[0]?.key;
-  if (key === undefined) return -1;
-  // Kafka refuses a control record without its 4-byte key; so does pagelog, rather than guess
-  // whether the transaction committed.
-  if (key === null || key.length < CONTROL_KEY_SIZE)
-    throw corruptError(`control batch at offset ${header.baseOffset} has no control record key`);
-  return new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(CONTROL_TYPE_OFFSET);
+  const records = (await decodeBatch(bytes, { verifyCrc: false })).records;
+  checkControlRecords(header.baseOffset, records);
+  const key = records[0]?.key;
+  return key == null ? -1 : new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(CONTROL_TYPE_OFFSET);
+}
+
+/**
+ * Checks that a control batch's records are control records, as Kafka's `ControlRecordType.parse`
+ * does: a key of at least 4 bytes, `version int16` not negative, then `type int16`. A reader skips
+ * a control batch's records, so a batch whose control bit is set on data records (a damaged
+ * attribute with a CRC that matches) would lose them without a word: it is `PAGELOG_CORRUPT`.
+ */
+export function checkControlRecords(baseOffset: number, records: readonly LogRecord[]): void {
+  for (const { key, offset } of records) {
+    // Kafka refuses a control record without its 4-byte key; so does pagelog, rather than guess.
+    if (key === null || key.length < CONTROL_KEY_SIZE)
+      throw corruptError(`control batch at offset ${baseOffset}: record ${offset} has no control record key`);
+    if (new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(0) < 0)
+      throw corruptError(`control batch at offset ${baseOffset}: record ${offset} has a negative control key version`);
+  }
 }

@@ -349,9 +349,10 @@ describe("isolation: what a reader gets of a broker's transactions", () => {
     }
   });
 
-  it("a control batch whose record has no 4-byte key is PAGELOG_CORRUPT at read_committed, not a guess", async () => {
-    const sim = await brokerLog([{ plain: ["a"] }, { tx: 3, values: ["x"] }]);
-    const bad = encodeBatch([{ key: new Uint8Array([0, 0]), value: null }], {
+  it("a control batch whose record has no 4-byte key is PAGELOG_CORRUPT at either level, never skipped", async () => {
+    // A marker without its key, and a batch of data records with the control bit set (as a
+    // damaged attribute whose CRC matches would be): a reader would skip their records unseen.
+    const markerWithoutKey = encodeBatch([{ key: new Uint8Array([0, 0]), value: null }], {
       baseOffset: 2,
       timestamp: 2,
       producerId: 3,
@@ -359,13 +360,26 @@ describe("isolation: what a reader gets of a broker's transactions", () => {
       isTransactional: true,
       isControl: true,
     });
-    const segment = segPath(0, ".log");
-    await writeFile(sim, segment, (await sim.stat(segment))!.size, bad, { sync: true });
-    await withLog(sim, async (log) => {
-      await expectCode(() => log.read(0), ErrorCode.CORRUPT);
-      // read_uncommitted needs no marker's type: it skips the control batch and reads x.
-      expect(await bothPaths(log, "read_uncommitted")).toEqual(["0:a", "1:x"]);
-    });
+    const dataMarkedControl = encodeBatch(
+      [
+        { key: "k2", value: "v2" },
+        { key: null, value: "v3" },
+      ],
+      { baseOffset: 2, timestamp: 2, isControl: true },
+    );
+    for (const bad of [markerWithoutKey, dataMarkedControl]) {
+      const sim = await brokerLog([{ plain: ["a"] }, { idempotent: 3, values: ["x"] }]);
+      const segment = segPath(0, ".log");
+      await writeFile(sim, segment, (await sim.stat(segment))!.size, bad, { sync: true });
+      await withLog(sim, async (log) => {
+        for (const isolation of ["read_committed", "read_uncommitted"] as const) {
+          await expectCode(() => log.read(2, { isolation }), ErrorCode.CORRUPT);
+          await expectCode(() => iterated(log, isolation), ErrorCode.CORRUPT);
+        }
+        // The good records before it are still read, as before any damage.
+        expect((await log.read(0, { isolation: "read_uncommitted" })).map((r) => text(r.value))).toEqual(["a", "x"]);
+      });
+    }
   });
 
   it("a log of pagelog's own reads the same at every isolation", async () => {
