@@ -5,7 +5,7 @@
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
  * a range, and following the log, is records-iterator.ts.
  */
-import { decodeBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
+import { decodeBatch, type DecodedBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
 import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
@@ -13,7 +13,7 @@ import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js
 import { TimestampTree } from "../state/timestamp-tree.js";
 import { durableOf } from "../state/read-only-state.js";
 import {
-  checkControlRecords,
+  holdsControlRecords,
   hasProducer,
   hasTxnFlags,
   isAborted,
@@ -175,27 +175,25 @@ async function decodeRecords(
       walk = await transactionsOf(s, readRawBatches);
       stable = lastStable(walk);
     }
+    let batch: DecodedBatch | undefined;
     if (flagged) {
       const header = readBatchHeader(raw, at);
       if (header.baseOffset >= stable) break;
-      if (header.isControl && !(await isControl(raw.subarray(at, at + size), header.baseOffset, out.length))) break; // damage after good records: they go out, the read that starts at it reports it
-      if (header.isControl || (walk !== undefined && isAborted(walk, header.producerId, header.baseOffset))) {
+      let skip = !header.isControl && walk !== undefined && isAborted(walk, header.producerId, header.baseOffset);
+      if (header.isControl) {
+        // Skipped only when its records are control records: one bit never hides data records.
+        batch = await decodeAt(raw, at, size, out.length);
+        if (batch === undefined) break;
+        skip = holdsControlRecords(batch.records);
+      }
+      if (skip) {
         if (header.lastOffset >= from) skips.push(Math.max(header.baseOffset, from), header.lastOffset + 1);
         at += size;
         continue;
       }
     }
-    let batch: Awaited<ReturnType<typeof decodeBatch>>;
-    try {
-      batch = await decodeBatch(raw.subarray(at, at + size), {
-        verifyCrc: false, // the segment checked every CRC on the way out
-      });
-    } catch (err) {
-      // Hand on the good records before it, as a segment does with a bad CRC: the read that
-      // starts at this batch reports it.
-      if (out.length > 0) break;
-      throw err;
-    }
+    batch ??= await decodeAt(raw, at, size, out.length);
+    if (batch === undefined) break;
     const records = batch.records;
     // The usual case, a first batch wholly wanted: its own array, not a copy record by record.
     const whole = records.length <= maxRecords - out.length && (records[0]?.offset ?? from) >= from;
@@ -218,15 +216,16 @@ async function decodeRecords(
 }
 
 /**
- * Whether a control batch holds control records (transactions.ts): true, or when it does not, or
- * cannot be decoded, false if records were read before it, else the error.
+ * The batch at `at`, decoded; undefined when it cannot be and records were read before it: they
+ * are handed on, as a segment does with a bad CRC, and the read that starts at it reports it.
  */
-async function isControl(bytes: Uint8Array, baseOffset: number, before: number): Promise<boolean> {
+async function decodeAt(raw: Uint8Array, at: number, size: number, before: number): Promise<DecodedBatch | undefined> {
   try {
-    checkControlRecords(baseOffset, (await decodeBatch(bytes, { verifyCrc: false })).records);
-    return true;
+    return await decodeBatch(raw.subarray(at, at + size), {
+      verifyCrc: false, // the segment checked every CRC on the way out
+    });
   } catch (err) {
-    if (before > 0) return false;
+    if (before > 0) return undefined;
     throw err;
   }
 }

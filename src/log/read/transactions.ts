@@ -19,7 +19,6 @@
  * it walked. A read also starts the walk at the first batch it meets of an idempotent producer (a
  * broker's, not pagelog's): a transaction may be open from below where that read began.
  */
-import { corruptError } from "../../errors.js";
 import {
   ATTRIBUTES_OFFSET,
   CONTROL_FLAG_MASK,
@@ -204,7 +203,7 @@ async function note(walk: TxnWalk, header: BatchHeader, bytes: Uint8Array): Prom
     return;
   }
   const first = walk.open.get(producer);
-  const type = await markerType(header, bytes);
+  const type = await markerType(bytes);
   if (type !== ABORT && type !== COMMIT) return;
   walk.open.delete(producer);
   if (type === COMMIT || first === undefined) return;
@@ -213,26 +212,30 @@ async function note(walk: TxnWalk, header: BatchHeader, bytes: Uint8Array): Prom
   walk.aborted.set(producer, ranges);
 }
 
-/** The control record type of a control batch (-1 for an empty one, as the cleaner may leave). */
-async function markerType(header: BatchHeader, bytes: Uint8Array): Promise<number> {
+/**
+ * The control record type of a control batch: -1 for an empty one (as Kafka's cleaner may leave)
+ * or one whose records are not control records (read as data: see `holdsControlRecords`).
+ */
+async function markerType(bytes: Uint8Array): Promise<number> {
   const records = (await decodeBatch(bytes, { verifyCrc: false })).records;
-  checkControlRecords(header.baseOffset, records);
   const key = records[0]?.key;
-  return key == null ? -1 : new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(CONTROL_TYPE_OFFSET);
+  if (!holdsControlRecords(records) || key == null) return -1;
+  return new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(CONTROL_TYPE_OFFSET);
 }
 
 /**
- * Checks that a control batch's records are control records, as Kafka's `ControlRecordType.parse`
- * does: a key of at least 4 bytes, `version int16` not negative, then `type int16`. A reader skips
- * a control batch's records, so a batch whose control bit is set on data records (a damaged
- * attribute with a CRC that matches) would lose them without a word: it is `PAGELOG_CORRUPT`.
+ * Whether a control batch's records are control records, as Kafka's `ControlRecordType.parse`
+ * reads one: a key of at least 4 bytes, `version int16` not negative, then `type int16`. Kafka
+ * skips a control batch whatever it holds; pagelog skips only control records, so that a batch
+ * of data records with the control bit set (a damaged attribute whose CRC matches) is read, not
+ * lost without a word (and `pagelog verify`, which checks no such bit, never calls clean what a
+ * read refuses).
  */
-export function checkControlRecords(baseOffset: number, records: readonly LogRecord[]): void {
-  for (const { key, offset } of records) {
-    // Kafka refuses a control record without its 4-byte key; so does pagelog, rather than guess.
-    if (key === null || key.length < CONTROL_KEY_SIZE)
-      throw corruptError(`control batch at offset ${baseOffset}: record ${offset} has no control record key`);
-    if (new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(0) < 0)
-      throw corruptError(`control batch at offset ${baseOffset}: record ${offset} has a negative control key version`);
-  }
+export function holdsControlRecords(records: readonly LogRecord[]): boolean {
+  return records.every(
+    ({ key }) =>
+      key !== null &&
+      key.length >= CONTROL_KEY_SIZE &&
+      new DataView(key.buffer, key.byteOffset, key.byteLength).getInt16(0) >= 0,
+  );
 }
