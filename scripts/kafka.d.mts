@@ -20,12 +20,16 @@ export declare function spawnJava(options: {
   args: readonly string[];
   cwd?: string;
   output: string;
+  /** A Log4j2 configuration file other than test/kafka/log4j2.properties. */
+  log4j?: string;
 }): ChildProcess;
 export declare function runJava(options: {
   classpath: string;
   main: string;
   args: readonly string[];
   timeoutMs?: number;
+  /** The JVM's flags (default TOOL_JVM_FLAGS). */
+  flags?: readonly string[];
 }): Promise<{ code: number | null; output: string }>;
 /** One PagelogProbe call: `["dump", ...DumpLogSegments arguments]` or `["records", logFile]`. */
 export type ProbeCall = readonly string[];
@@ -60,4 +64,8 @@ export declare function startBroker(options: {
   /** Start the node `dir` already holds (no format), on the ports it had. */
   restart?: boolean;
   onSpawn?: (pid: number) => void;
+  /** A Log4j2 configuration file for the broker other than test/kafka/log4j2.properties. */
+  log4j?: string;
+  /** The broker JVM's flags (default BROKER_JVM_FLAGS). */
+  jvmFlags?: readonly string[];
 }): Promise<Broker>;

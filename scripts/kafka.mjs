@@ -144,12 +144,13 @@ export function groupAlive(pid) {
 
 /**
  * Starts `java <flags> -cp <classpath> <main> <args>` as the leader of its own process group,
- * registered for killing on exit. `output`: a file for its stdout and stderr, or "pipe".
+ * registered for killing on exit. `output`: a file for its stdout and stderr, or "pipe"; `log4j`:
+ * a Log4j2 configuration other than the tier's warnings-only one.
  */
-export function spawnJava({ classpath, flags, main, args, cwd, output }) {
+export function spawnJava({ classpath, flags, main, args, cwd, output, log4j = LOG4J }) {
   installHandlers();
   const fd = output === "pipe" ? undefined : openSync(output, "a");
-  const child = spawn("java", [...flags, `-Dlog4j2.configurationFile=${LOG4J}`, "-cp", classpath, main, ...args], {
+  const child = spawn("java", [...flags, `-Dlog4j2.configurationFile=${log4j}`, "-cp", classpath, main, ...args], {
     cwd,
     detached: true,
     stdio: ["ignore", fd ?? "pipe", fd ?? "pipe"],
@@ -169,11 +170,11 @@ export function spawnJava({ classpath, flags, main, args, cwd, output }) {
 
 /**
  * Runs a short-lived Java tool to its end and resolves with its output; past `timeoutMs` its
- * group is killed and the promise rejects.
+ * group is killed and the promise rejects. `flags`: the JVM's, the tools' quick-start ones by default.
  */
-export function runJava({ classpath, main, args, timeoutMs = 120_000 }) {
+export function runJava({ classpath, main, args, timeoutMs = 120_000, flags = TOOL_JVM_FLAGS }) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawnJava({ classpath, flags: TOOL_JVM_FLAGS, main, args, output: "pipe" });
+    const child = spawnJava({ classpath, flags, main, args, output: "pipe" });
     const chunks = [];
     child.stdout.on("data", (chunk) => chunks.push(chunk));
     child.stderr.on("data", (chunk) => chunks.push(chunk));
@@ -282,7 +283,9 @@ async function waitUntilAnswers({ bootstrap, deadline, exited }) {
  * Formats a KRaft single node (broker and controller in one JVM) in `dir` and starts it on free
  * loopback ports (`restart`: starts the node `dir` already holds, unformatted, on its old ports);
  * resolves once a client's DescribeCluster answers. `onSpawn(pid)` hears the
- * JVM's process group as soon as it exists. On any failure the group is killed and the error
+ * JVM's process group as soon as it exists; `log4j` replaces the broker's warnings-only logging
+ * (the bench reads the broker's INFO lines) and `jvmFlags` its quick-start JVM flags (the bench
+ * runs Kafka's production ones). On any failure the group is killed and the error
  * carries the broker's log tail.
  */
 export async function startBroker({
@@ -292,6 +295,8 @@ export async function startBroker({
   extra = {},
   restart = false,
   onSpawn = () => {},
+  log4j,
+  jvmFlags = BROKER_JVM_FLAGS,
 }) {
   const started = performance.now();
   const logDir = join(dir, "kafka-logs");
@@ -325,11 +330,12 @@ export async function startBroker({
   const logFile = join(dir, "broker.out");
   const child = spawnJava({
     classpath,
-    flags: BROKER_JVM_FLAGS,
+    flags: jvmFlags,
     main: "kafka.Kafka",
     args: [properties],
     cwd: dir,
     output: logFile,
+    log4j,
   });
   const pid = child.pid;
   const exited = { code: undefined };

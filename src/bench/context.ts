@@ -57,7 +57,7 @@ export function removeDir(path: string): void {
 /** The partition every row writes. */
 export const PARTITION = "bench-0";
 
-export interface OpenedLog {
+interface OpenedLog {
   readonly dir: LogDir;
   readonly log: Log;
   /** Cleanly closes the directory and its storage. */

@@ -51,6 +51,12 @@ export const GOALS: Readonly<Record<string, Goal | null>> = {
   "follow-process/latency-poll10": null,
   "follow-process/throughput": null,
   "append-4GB": { on: "rss", op: "<", value: 150, unit: "MB" },
+  // Issue 34: pagelog's recovery at least as fast as Kafka's on the same bytes.
+  "kafka-recovery": ratio("≥", 1),
+  "kafka-recovery/disk-read": null,
+  "kafka-produce": null,
+  "kafka-produce/bytes": null,
+  "kafka-produce/raw-write": null,
 };
 
 /** "≥ 0.8" (the ratio), "< 100 ms" (pagelog's own figure), "RSS < 150 MB". */

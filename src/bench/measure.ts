@@ -73,6 +73,11 @@ export interface Measured {
    */
   readonly goal?: Goal | null;
   readonly notes: readonly string[];
+  /**
+   * Set when the row could not run here (what it needs is absent: Java for the kafka rows): why, in
+   * one line. Its figures are then empty, and it is printed as skipped, not failed.
+   */
+  readonly skipped?: string;
 }
 
 /** A row as printed: the table's line, and one element of `--json`'s `rows`. */
@@ -89,10 +94,13 @@ export interface RowResult {
   readonly notes: readonly string[];
   /** Set when the row failed: what went wrong. */
   readonly error?: string;
+  /** Set when the row could not run here: why (the run still exits 0). */
+  readonly skipped?: string;
 }
 
 /** Summarizes a measured row, now that the peak RSS of its process is known (or null). */
 export function finish(m: Measured, peakRss: number | null): RowResult {
+  if (m.skipped !== undefined) return skippedRow(m.row, m.skipped);
   const pagelog = stats(m.pagelog);
   const reference = m.reference === null ? null : stats(m.reference);
   const ratios = m.ratio ?? (m.reference === null ? null : m.pagelog.map((p, i) => p / m.reference![i]!));
@@ -131,6 +139,27 @@ export function failed(row: string, error: string): RowResult {
     notes: [],
     error,
   };
+}
+
+/** A row that could not run here (`reason`, one line): no figures, no goal judged, not a failure. */
+function skippedRow(row: string, reason: string): RowResult {
+  return {
+    row,
+    unit: null,
+    pagelog: null,
+    reference: null,
+    ratio: null,
+    goal: null,
+    met: null,
+    peakRssMB: null,
+    notes: [],
+    skipped: reason,
+  };
+}
+
+/** A measured row that could not run here: what a row returns instead of figures. */
+export function skipped(row: string, reason: string): Measured {
+  return { row, unit: "", pagelog: [], reference: null, notes: [], skipped: reason };
 }
 
 /** xorshift32: a tiny seeded PRNG, so every run draws the same lookups. */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { resolveOptions, type OptionResolvers } from "../options.js";
 import type { CrcName } from "./crc.js";
-import { ROWS, rowNamed } from "./rows/rows.js";
+import { expandRowNames, rowChoices, ROWS } from "./rows/rows.js";
 
 export interface BenchOptions {
   /** Where the real-disk rows run. Default: the OS temp directory. */
@@ -20,7 +20,7 @@ export interface BenchOptions {
   readonly repeats?: number;
   /** Multiplies every size and count, in (0, 1000]. Default 1; below 1 the goals are not judged. */
   readonly scale?: number;
-  /** The rows to run, by name, in this order. Default: every row. */
+  /** The rows to run, by name (or group: `kafka`), in this order. Default: every row. */
   readonly rows?: readonly string[];
   /** Print one JSON document instead of the table. Default false. */
   readonly json?: boolean;
@@ -91,10 +91,9 @@ export function resolveBenchOptions(options?: BenchOptions): ResolvedBenchOption
       if (value === undefined) return ROWS.map((r) => r.name);
       if (!Array.isArray(value) || value.length === 0 || value.some((n) => typeof n !== "string"))
         throw new TypeError(`${WHAT}: rows must be a non-empty array of row names`);
-      const unknown = value.find((n: string) => rowNamed(n) === undefined);
-      if (unknown !== undefined)
-        throw new RangeError(`${WHAT}: unknown row '${unknown}' (rows: ${ROWS.map((r) => r.name).join(", ")})`);
-      return [...new Set(value as string[])];
+      const { rows, unknown } = expandRowNames(value as string[]);
+      if (unknown !== undefined) throw new RangeError(`${WHAT}: unknown row '${unknown}' (rows: ${rowChoices()})`);
+      return rows;
     },
     json: flag("json"),
     crc: (value) => {

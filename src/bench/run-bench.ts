@@ -41,7 +41,7 @@ function metaOf(options: ResolvedBenchOptions, crcLabel: string, inChildren: boo
   };
 }
 
-export interface BenchRun {
+interface BenchRun {
   readonly meta: BenchMeta;
   readonly results: RowResult[];
 }
@@ -78,6 +78,7 @@ export async function runBench(given: BenchOptions | undefined, progress: (line:
       const rows = await runner.row(rowNamed(name)!);
       results.push(...rows);
       for (const r of rows) if (r.error !== undefined) progress(`row ${r.row} failed: ${r.error}`);
+      for (const r of rows) if (r.skipped !== undefined) progress(`row ${r.row} skipped: ${r.skipped}`);
       progress(`${name} ran in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     return { meta, results };

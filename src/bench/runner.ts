@@ -14,21 +14,21 @@ import type { ResolvedBenchOptions } from "./options.js";
 import { FIXTURES, type FixtureName, type RowSpec } from "./rows/rows.js";
 
 /** What a child prints: its row's measurements and the peak RSS that counts for them. */
-export interface ChildReport {
+interface ChildReport {
   readonly measured: Measured[];
   readonly peakRssMB: number;
   /** The CRCs the references computed, folded: printed so they are never optimized away. */
   readonly kept: number;
 }
 
-export interface RunDirs {
+interface RunDirs {
   /** This run's temp directory under `--dir`. */
   readonly disk: string;
   /** This run's temp directory under `--tmpfs`. */
   readonly tmpfs: string;
 }
 
-export function contextFor(
+function contextFor(
   options: ResolvedBenchOptions,
   crc: BenchCrc,
   dirs: RunDirs,
@@ -113,9 +113,13 @@ export class Runner {
     return this.#script !== undefined;
   }
 
-  /** Kills the running child, if any (on SIGINT). */
+  /**
+   * Ends the running child, if any (on SIGINT or SIGTERM). SIGTERM, not SIGKILL: a kafka row's
+   * child kills the broker JVMs it started (their own process groups) on SIGTERM, and a SIGKILL
+   * would leave them running; a child with no handler dies of it at once all the same.
+   */
   kill(): void {
-    this.#child?.kill("SIGKILL");
+    this.#child?.kill("SIGTERM");
   }
 
   async row(spec: RowSpec): Promise<RowResult[]> {

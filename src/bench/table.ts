@@ -22,7 +22,7 @@ export interface BenchMeta {
 }
 
 /** A figure in about three significant digits. */
-export function figure(n: number | null | undefined): string {
+function figure(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return "-";
   const a = Math.abs(n);
   if (a >= 100) return n.toFixed(0);
@@ -35,7 +35,7 @@ export function figure(n: number | null | undefined): string {
 /** Ratios: two decimals, up to 10. */
 const ratioFigure = (n: number | undefined): string => (n === undefined ? "-" : n < 10 ? n.toFixed(2) : figure(n));
 
-export function headerLines(meta: BenchMeta): string[] {
+function headerLines(meta: BenchMeta): string[] {
   return [
     `pagelog bench · node ${meta.node} · ${meta.cpu} · ${plural(meta.cores, "core")}`,
     `real disk (fsync rows): ${meta.dir} · tmpfs (CPU rows): ${meta.tmpfs}`,
@@ -63,7 +63,7 @@ const COLUMNS = [
  * sizes and counts they are about are smaller (a 40 MB log is not a 4 GB one), so "met" says
  * "n/a" rather than a NO that means nothing.
  */
-export function goalsJudged(scale: number): boolean {
+function goalsJudged(scale: number): boolean {
   return scale >= 1;
 }
 
@@ -76,6 +76,7 @@ function metCell(r: RowResult, scale: number): string {
 
 function cells(r: RowResult, scale: number): string[] {
   if (r.error !== undefined) return [r.row, "FAILED", "", "", "", "", "", "", "", "", metCell(r, scale), ""];
+  if (r.skipped !== undefined) return [r.row, "skipped", "", "", "", "", "", "", "", "", "-", ""];
   const p: Stats | null = r.pagelog;
   return [
     r.row,
@@ -94,7 +95,7 @@ function cells(r: RowResult, scale: number): string[] {
 }
 
 /** The table: text columns left-aligned, figures right-aligned. */
-export function renderTable(rows: readonly RowResult[], scale = 1): string[] {
+function renderTable(rows: readonly RowResult[], scale = 1): string[] {
   const body = rows.map((r) => cells(r, scale));
   const all = [[...COLUMNS], ...body];
   const widths = COLUMNS.map((_, c) => Math.max(...all.map((line) => line[c]!.length)));
@@ -110,10 +111,11 @@ export function renderTable(rows: readonly RowResult[], scale = 1): string[] {
 }
 
 /** The notes of each row, and the error of each failed one, under the table. */
-export function noteLines(rows: readonly RowResult[]): string[] {
+function noteLines(rows: readonly RowResult[]): string[] {
   const out: string[] = [];
   for (const r of rows) {
     if (r.error !== undefined) out.push(`${r.row}: FAILED: ${r.error}`);
+    if (r.skipped !== undefined) out.push(`${r.row}: skipped: ${r.skipped}`);
     for (const note of r.notes) out.push(`${r.row}: ${note}`);
   }
   return out;

@@ -8,7 +8,7 @@
 import { parseCommandLine, intOption } from "./terminal/args.js";
 import { type CliIo, UsageError } from "./terminal/io.js";
 import { type BenchOptions, isDirectory } from "../bench/options.js";
-import { ROWS, rowNamed } from "../bench/rows/rows.js";
+import { expandRowNames, rowChoices, ROW_GROUPS, ROWS } from "../bench/rows/rows.js";
 import { runBench } from "../bench/run-bench.js";
 import { renderJson, renderText } from "../bench/table.js";
 
@@ -24,6 +24,9 @@ afterwards. docs/cli.md says what each row measures.
 
 Rows:
 ${ROWS.map((r) => `  ${r.name.padEnd(20)}${r.summary}`).join("\n")}
+${Object.entries(ROW_GROUPS)
+  .map(([g, rows]) => `  ${g.padEnd(20)}(for --rows) ${rows.join(", ")}`)
+  .join("\n")}
 
 Options:
   --dir DIR         where the real-disk rows run (default: the OS temp directory)
@@ -31,7 +34,7 @@ Options:
   --repeats N       repeats of each measurement (default 5)
   --scale X         multiplies every size and count (default 1; 0.01 for a quick look:
                     below 1 the goals are not judged, "met" says n/a)
-  --rows a,b,c      run only these rows
+  --rows a,b,c      run only these rows (kafka: the rows beside a local Kafka broker)
   --crc js|native   js: pagelog's bundled CRC-32C (default); native: @node-rs/crc32's, for
                     pagelog and the references alike (npm install @node-rs/crc32 first)
   --json            print one JSON document { meta, rows } and nothing else on stdout
@@ -74,10 +77,9 @@ function rowsOption(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const names = [...new Set(value.split(",").map((s) => s.trim()))].filter((s) => s !== "");
   if (names.length === 0) throw new UsageError("--rows names no row (try --help)");
-  for (const name of names)
-    if (rowNamed(name) === undefined)
-      throw new UsageError(`--rows: unknown row '${name}' (rows: ${ROWS.map((r) => r.name).join(", ")})`);
-  return names;
+  const { rows, unknown } = expandRowNames(names);
+  if (unknown !== undefined) throw new UsageError(`--rows: unknown row '${unknown}' (rows: ${rowChoices()})`);
+  return rows;
 }
 
 /** The flags as the bench's options: each bad value a one-line usage error (exit 2), absent ones left out. */

@@ -18,7 +18,7 @@ import type {
  * target is below the first entry. Kafka: `OffsetIndex.lookup` (`largestLowerBoundSlotFor`).
  * A binary search: about log2(n) reads, 17 for 100,000 entries.
  */
-export function lookup(index: readonly IndexEntry[], target: number): IndexEntry | null {
+function lookup(index: readonly IndexEntry[], target: number): IndexEntry | null {
   let low = 0;
   let high = index.length - 1;
   let found: IndexEntry | null = null;
@@ -40,7 +40,7 @@ export function lookup(index: readonly IndexEntry[], target: number): IndexEntry
  * `UnifiedLog.deleteOldSegments` with `retention.ms` / `retention.bytes`. The rule itself is the
  * one pagelog's `Log` applies (src/log/policies/retention.ts); this only adapts the course's shape to it.
  */
-export function segmentsToDelete(segments: readonly RetentionSegment[], now: number, config: RetentionConfig): number {
+function segmentsToDelete(segments: readonly RetentionSegment[], now: number, config: RetentionConfig): number {
   const summaries = segments.map((s) => ({
     baseOffset: s.baseOffset,
     size: s.sizeBytes,
@@ -55,7 +55,7 @@ export function segmentsToDelete(segments: readonly RetentionSegment[], now: num
  * with no records), not magic 2, or fails its CRC. Kafka: `LogSegment.recover`. Never throws: it
  * checks that a batch fits before asking the helpers about it.
  */
-export function recover(log: Uint8Array, helpers: RecoverHelpers): number {
+function recover(log: Uint8Array, helpers: RecoverHelpers): number {
   let position = 0;
   while (log.length - position >= HEADER_SIZE_UP_TO_MAGIC) {
     const length = helpers.readInt32(log, position + LENGTH_OFFSET);

@@ -4,7 +4,7 @@ import { plural } from "../text/plural.js";
 import type { DemoSnapshot } from "./session.js";
 import { drawStrip, legend } from "./strip.js";
 
-export interface FrameOptions {
+interface FrameOptions {
   readonly style: Style;
   readonly pagesPerRow: number;
   /** What the last step did (one line). */

@@ -23,9 +23,9 @@ export type ScriptStep =
 export const DEFAULT_SCRIPT = "produce 4, writeback, produce 2, cut, restart";
 export const BREAK_IT = "break-it";
 /** Power cuts per half of "Break it". */
-export const BREAK_IT_ROUNDS = 3;
+const BREAK_IT_ROUNDS = 3;
 /** The most power cuts the flush-off half of "Break it" makes while waiting for one that tears a batch. */
-export const BREAK_IT_MAX_ROUNDS = 12;
+const BREAK_IT_MAX_ROUNDS = 12;
 /** Batches produced before each cut in "Break it". */
 const BREAK_IT_BATCHES = 4;
 /** Largest count one step takes: a typo such as "produce 50000" should not hang a pipe. */
@@ -123,7 +123,7 @@ export async function applyStep(session: DemoSession, step: ScriptStep): Promise
   }
 }
 
-export interface BreakItResult {
+interface BreakItResult {
   readonly flushEveryBatch: LossCount;
   /** Undefined when a broken restart stopped "Break it" before the flush-off half. */
   readonly flushOff: LossCount | undefined;

@@ -18,7 +18,7 @@ import type { CoursePolicies } from "../policies/policy-types.js";
 import { brokenOutcome, type PolicyBreak, policyBreakOf, runningOn } from "./policy-outcome.js";
 
 /** The partition the demo writes to. */
-export const PARTITION = "sensors-0";
+const PARTITION = "sensors-0";
 /** "Flush every" choices, in the order `f` cycles through them: 0 is off (Kafka's default). */
 export const FLUSH_CHOICES = [0, 1, 5] as const;
 /** Timestamps start here and advance a second per clock read, so output is the same every run. */
@@ -38,7 +38,7 @@ export interface DemoConfig {
 /** What a byte looks like in the picture. */
 export type ByteState = "durable" | "cached" | "torn" | "cut" | "lost";
 
-export interface StateRange {
+interface StateRange {
   readonly start: number;
   readonly end: number;
   readonly state: ByteState;

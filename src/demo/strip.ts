@@ -12,7 +12,7 @@ import type { BatchMark, ByteState, SegmentView } from "./session.js";
 /** Cells per page when the page size allows it: 4-byte cells for the demo's 64-byte pages. */
 const CELLS_PER_PAGE = 16;
 /** Pages per row when the terminal width is unknown (fits 80 columns with 16 cells per page). */
-export const DEFAULT_PAGES_PER_ROW = 4;
+const DEFAULT_PAGES_PER_ROW = 4;
 const MAX_PAGES_PER_ROW = 8;
 /** Width of the byte-position column on the left. */
 const POSITION_WIDTH = 6;

@@ -11,7 +11,7 @@
  * offset 0 (scanning more, never less).
  */
 
-export const CHECKPOINT_VERSION = 0;
+const CHECKPOINT_VERSION = 0;
 
 /** One line of an offset checkpoint file: a partition and its offset. */
 export interface CheckpointEntry {

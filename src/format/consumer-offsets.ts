@@ -10,7 +10,7 @@
  * (or skip ahead), so the log layer reports it rather than reading it as empty.
  */
 
-export const CONSUMER_OFFSETS_VERSION = 0;
+const CONSUMER_OFFSETS_VERSION = 0;
 
 /** A consumer or topic name: Kafka's topic characters, 1 to 249 of them (not "." or ".."). */
 const NAME = /^[a-zA-Z0-9._-]{1,249}$/;

@@ -167,46 +167,9 @@ export function encodeSnapshots(
   codec: number = CompressionCodec.NONE,
   allocate: (size: number) => Uint8Array = freshBytes,
 ): Uint8Array {
-  checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
-  checkCrc32c(options.crc32c, "options.crc32c");
-  const baseOffset = checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (records.length - 1));
-  const partitionLeaderEpoch = optionalInteger(
-    options.partitionLeaderEpoch,
-    "partitionLeaderEpoch",
-    -0x80000000,
-    0x7fffffff,
-    NO_PARTITION_LEADER_EPOCH,
-  );
-  const producerId = optionalInteger(
-    options.producerId,
-    "producerId",
-    Number.MIN_SAFE_INTEGER,
-    Number.MAX_SAFE_INTEGER,
-    NO_PRODUCER_ID,
-  );
-  const producerEpoch = optionalInteger(
-    options.producerEpoch,
-    "producerEpoch",
-    INT16_MIN,
-    INT16_MAX,
-    NO_PRODUCER_EPOCH,
-  );
-  const baseSequence = optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE);
-  const defaultTimestamp =
-    options.timestamp === undefined
-      ? Date.now()
-      : checkInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  const maxBatchBytes = optionalInteger(
-    options.maxBatchBytes,
-    "maxBatchBytes",
-    1,
-    Number.MAX_SAFE_INTEGER,
-    Number.POSITIVE_INFINITY,
-  );
-  const logAppendTime =
-    options.logAppendTime === undefined
-      ? undefined
-      : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const checked = checkedOptions(options, records.length);
+  const { baseOffset, partitionLeaderEpoch, producerId, producerEpoch, baseSequence } = checked;
+  const { defaultTimestamp, maxBatchBytes, logAppendTime } = checked;
 
   // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
   const baseTimestamp = records[0]!.timestamp ?? defaultTimestamp;
@@ -247,6 +210,46 @@ export function encodeSnapshots(
   if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
   writeCrc(bytes, options.crc32c);
   return bytes;
+}
+
+/** encodeSnapshots' options, each checked (a TypeError or RangeError naming it) and defaulted. */
+function checkedOptions(options: EncodeBatchOptions, count: number) {
+  checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
+  checkCrc32c(options.crc32c, "options.crc32c");
+  return {
+    baseOffset: checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (count - 1)),
+    partitionLeaderEpoch: optionalInteger(
+      options.partitionLeaderEpoch,
+      "partitionLeaderEpoch",
+      -0x80000000,
+      0x7fffffff,
+      NO_PARTITION_LEADER_EPOCH,
+    ),
+    producerId: optionalInteger(
+      options.producerId,
+      "producerId",
+      Number.MIN_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      NO_PRODUCER_ID,
+    ),
+    producerEpoch: optionalInteger(options.producerEpoch, "producerEpoch", INT16_MIN, INT16_MAX, NO_PRODUCER_EPOCH),
+    baseSequence: optionalInteger(options.baseSequence, "baseSequence", -0x80000000, 0x7fffffff, NO_SEQUENCE),
+    defaultTimestamp:
+      options.timestamp === undefined
+        ? Date.now()
+        : checkInteger(options.timestamp, "timestamp", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+    maxBatchBytes: optionalInteger(
+      options.maxBatchBytes,
+      "maxBatchBytes",
+      1,
+      Number.MAX_SAFE_INTEGER,
+      Number.POSITIVE_INFINITY,
+    ),
+    logAppendTime:
+      options.logAppendTime === undefined
+        ? undefined
+        : checkInteger(options.logAppendTime, "logAppendTime", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  };
 }
 
 function freshBytes(size: number): Uint8Array {

@@ -372,7 +372,7 @@ export function writeRecords(
 }
 
 /** What the record reader needs from the batch header. */
-export interface RecordContext {
+interface RecordContext {
   baseOffset: number;
   baseTimestamp: number;
   maxTimestamp: number;

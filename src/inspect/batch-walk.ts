@@ -26,12 +26,12 @@ import { crc32c } from "../format/crc32c.js";
 import { plural } from "../text/plural.js";
 
 /** Bytes to walk: a file handle, or bytes already in memory. */
-export interface ReadSource {
+interface ReadSource {
   readonly size: number;
   read(position: number, length: number): Promise<Uint8Array>;
 }
 
-export interface WalkedBatch {
+export interface FileBatch {
   readonly position: number;
   readonly header: BatchHeader;
   /** The whole batch. */
@@ -69,7 +69,7 @@ export function hex32(value: number): string {
 /** Calls `onBatch` for every framed batch in order; resolves with where the walk ended. */
 export async function walkBatches(
   source: ReadSource,
-  onBatch: (batch: WalkedBatch) => void | Promise<void>,
+  onBatch: (batch: FileBatch) => void | Promise<void>,
 ): Promise<WalkEnd> {
   let position = 0;
   for (;;) {

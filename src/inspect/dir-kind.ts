@@ -29,6 +29,12 @@ export const LOG_DIR_FILES: readonly string[] = [
 /** Kafka's per-partition files that are not segments, and pagelog's durable-offset file (and their temp files). */
 const KAFKA_PARTITION_FILE = /^(leader-epoch-checkpoint|partition\.metadata|pagelog-durable-offset)(\.tmp)?$/;
 /**
+ * What a KRaft broker keeps beside the segments of its metadata log (`__cluster_metadata-0`):
+ * `quorum-state`, and its snapshots `<20-digit offset>-<10-digit epoch>.checkpoint` (`.part`
+ * while written, `.deleted` once replaced).
+ */
+const KRAFT_PARTITION_FILE = /^(quorum-state(\.tmp)?|\d{20}-\d{10}\.checkpoint(\.part|\.deleted)?)$/;
+/**
  * Anything named by a 20-digit offset and a suffix: segment files, Kafka's `.snapshot` and
  * `.txnindex`, and what interrupted writes leave (`<base>.log.tmp`, `.deleted`, `.cleaned`, `.swap`).
  */
@@ -41,7 +47,7 @@ export function isSegmentFile(name: string): boolean {
 
 /** True if pagelog or Kafka may keep a file of this name in a partition directory. */
 export function isPartitionFileName(name: string): boolean {
-  return OFFSET_NAMED.test(name) || KAFKA_PARTITION_FILE.test(name);
+  return OFFSET_NAMED.test(name) || KAFKA_PARTITION_FILE.test(name) || KRAFT_PARTITION_FILE.test(name);
 }
 
 export interface DirContents {

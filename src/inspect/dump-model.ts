@@ -7,7 +7,7 @@ import { offsetName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
 import { hex32 } from "./batch-walk.js";
 import { type IndexRun, type IndexWalk, type SegmentFacts, walkIndex } from "./index-check.js";
-import { decodeLikeRead, groupSegments, type LogScan, scanLog } from "./scan-log.js";
+import { type BatchFinding, decodeLikeRead, groupSegments, type LogScan, scanLog } from "./scan-log.js";
 
 export interface DumpedRecord {
   offset: number;
@@ -200,63 +200,13 @@ async function dumpLog(
     storage,
     path,
     baseOffset,
-    async ({ batch, problems, unsupported, decoded }) => {
-      const h = batch.header;
-      const dumped: DumpedBatch = {
-        position: batch.position,
-        baseOffset: h.baseOffset,
-        lastOffset: h.lastOffset,
-        count: h.recordsCount,
-        size: h.sizeInBytes,
-        magic: h.magic,
-        crc: hex32(h.crc),
-        crcValid: batch.crcValid,
-        compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
-        timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
-        baseTimestamp: h.baseTimestamp,
-        maxTimestamp: h.maxTimestamp,
-        partitionLeaderEpoch: h.partitionLeaderEpoch,
-        producerId: h.producerId,
-        producerEpoch: h.producerEpoch,
-        baseSequence: h.baseSequence,
-        isTransactional: h.isTransactional,
-        isControl: h.isControl,
-        problems,
-        ...(unsupported === undefined ? {} : { unsupported }),
-      };
-      if (withRecords) {
-        // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
-        let shown = decoded;
-        let error = unsupported;
-        if (shown === undefined && !batch.crcValid) {
-          const attempt = await decodeLikeRead(batch.bytes);
-          if ("decoded" in attempt) shown = attempt.decoded;
-          else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
-        }
-        if (shown === undefined) {
-          dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
-        } else {
-          dumped.records = shown.records.map((r) => {
-            const key = showBytes(r.key);
-            const value = showBytes(r.value);
-            return {
-              offset: r.offset,
-              timestamp: r.timestamp,
-              key: key.text,
-              keyEncoding: key.encoding,
-              value: value.text,
-              valueEncoding: value.encoding,
-              headers: r.headers.map((hd) => {
-                const v = showBytes(hd.value);
-                return { key: hd.key, value: v.text, valueEncoding: v.encoding };
-              }),
-            };
-          });
-        }
-      }
+    async (finding) => {
+      const h = finding.batch.header;
+      const dumped = dumpedBatch(finding);
+      if (withRecords) await addRecords(dumped, finding);
       count++;
-      if (problems.length > 0) damaged++;
-      if (unsupported !== undefined) unreadable++;
+      if (finding.problems.length > 0) damaged++;
+      if (finding.unsupported !== undefined) unreadable++;
       firstOffset ??= h.baseOffset;
       lastOffset = h.lastOffset;
       await sink.batch(dumped);
@@ -275,4 +225,63 @@ async function dumpLog(
         };
   await sink.logEnd({ trailing, batches: count, damaged, unreadable, firstOffset, lastOffset });
   return scan;
+}
+
+/** What a dump shows of one batch's header and checks. */
+function dumpedBatch({ batch, problems, unsupported }: BatchFinding): DumpedBatch {
+  const h = batch.header;
+  return {
+    position: batch.position,
+    baseOffset: h.baseOffset,
+    lastOffset: h.lastOffset,
+    count: h.recordsCount,
+    size: h.sizeInBytes,
+    magic: h.magic,
+    crc: hex32(h.crc),
+    crcValid: batch.crcValid,
+    compression: COMPRESSION_NAMES[h.compression] ?? `unknown(${h.compression})`,
+    timestampType: h.isLogAppendTime ? "LogAppendTime" : "CreateTime",
+    baseTimestamp: h.baseTimestamp,
+    maxTimestamp: h.maxTimestamp,
+    partitionLeaderEpoch: h.partitionLeaderEpoch,
+    producerId: h.producerId,
+    producerEpoch: h.producerEpoch,
+    baseSequence: h.baseSequence,
+    isTransactional: h.isTransactional,
+    isControl: h.isControl,
+    problems,
+    ...(unsupported === undefined ? {} : { unsupported }),
+  };
+}
+
+/** The batch's records as a dump shows them, or why they cannot be shown (`recordsError`). */
+async function addRecords(dumped: DumpedBatch, { batch, problems, unsupported, decoded }: BatchFinding): Promise<void> {
+  // A batch whose CRC fails is still decoded for display, as far as its bytes allow.
+  let shown = decoded;
+  let error = unsupported;
+  if (shown === undefined && !batch.crcValid) {
+    const attempt = await decodeLikeRead(batch.bytes);
+    if ("decoded" in attempt) shown = attempt.decoded;
+    else error = "corrupt" in attempt ? attempt.corrupt : attempt.unsupported;
+  }
+  if (shown === undefined) {
+    dumped.recordsError = error ?? problems[problems.length - 1] ?? "not decoded";
+    return;
+  }
+  dumped.records = shown.records.map((r) => {
+    const key = showBytes(r.key);
+    const value = showBytes(r.value);
+    return {
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: key.text,
+      keyEncoding: key.encoding,
+      value: value.text,
+      valueEncoding: value.encoding,
+      headers: r.headers.map((hd) => {
+        const v = showBytes(hd.value);
+        return { key: hd.key, value: v.text, valueEncoding: v.encoding };
+      }),
+    };
+  });
 }

@@ -6,7 +6,7 @@
 import type { Storage, StorageFile } from "../storage/storage.js";
 
 /** The first bytes of a file, at most a bound, and the file's whole size. */
-export interface BoundedRead {
+interface BoundedRead {
   /** Bytes [0, min(size, maxBytes)). */
   readonly bytes: Uint8Array;
   /** The file's size: more than `bytes.length` when the file was larger than the bound. */

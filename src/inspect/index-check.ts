@@ -23,7 +23,7 @@ export interface BatchSummary {
   readonly maxTimestamp: number;
 }
 
-export interface IndexEntryReport {
+interface IndexEntryReport {
   readonly slot: number;
   /** Byte position of the entry in the index file. */
   readonly byte: number;
@@ -48,7 +48,7 @@ export interface SegmentFacts {
  * `segment.index.bytes` (10 MiB) and pagelog's default `maxIndexBytes` (the same). Beside a
  * `.log`, this much is always read too (a Kafka index preallocated to 10 MiB is read whole).
  */
-export const INDEX_READ_LIMIT_WITHOUT_LOG = 16 * 1024 * 1024;
+const INDEX_READ_LIMIT_WITHOUT_LOG = 16 * 1024 * 1024;
 
 const aligned = (bytes: number, entrySize: number) => bytes - (bytes % entrySize);
 
@@ -57,7 +57,7 @@ const aligned = (bytes: number, entrySize: number) => bytes - (bytes % entrySize
  * bytes: one entry per batch (each at least a 61-byte header), plus one. A larger file the next
  * open does not read at all: it rebuilds the index.
  */
-export function loaderIndexLimit(entrySize: number, logSize: number): number {
+function loaderIndexLimit(entrySize: number, logSize: number): number {
   return entrySize * (Math.floor(logSize / BATCH_HEADER_SIZE) + 1);
 }
 
@@ -67,7 +67,7 @@ export function loaderIndexLimit(entrySize: number, logSize: number): number {
  * is under {@link INDEX_READ_LIMIT_WITHOUT_LOG}. A sparse 10 GiB index beside a sparse 10 GiB
  * `.log` costs 16 MiB of reading, not the 2 GiB the loader would allow.
  */
-export function indexReadLimit(entrySize: number, segment: SegmentFacts, logSize: number | undefined): number {
+function indexReadLimit(entrySize: number, segment: SegmentFacts, logSize: number | undefined): number {
   const floor = aligned(INDEX_READ_LIMIT_WITHOUT_LOG, entrySize);
   if (logSize === undefined || !segment.hasLog) return floor;
   return Math.min(loaderIndexLimit(entrySize, logSize), Math.max(floor, entrySize * (segment.batches.length + 1)));

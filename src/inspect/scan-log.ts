@@ -9,12 +9,12 @@ import { type DecodedBatch, decodeBatch } from "../format/record-batch.js";
 import { gapAllowed, impossibleHeader } from "../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";
-import { hex32, walkBatches, type WalkedBatch, type WalkEnd } from "./batch-walk.js";
+import { hex32, walkBatches, type FileBatch, type WalkEnd } from "./batch-walk.js";
 import type { BatchSummary, SegmentFacts } from "./index-check.js";
 import { fileSource } from "./file-read.js";
 
 export interface BatchFinding {
-  readonly batch: WalkedBatch;
+  readonly batch: FileBatch;
   /** What is wrong with the batch, if anything (CRC, offsets, records). */
   readonly problems: string[];
   /** Why pagelog cannot read the batch although nothing is known to be wrong with it (snappy…). */
@@ -82,10 +82,11 @@ export async function scanLog(
       if (!batch.crcValid)
         found.push(`CRC ${hex32(header.crc)} does not match the computed ${hex32(batch.computedCrc)}`);
       // Below the clean point (cleaner-offset-checkpoint) a batch may skip offsets: the log
-      // cleaner dropped the records between, and the loader accepts it (batch-scanner.ts).
-      if (header.baseOffset !== expected && !(batches.length > 0 && gapAllowed(header, expected, gapsBelow))) {
+      // cleaner dropped the records between, and the loader accepts it (batch-scanner.ts). The
+      // first batch too: there the base offset is a lower bound, as Kafka's cleaner leaves it.
+      if (header.baseOffset !== expected && !gapAllowed(header, expected, gapsBelow)) {
         found.push(
-          batches.length === 0
+          !walked
             ? `first batch starts at offset ${header.baseOffset}, the segment's base offset is ${baseOffset}`
             : `batch starts at offset ${header.baseOffset}, the previous batch ended at ${expected - 1}`,
         );

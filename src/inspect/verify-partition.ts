@@ -26,7 +26,7 @@ import {
   vanishedNote,
 } from "./verify-types.js";
 
-/** Left by an interrupted write in a partition: the next open of the log removes them. */
+/** Left by an interrupted write, or a deletion (Kafka's `.deleted`), in a partition: the next writable open removes them. */
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
 /** An interrupted compaction: the loader finishes it, or refuses the partition (compaction/complete-swaps.ts). */
 const SWAP = /\.swap$/;
@@ -95,20 +95,7 @@ export async function verifyPartition(
     bytes += scan.size;
     // The active segment of a log a live writer holds: its tail may be mid-write, its indexes ahead of what was read.
     const active = isLast && found.writer !== undefined;
-    const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
-    if (scan.end.reason !== undefined && active) {
-      const tail = logProblems.pop()!;
-      found.inProgress.push({
-        ...tail,
-        note: `the active segment's tail, which process ${found.writer} is writing: expected while it runs (a crash now would leave it torn, and the next open would cut it)`,
-      });
-    } else if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
-      const last = logProblems[logProblems.length - 1]!;
-      logProblems[logProblems.length - 1] = {
-        ...last,
-        note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
-      };
-    }
+    const logProblems = judgeLog(scan, shown, { active, isLast, cleanShutdown }, found);
     if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
       logProblems.unshift({
         path: shown,
@@ -119,18 +106,49 @@ export async function verifyPartition(
     previousEnd = scan.nextOffset;
     start ??= segment.baseOffset;
     end = scan.nextOffset;
-    const offsets =
-      scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
-    files.push({
-      path: shown,
-      kind: "log",
-      summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
-      problems: logProblems,
-      unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
-    });
+    files.push(logReport(scan, shown, logProblems));
     files.push(...(await verifyIndexes(storage, name, dir, { ...segment, log: segment.log }, scan, active, found)));
   }
   return { name, segments: segmentCount, startOffset: start, endOffset: end, bytes, files };
+}
+
+/**
+ * The problems of one scanned `.log`, its tail judged by who may be writing it: the active
+ * segment of a live writer's log is in progress, the last segment after a crash is a torn tail.
+ */
+function judgeLog(
+  scan: LogScan,
+  shown: string,
+  { active, isLast, cleanShutdown }: { active: boolean; isLast: boolean; cleanShutdown: boolean | null },
+  found: Findings,
+): Problem[] {
+  const logProblems: Problem[] = scan.problems.map((p) => ({ path: shown, ...p }));
+  if (scan.end.reason !== undefined && active) {
+    const tail = logProblems.pop()!;
+    found.inProgress.push({
+      ...tail,
+      note: `the active segment's tail, which process ${found.writer} is writing: expected while it runs (a crash now would leave it torn, and the next open would cut it)`,
+    });
+  } else if (scan.end.reason !== undefined && isLast && cleanShutdown !== true) {
+    const last = logProblems[logProblems.length - 1]!;
+    logProblems[logProblems.length - 1] = {
+      ...last,
+      note: "a torn tail, as a crash leaves it: the next open recovers the log and cuts it",
+    };
+  }
+  return logProblems;
+}
+
+/** A scanned `.log`'s line of the report: its batches, offsets and size, and what is wrong. */
+function logReport(scan: LogScan, shown: string, problems: Problem[]): FileReport {
+  const offsets = scan.batches.length === 0 ? "empty" : `offsets ${scan.batches[0]!.baseOffset}-${scan.nextOffset - 1}`;
+  return {
+    path: shown,
+    kind: "log",
+    summary: `${plural(scan.batches.length, "batch", "batches")}, ${offsets}, ${plural(scan.size, "byte")}`,
+    problems,
+    unsupported: scan.unsupported.map((u) => ({ path: shown, ...u })),
+  };
 }
 
 function unreadableFile(path: string, kind: FileReport["kind"], err: Error): FileReport {
@@ -213,7 +231,9 @@ const AHEAD = "an entry the live writer added after verify read the .log (or is 
 function checkOthers(name: string, others: readonly string[], found: Findings): void {
   for (const other of others) {
     if (LEFTOVER.test(other))
-      found.notes.push(`${join(name, other)}: a leftover of an interrupted write (the next open removes it)`);
+      found.notes.push(
+        `${join(name, other)}: ${other.endsWith(".deleted") ? "a deleted segment's file (Kafka's broker leaves them for a minute)" : "a leftover of an interrupted write"}: not checked (the next writable open removes it)`,
+      );
     if (!SWAP.test(other)) continue;
     const problem = {
       path: join(name, other),

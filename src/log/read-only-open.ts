@@ -1,7 +1,8 @@
 /*
  * A read-only LogDir's open of one log (loaded by log-load-readonly.ts): a missing partition is
  * not created, and a refresh reads the writer's checkpoints again, the clean point with them (a
- * compacted log's gaps are legal below it). Its own file so that `log-dir.ts` stays within its size.
+ * compacted log's gaps are legal below it). The read-only mode's part of LogDir, apart from
+ * `log-dir.ts` so that the writable open reads as one path and runs none of it.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { Storage, StorageStat } from "../storage/storage.js";

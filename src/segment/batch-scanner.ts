@@ -21,7 +21,7 @@ import { readInto } from "../storage/read-into.js";
 import type { StorageFile } from "../storage/storage.js";
 
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
-export const SCAN_CHUNK_BYTES = 1 << 20;
+const SCAN_CHUNK_BYTES = 1 << 20;
 
 /** The most a read-ahead reads at once (it goes by length fields nobody checked yet). */
 const READ_AHEAD_MAX_BYTES = 16 << 20;
@@ -29,7 +29,7 @@ const READ_AHEAD_MAX_BYTES = 16 << 20;
 /** Why a scan stopped before the end of the file. */
 export type ScanStopReason = InvalidBatchReason | "offset-gap" | "bad-header";
 
-export interface ScannedBatch {
+interface ScannedBatch {
   /** Byte position of the batch in the file. */
   readonly position: number;
   readonly header: BatchHeader;

@@ -6,7 +6,7 @@
  * a plan it accepts. `scanTail` is also how a truncation learns the new end.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { BatchScanner, type ScanStop } from "./batch-scanner.js";
+import { BatchScanner, gapAllowed, type ScanStop } from "./batch-scanner.js";
 import { flushSegment } from "./segment-flush.js";
 import {
   beginWalk,
@@ -186,6 +186,18 @@ export async function scanTail(s: SegmentState): Promise<void> {
   const scanner = new BatchScanner(s.log, s.size, start, scanOptions(s, {}));
   let first = true;
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
+    // Each later batch continues the one before (or skips offsets, in the cleaned part only):
+    // a batch going backwards is damage the segment's end alone may not show.
+    if (
+      !first &&
+      batch.header.baseOffset !== s.nextOffset &&
+      !gapAllowed(batch.header, s.nextOffset, s.options.offsetGaps?.below)
+    )
+      throw corruptAt(s, {
+        position: batch.position,
+        reason: "offset-gap",
+        detail: `batch at ${batch.position} starts at offset ${batch.header.baseOffset}, expected ${s.nextOffset}`,
+      });
     // The index's last entry must point at the start of the batch ending at its offset.
     if (first && lastEntry !== undefined && batch.header.lastOffset !== lastEntry.offset) {
       throw new PagelogError(
@@ -194,7 +206,15 @@ export async function scanTail(s: SegmentState): Promise<void> {
         { path: s.offsetIndex.file.path },
       );
     }
-    if (first && lastEntry === undefined && batch.header.baseOffset !== s.baseOffset)
+    // A segment's base offset is a lower bound of its first offset, as in Kafka: a cleaner that
+    // dropped the records at the base leaves the first batch past it, which is sound only where
+    // gaps are (below the clean point). Anywhere else it is damage, as is a batch below the base.
+    if (
+      first &&
+      lastEntry === undefined &&
+      batch.header.baseOffset !== s.baseOffset &&
+      !gapAllowed(batch.header, s.baseOffset, s.options.offsetGaps?.below)
+    )
       throw corruptAt(s, {
         position: 0,
         reason: "offset-gap",

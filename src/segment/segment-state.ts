@@ -42,7 +42,7 @@ export interface SegmentState {
   readAhead: ReadAhead | undefined;
 }
 
-export interface ReadAhead {
+interface ReadAhead {
   readonly offset: number;
   readonly position: number;
   readonly length: number;

@@ -14,9 +14,14 @@ export function canHold(s: SegmentState, lastOffset: number, bytes: number): boo
   return lastOffset - s.baseOffset <= MAX_INT32 && s.size + bytes <= MAX_INT32;
 }
 
-/** A batch past the next offset continues the segment only in a compacted log's cleaned part. */
+/**
+ * A batch past the next offset continues the segment only in a compacted log's cleaned part. The
+ * first batch too: a cleaned segment is named by its first source segment, whose own first batch
+ * may start past that base (Kafka's cleaner drops a batch left empty). A segment above the clean
+ * point (every segment the log appends to) still starts exactly at its base.
+ */
 function continues(s: SegmentState, next: number, header: BatchHeader): boolean {
-  return s.size > 0 && gapAllowed(header, next, s.options.offsetGaps?.below);
+  return gapAllowed(header, next, s.options.offsetGaps?.below);
 }
 
 /** Appends one whole, valid batch at the end of the log, then any index entries it earns. */

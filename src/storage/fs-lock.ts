@@ -63,7 +63,7 @@ export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
 }
 
 /** A place in the registry, taken for one `lock()` call. */
-export interface Reservation {
+interface Reservation {
   readonly slot: Slot;
   /** Frees the place (the lock was not taken, or it was released). */
   cancel(): void;
@@ -218,7 +218,7 @@ export async function takeLockFile(abs: string, rel: string): Promise<FsLockTake
   });
 }
 
-export interface FsLockTaken {
+interface FsLockTaken {
   path: string;
   abs: string;
   handle: fs.FileHandle | undefined;

@@ -17,7 +17,7 @@ import { formatSteps, withSteps } from "./engine/shrink.js";
 export type { CrashTestProgress as FuzzProgress, RunReport as FuzzReport } from "./engine/run-loop.js";
 
 /** The options of a run: crashTest's vocabulary, plus a deadline. */
-export interface FuzzOptions {
+interface FuzzOptions {
   /** Seeds the whole run: schedule 0 runs this seed, the others' are drawn from it. */
   readonly seed: number;
   /** Stop after this many schedules. @defaultValue unlimited (then `minutes` must be set) */
@@ -34,7 +34,7 @@ export interface FuzzOptions {
   readonly onProgress?: (progress: CrashTestProgress) => void;
 }
 
-export interface PagelogFuzzOptions extends FuzzOptions {
+interface PagelogFuzzOptions extends FuzzOptions {
   /** Run a deliberately broken log instead of the real one (the suite must catch it). */
   readonly brokenVariant?: BrokenVariant;
   /** The directory's descriptor bound (small values make the pool evict and reopen all the time). */
@@ -57,7 +57,7 @@ export function fuzzedLog(
 }
 
 /** What a replay command carries besides the seed. */
-export interface ReplayArgs {
+interface ReplayArgs {
   readonly brokenVariant?: BrokenVariant | undefined;
   readonly maxOps?: number | undefined;
   readonly workload?: Workload | undefined;
@@ -131,7 +131,7 @@ export async function fuzz(options: PagelogFuzzOptions): Promise<RunReport> {
   });
 }
 
-export interface AdapterFuzzOptions extends FuzzOptions {
+interface AdapterFuzzOptions extends FuzzOptions {
   /** The command that replays one schedule. @defaultValue the `crashTest(...)` call */
   readonly replayCommand?: (scheduleSeed: number) => string;
 }

@@ -63,7 +63,7 @@ export const LOG_DECISIONS: Readonly<Record<string, string>> = {
  * (those indexes were fsynced before the recovery point passed them), so the crash workloads
  * never reach it; the corruption sweep (test/integration/corruption-sweep.test.ts) does.
  */
-export function recoveryDecisions(r: LogRecovery, compacted = false): Record<string, number> {
+function recoveryDecisions(r: LogRecovery, compacted = false): Record<string, number> {
   const removed = (suffix: RegExp): number => r.leftoversRemoved.filter((name) => suffix.test(name)).length;
   return {
     "clean-open": r.clean ? 1 : 0,
@@ -80,7 +80,7 @@ export function recoveryDecisions(r: LogRecovery, compacted = false): Record<str
 }
 
 /** What one open goes through besides `LogDir.open`: how a broken log (src/testing/broken) hooks in. */
-export interface OpenSession {
+interface OpenSession {
   /** What `LogDir.open` gets instead of the storage itself. */
   readonly storage: Storage;
   /** The directory and its log are open (recovery is over). */
@@ -89,7 +89,7 @@ export interface OpenSession {
   settle(): Promise<void>;
 }
 
-export interface PagelogAdapterSetup {
+interface PagelogAdapterSetup {
   readonly name: string;
   /** The directory's options for this schedule (`log.clock` is set to the schedule's clock). */
   dirOptions(context: CrashTestContext): LogDirOptions;

@@ -8,15 +8,16 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Kafka, logLevel } from "kafkajs";
+import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogDir } from "../../src/node.js";
 import type { Log } from "../../src/log/log.js";
-import { runProbe, startBroker, type Broker, type ProbeCall } from "../../scripts/kafka.mjs";
+import { runProbe, type Broker, type ProbeCall } from "../../scripts/kafka.mjs";
+import { ownBroker } from "./support/broker.js";
 import { rng } from "../support/xorshift.js";
 import { fileSeed } from "../support/seed.js";
 import { parseProbeRecords } from "./support/dump.js";
-import { hex, type PlainRecord } from "./support/segments.js";
+import { hex, recordsOf, type PlainRecord } from "./support/segments.js";
 import { kafkaTier } from "./support/tier.js";
 
 const tier = kafkaTier();
@@ -29,19 +30,6 @@ interface Written {
   endOffset: number;
   /** pagelog's answer to offsetForTimestamp for each probed timestamp. */
   byTimestamp: Array<[timestamp: number, offset: number | null]>;
-}
-
-async function plainRecords(log: Log): Promise<PlainRecord[]> {
-  const out: PlainRecord[] = [];
-  for await (const r of log.records({ from: log.startOffset }))
-    out.push({
-      offset: r.offset,
-      timestamp: r.timestamp,
-      key: hex(r.key),
-      value: hex(r.value),
-      headers: r.headers.map((h) => [Buffer.from(h.key).toString("hex"), hex(h.value)]),
-    });
-  return out;
 }
 
 /** pagelog writes both partitions in `root`, closes them, and says what it reads back. */
@@ -71,7 +59,7 @@ async function writeWithPagelog(root: string): Promise<Record<keyof typeof TOPIC
   await compacted.flush();
   await compacted.compact();
   const written = async (log: Log): Promise<Written> => {
-    const records = await plainRecords(log);
+    const records = await recordsOf(log);
     const probes = [
       records[0]!,
       records[Math.floor(records.length / 3)]!,
@@ -122,28 +110,19 @@ describe.skipIf(tier === undefined)("a broker adopts a pagelog partition", () =>
   beforeAll(async () => {
     // The broker's cleaner off: it would clean the adopted log's uncleaned tail further (Kafka's
     // right, but then the consumer reads fewer records than pagelog, at a moment nobody chooses).
-    broker = await startBroker({
-      classpath: tier!.classpath,
+    ({ broker } = await ownBroker({
       dir: join(scratch, "broker"),
       extra: { "log.cleaner.enable": "false" },
-    });
-    kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
       topics: [
         { topic: TOPICS.plain, numPartitions: 1, configEntries: [{ name: "retention.ms", value: "-1" }] },
         { topic: TOPICS.compacted, numPartitions: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] },
       ],
-    });
-    await admin.disconnect();
+    }));
     await broker.stop({ graceful: true });
     const pagelogRoot = join(scratch, "pagelog");
     written = await writeWithPagelog(pagelogRoot);
     for (const topic of Object.values(TOPICS)) adopt(broker.logDir, pagelogRoot, `${topic}-0`);
-    broker = await startBroker({ classpath: tier!.classpath, dir: join(scratch, "broker"), restart: true });
-    kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+    ({ broker, kafka } = await ownBroker({ dir: join(scratch, "broker"), restart: true }));
     const producer = kafka.producer();
     await producer.connect();
     const at = async (topic: string): Promise<number> =>

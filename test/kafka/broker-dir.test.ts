@@ -3,170 +3,40 @@
 // commit, an abort, a commit) with keys, headers and null values, and a compacted topic its own
 // cleaner cleans; a read_committed kafkajs consumer reads both; the broker stops cleanly; then
 // `LogDir.open(<its log dir>, { readOnly: true })` opens the directory as the broker left it.
-// What pagelog does not do yet is written as `it.fails`, each naming what it refuses or gets wrong.
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+// pagelog dump and verify agree with Kafka's DumpLogSegments on every segment the broker wrote, and
+// both report a planted wrong CRC and index entry. What pagelog does not do yet is written as
+// `it.fails`, naming what it gets wrong.
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { CompressionTypes, Kafka, logLevel } from "kafkajs";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Isolation, LogDir } from "../../src/node.js";
-import { REPO, startBroker } from "../../scripts/kafka.mjs";
-import { hex, type PlainRecord } from "./support/segments.js";
+import { runProbe, type ProbeResult } from "../../scripts/kafka.mjs";
+import { COMPACT, hashes, partitionsOf, PLAIN, readAll, writeBrokerDir } from "./support/broker-dir.js";
+import {
+  batchView,
+  cli,
+  dumpedView,
+  kafkaBatchView,
+  kafkaRecordView,
+  pagelogDump,
+  plainOf,
+} from "./support/compare-dump.js";
+import { deepDumpCall, parseDump, parseProbeRecords, type DumpedFile } from "./support/dump.js";
+import { filesOf, plant, type Planted } from "./support/plant.js";
+import type { DumpedBatch } from "../../src/inspect/dump-model.js";
+import { type PlainRecord } from "./support/segments.js";
 import { kafkaTier } from "./support/tier.js";
 
 const tier = kafkaTier();
-const PLAIN = "plain";
-const CLI = join(REPO, "dist/cli.js");
-const COMPACT = "compact";
 
-/** Every file under `dir` with its SHA-256: what "nothing written" is checked against. */
-function hashes(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, e.name);
-      if (e.isDirectory()) walk(path);
-      else out.set(path, createHash("sha256").update(readFileSync(path)).digest("hex") + ` ${statSync(path).size}`);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-async function produce(kafka: Kafka): Promise<void> {
-  const plain = kafka.producer();
-  await plain.connect();
-  for (let i = 0; i < 20; i++) {
-    // The broker rolls a segment every 300 ms (log.roll.ms): pauses make several.
-    if (i % 5 === 4) await new Promise((r) => setTimeout(r, 350));
-    await plain.send({
-      topic: PLAIN,
-      messages: [{ key: i % 3 ? `k${i}` : null, value: i % 4 ? `v${i}` : null, headers: { h: `x${i}`, e: "" } }],
-    });
-  }
-  await plain.send({
-    topic: PLAIN,
-    compression: CompressionTypes.GZIP,
-    messages: [
-      { key: "g1", value: "gz1" },
-      { key: "g2", value: "gz2" },
-    ],
-  });
-  const idempotent = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await idempotent.connect();
-  for (let i = 0; i < 5; i++) await idempotent.send({ topic: PLAIN, messages: [{ key: `i${i}`, value: `idem${i}` }] });
-  const tx = kafka.producer({ transactionalId: "pagelog-tx", idempotent: true, maxInFlightRequests: 1 });
-  await tx.connect();
-  for (const [records, commit] of [
-    [["t1", "t2"], true],
-    [["t3"], false],
-    [["t4"], true],
-    [["t5"], true],
-  ] as const) {
-    // Before the last: a pause, so that its writes roll __transaction_state-0 (log.roll.ms) and
-    // the broker's cleaner has a segment of it to clean.
-    if (records[0] === "t5") await new Promise((r) => setTimeout(r, 400));
-    const t = await tx.transaction();
-    await t.send({
-      topic: PLAIN,
-      messages: records.map((key) => ({ key, value: `${key}-${commit ? "committed" : "aborted"}` })),
-    });
-    await (commit ? t.commit() : t.abort());
-  }
-  for (let round = 0; round < 3; round++) {
-    for (let i = 0; i < 30; i++)
-      await plain.send({ topic: COMPACT, messages: [{ key: `c${i % 5}`, value: i % 7 ? `v${round}-${i}` : null }] });
-    await new Promise((r) => setTimeout(r, 400));
-  }
-  // One more record rolls the compacted topic's last round out of its active segment.
-  await plain.send({ topic: COMPACT, messages: [{ key: "c0", value: "after-rounds" }] });
-  await plain.send({ topic: PLAIN, messages: [{ key: "last", value: "x" }] });
-  await Promise.all([plain.disconnect(), idempotent.disconnect(), tx.disconnect()]);
-}
-
-/** What a read_committed consumer (kafkajs's default) reads from both topics, until `until` says it has all. */
-async function consume(
-  kafka: Kafka,
-  until: (got: Map<string, PlainRecord[]>) => boolean,
-): Promise<Map<string, PlainRecord[]>> {
-  const got = new Map<string, PlainRecord[]>([
-    [PLAIN, []],
-    [COMPACT, []],
-  ]);
-  const consumer = kafka.consumer({ groupId: `pagelog-${Date.now()}`, readUncommitted: false });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [PLAIN, COMPACT], fromBeginning: true });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the consumer did not read everything in 60 s")), 60_000);
-    consumer
-      .run({
-        eachMessage: async ({ topic, message }) => {
-          got.get(topic)!.push({
-            offset: Number(message.offset),
-            timestamp: Number(message.timestamp),
-            key: hex(message.key),
-            value: hex(message.value),
-            headers: Object.entries(message.headers ?? {}).map(([k, v]) => [
-              Buffer.from(k).toString("hex"),
-              v === undefined ? null : hex(v as Buffer),
-            ]),
-          });
-          if (until(got)) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      })
-      .catch(reject);
-  });
-  await consumer.disconnect();
-  return got;
-}
-
-/**
- * Waits until the broker's cleaner has cleaned `partitions` (cleaner-offset-checkpoint names each),
- * and the ones in `whole` up to their active segment: nothing is left for it to clean, so what a
- * consumer reads next is what the files hold when the broker stops (a cleaning after the read
- * would drop records the consumer saw).
- */
-async function cleaned(logDir: string, partitions: string[], whole: string[] = []): Promise<void> {
-  const activeBase = (p: string): number =>
-    Math.max(
-      0,
-      ...readdirSync(join(logDir, `${p}-0`))
-        .filter((name) => name.endsWith(".log"))
-        .map((name) => Number(name.slice(0, -4))),
-    );
-  for (let i = 0; i < 200; i++) {
-    // The broker writes the file on its checkpoint interval: it may not be there yet.
-    const file = join(logDir, "cleaner-offset-checkpoint");
-    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    const cleanedTo = (p: string): number => Number(new RegExp(`^${p} 0 (\\d+)$`, "m").exec(text)?.[1] ?? 0);
-    if (partitions.every((p) => cleanedTo(p) > 0) && whole.every((p) => cleanedTo(p) >= activeBase(p))) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the broker's cleaner did not clean ${partitions.join(", ")} in 40 s`);
-}
-
-async function readAll(root: string, name: string, isolation?: Isolation): Promise<PlainRecord[]> {
-  const dir = await LogDir.open(root, { readOnly: true });
-  try {
-    const log = await dir.log(name);
-    const out: PlainRecord[] = [];
-    for await (const r of log.records({ from: log.startOffset, ...(isolation && { isolation }) }))
-      out.push({
-        offset: r.offset,
-        timestamp: r.timestamp,
-        key: hex(r.key),
-        value: hex(r.value),
-        headers: r.headers.map((h) => [Buffer.from(h.key).toString("hex"), hex(h.value)]),
-      });
-    return out;
-  } finally {
-    await dir.close();
-  }
+interface Views {
+  logs: string[];
+  /** pagelog dump's batches (with records) of each `.log`. */
+  pagelog: Map<string, DumpedBatch[]>;
+  /** DumpLogSegments' dump of each `.log`, and FileRecords' records. */
+  kafka: { dump: Map<string, DumpedFile>; records: Map<string, ProbeResult> };
+  /** The planted copy, and DumpLogSegments' index verification and deep dump of it. */
+  planted: { files: Planted; index: Map<string, DumpedFile>; log: Map<string, DumpedFile> };
 }
 
 describe.skipIf(tier === undefined)("pagelog reads the directory a broker wrote", () => {
@@ -176,44 +46,42 @@ describe.skipIf(tier === undefined)("pagelog reads the directory a broker wrote"
   let before = new Map<string, string>();
 
   beforeAll(async () => {
-    const broker = await startBroker({
-      classpath: tier!.classpath,
-      dir: scratch,
-      extra: { "log.roll.ms": "300", "log.index.interval.bytes": "100", "log.cleaner.backoff.ms": "200" },
-    });
-    try {
-      logDir = broker.logDir;
-      const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
-      const admin = kafka.admin();
-      await admin.connect();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: PLAIN, numPartitions: 1 },
-          {
-            topic: COMPACT,
-            numPartitions: 1,
-            configEntries: [
-              { name: "cleanup.policy", value: "compact" },
-              { name: "min.cleanable.dirty.ratio", value: "0.01" },
-            ],
-          },
-        ],
-      });
-      await admin.disconnect();
-      await produce(kafka);
-      await cleaned(logDir, [COMPACT, "__transaction_state"], [COMPACT]);
-      const last = (records: PlainRecord[] | undefined, key: string): boolean =>
-        records?.some((r) => r.key === Buffer.from(key).toString("hex")) ?? false;
-      consumed = await consume(kafka, (got) => last(got.get(PLAIN), "last") && (got.get(COMPACT)?.length ?? 0) >= 5);
-      await broker.stop({ graceful: true });
-      before = hashes(logDir);
-    } catch (error) {
-      await broker.stop();
-      throw error;
-    }
+    ({ logDir, consumed } = await writeBrokerDir(scratch));
+    before = hashes(logDir);
   }, 120_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /**
+   * Both tools over every `.log` the broker wrote, once for the file's tests: `pagelog dump --json
+   * --records` per partition; then, in one JVM, DumpLogSegments --deep-iteration, kafka-clients'
+   * FileRecords record by record, and Kafka's checks of a planted copy (support/plant.ts) of a
+   * segment of the plain topic with two index entries, one entry and one CRC made wrong.
+   */
+  let views: Promise<Views> | undefined;
+  const bothDumps = (): Promise<Views> =>
+    (views ??= (async () => {
+      const logs = partitionsOf(logDir).flatMap((p) => filesOf(join(logDir, p), ".log"));
+      const pagelog = new Map(partitionsOf(logDir).flatMap((p) => [...pagelogDump(join(logDir, p))]));
+      const index = filesOf(join(logDir, `${PLAIN}-0`), ".index").find((f) => statSync(f).size >= 16)!;
+      const source = index.replace(/\.index$/, ".log");
+      const planted = plant(source, join(scratch, "planted", `${PLAIN}-0`), { batches: pagelog.get(source)! });
+      const [deep, plantedIndex, plantedLog, ...records] = await runProbe({
+        ...tier!,
+        workDir: scratch,
+        calls: [
+          deepDumpCall(logs),
+          ["dump", "--verify-index-only", "--files", planted.index],
+          deepDumpCall([planted.log]),
+          ...logs.map((log) => ["records", log]),
+        ],
+      });
+      return {
+        logs,
+        pagelog,
+        kafka: { dump: parseDump(deep!.lines), records: new Map(logs.map((l, i) => [l, records[i]!])) },
+        planted: { files: planted, index: parseDump(plantedIndex!.lines), log: parseDump(plantedLog!.lines) },
+      };
+    })());
 
   it("opens the broker's directory read-only, reads its topics and changes no byte", async () => {
     expect(readdirSync(logDir)).toEqual(
@@ -248,14 +116,14 @@ describe.skipIf(tier === undefined)("pagelog reads the directory a broker wrote"
     expect(read.filter((r) => !offsets.has(r.offset)).map((r) => r.key)).toEqual([Buffer.from("t3").toString("hex")]);
   });
 
-  // A segment the broker's cleaner rewrote may start past its base offset (Kafka drops a batch
-  // left empty; pagelog keeps one). On a clean open, a segment with an empty offset index whose
-  // first batch starts past its base is PAGELOG_CORRUPT "first batch starts at N"
-  // (src/segment/segment-load.ts), even below the clean point of cleaner-offset-checkpoint:
-  // __transaction_state-0 after the broker's cleaner is refused.
-  it.fails("opens and reads every partition the broker keeps, its internal topics included", async () => {
-    const partitions = readdirSync(logDir).filter((f) => /-\d+$/.test(f) && statSync(join(logDir, f)).isDirectory());
-    expect(partitions).toEqual(expect.arrayContaining(["__transaction_state-0", PLAIN + "-0", COMPACT + "-0"]));
+  // Kafka's cleaner drops a batch left empty, so a segment it rewrote may start past its base
+  // offset (__transaction_state-0, compact-0): below the clean point of cleaner-offset-checkpoint
+  // pagelog reads it, as Kafka does.
+  it("opens and reads every partition the broker keeps, its internal topics included", async () => {
+    const partitions = partitionsOf(logDir);
+    expect(partitions).toEqual(
+      expect.arrayContaining(["__cluster_metadata-0", "__transaction_state-0", PLAIN + "-0", COMPACT + "-0"]),
+    );
     const refused: string[] = [];
     for (const name of partitions) {
       await readAll(logDir, name).catch((error: Error & { code?: string }) =>
@@ -263,26 +131,82 @@ describe.skipIf(tier === undefined)("pagelog reads the directory a broker wrote"
       );
     }
     expect(refused).toEqual([]);
+    expect(hashes(logDir)).toEqual(before);
   });
-
-  /** `pagelog verify` (the built CLI: `npm run build` first) on `target`: its exit status and output. */
-  const verify = (target: string): { status: number | null; output: string } => {
-    expect(existsSync(CLI), `${CLI} is missing: run npm run build before this test`).toBe(true);
-    const run = spawnSync(process.execPath, [CLI, "verify", target], { encoding: "utf8" });
-    return { status: run.status, output: run.stdout + run.stderr };
-  };
 
   it("pagelog verify finds the broker's transactional topic clean, as DumpLogSegments does", () => {
-    const { status, output } = verify(join(logDir, `${PLAIN}-0`));
+    const { status, output } = cli("verify", join(logDir, `${PLAIN}-0`));
     expect(status, output).toBe(0);
   });
 
-  // pagelog verify holds every segment to pagelog's rule that its first batch starts at its base
-  // offset; a segment the broker's cleaner rewrote starts past it (Kafka's DumpLogSegments reads
-  // it as valid), so verify reports compact-0 and __transaction_state-0 as DAMAGED ("first batch
-  // starts at offset N, the segment's base offset is 0") and exits 1.
-  it.fails("pagelog verify finds the whole broker directory clean, as DumpLogSegments does", () => {
-    const { status, output } = verify(logDir);
+  it("pagelog verify finds the whole broker directory clean, every partition checked, as DumpLogSegments does", () => {
+    const { status, output } = cli("verify", logDir);
     expect(status, output).toBe(0);
+    // Every partition checked, the KRaft metadata log too; the broker's files only noted.
+    const partitions = partitionsOf(logDir);
+    expect(output).toContain(`clean: ${partitions.length} partitions`);
+    expect(output).not.toMatch(/not a partition directory|DAMAGED/);
+  });
+
+  it("pagelog dump and DumpLogSegments agree on every segment the broker wrote: batches, records, CRCs", async () => {
+    const { logs, pagelog, kafka } = await bothDumps();
+    expect([...pagelog.keys()].sort()).toEqual([...logs].sort());
+    let markers = 0;
+    for (const log of logs) {
+      const mine = { batches: pagelog.get(log)! };
+      const theirs = kafka.dump.get(log)!;
+      expect(theirs.problems, log).toEqual([]);
+      expect(
+        mine.batches.flatMap((b) => b.problems),
+        log,
+      ).toEqual([]);
+      expect(mine.batches.map(batchView), log).toEqual(theirs.batches.map(kafkaBatchView));
+      // DumpLogSegments' records (offsets, timestamps, keys, values, header keys; a control
+      // record's meaning) and kafka-clients' FileRecords (header values too).
+      const records = mine.batches.flatMap((b) => b.records!.map((r) => ({ r, control: b.isControl })));
+      expect(
+        records.map(({ r, control }) => dumpedView(r, control)),
+        log,
+      ).toEqual(theirs.records.map(kafkaRecordView));
+      expect(
+        records.map(({ r }) => plainOf(r)),
+        log,
+      ).toEqual(parseProbeRecords(kafka.records.get(log)!.lines));
+      markers += theirs.records.filter((r) => r.control?.startsWith("endTxnMarker")).length;
+    }
+    // The files hold what the test wrote: the four transactions' markers, gzip, transactional
+    // batches, and KRaft's control records.
+    expect(markers).toBe(4);
+    expect([...kafka.dump.values()].some((f) => f.records.some((r) => r.control?.startsWith("LeaderChange")))).toBe(
+      true,
+    );
+    const batches = [...kafka.dump.values()].flatMap((f) => f.batches);
+    expect(batches.some((b) => b.compresscodec === "gzip")).toBe(true);
+    expect(batches.some((b) => b.isTransactional && !b.isControl && b.producerId >= 0)).toBe(true);
+  });
+
+  it("pagelog verify and DumpLogSegments both report a planted wrong CRC and a planted wrong index entry in a broker's segment", async () => {
+    const { planted: files } = await bothDumps();
+    const planted = files.files;
+    // Kafka's tool: the index entry names the wrong offset, the batch's CRC is invalid.
+    expect(files.index.get(planted.index)?.problems.join("\n")).toContain(
+      `Index offset: ${planted.indexOffset}, log offset: ${planted.batchLastOffset}`,
+    );
+    const invalid = files.log.get(planted.log)!.batches.filter((b) => b.isvalid !== "true");
+    expect(invalid.map((b) => b.baseOffset)).toEqual([planted.crcBatch]);
+    // pagelog verify: DAMAGED (exit 1), naming both files, the CRC's batch by its byte.
+    const { status, output } = cli("verify", join(scratch, "planted", `${PLAIN}-0`));
+    expect(status, output).toBe(1);
+    expect(output).toMatch(
+      new RegExp(`${basename(planted.log)} byte ${planted.crcPosition}: CRC 0x[0-9a-f]{8} does not match`),
+    );
+    expect(output).toMatch(
+      new RegExp(
+        `${basename(planted.index)} byte 8: entry 1: the batch at position \\d+ ends at offset ${planted.batchLastOffset}, after the entry's offset ${planted.indexOffset}`,
+      ),
+    );
+    // pagelog dump says the same of that batch.
+    const mine = pagelogDump(planted.log).get(planted.log)!;
+    expect(mine.filter((b) => !b.crcValid).map((b) => b.baseOffset)).toEqual([planted.crcBatch]);
   });
 });

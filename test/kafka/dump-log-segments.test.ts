@@ -3,19 +3,25 @@
 // time-index mismatch, and the same records pagelog reads; kafka-clients' FileRecords agrees on
 // header values too. And the check can fail: a planted wrong index entry and a planted wrong CRC
 // are reported by Kafka's tool. Every call runs in one JVM (JVM starts are the cost here).
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProbe, type ProbeCall, type ProbeResult } from "../../scripts/kafka.mjs";
 import { fileSeed } from "../support/seed.js";
-import { parseDump, parseProbeRecords, unexplainedTimeIndexProblems, type DumpedFile } from "./support/dump.js";
+import {
+  deepDumpCall,
+  parseDump,
+  parseProbeRecords,
+  unexplainedTimeIndexProblems,
+  type DumpedFile,
+} from "./support/dump.js";
+import { filesOf, plant, type Planted } from "./support/plant.js";
 import { writePartitions, type WrittenPartition } from "./support/segments.js";
 import { kafkaTier } from "./support/tier.js";
 
 const tier = kafkaTier();
 const { seed } = fileSeed(import.meta.url);
-const HEX = "PagelogProbe$Hex";
 
 interface Run {
   partitions: WrittenPartition[];
@@ -28,71 +34,11 @@ interface Run {
   planted: { index: Map<string, DumpedFile>; crc: Map<string, DumpedFile>; crcRecords: ProbeResult; files: Planted };
 }
 
-interface Planted {
-  index: string;
-  /** The offset the planted entry now names, and the last offset of the batch it points at. */
-  indexOffset: number;
-  batchLastOffset: number;
-  log: string;
-  crcBatch: number;
-}
-
-const filesOf = (dir: string, ext: string): string[] =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith(ext))
-    .sort()
-    .map((f) => join(dir, f));
-
-/**
- * Copies rolled-0's first segment to `dir` and damages the copies: one offset-index entry names an
- * offset that is not its batch's last offset, and one batch's stored CRC is off by one bit.
- */
-function plant(source: string, dir: string, dumpOfSource: DumpedFile): Planted {
-  mkdirSync(dir, { recursive: true });
-  const base = filesOf(source, ".log")[0]!.replace(/\.log$/, "");
-  const name = base.slice(source.length + 1);
-  for (const ext of [".log", ".index", ".timeindex"]) copyFileSync(base + ext, join(dir, name + ext));
-  const index = join(dir, `${name}.index`);
-  const bytes = readFileSync(index);
-  expect(bytes.length, "the segment has at least two index entries").toBeGreaterThanOrEqual(16);
-  // Entry 1: relative offset (int32) then position (int32). Name the offset before the right one.
-  const relative = bytes.readInt32BE(8);
-  bytes.writeInt32BE(relative - 1, 8);
-  writeFileSync(index, bytes);
-  const baseOffset = Number(name);
-  const position = bytes.readInt32BE(12);
-  const batch = dumpOfSource.batches.find((b) => b.position === position)!;
-  const log = join(dir, `${name}.log`);
-  const logBytes = readFileSync(log);
-  const crcBatch = dumpOfSource.batches[1]!;
-  // The CRC is bytes 17..20 of a batch (after base offset, length, epoch and magic).
-  const crcByte = crcBatch.position + 20;
-  logBytes.writeUInt8(logBytes.readUInt8(crcByte) ^ 0x01, crcByte);
-  writeFileSync(log, logBytes);
-  return {
-    index,
-    indexOffset: baseOffset + relative - 1,
-    batchLastOffset: batch.lastOffset,
-    log,
-    crcBatch: crcBatch.baseOffset,
-  };
-}
-
 async function run(tierInfo: NonNullable<typeof tier>, root: string): Promise<Run> {
   const { partitions, recoveredCut } = await writePartitions(join(root, "logdir"), seed);
   const logs = partitions.flatMap((p) => filesOf(p.dir, ".log"));
   const indexes = partitions.flatMap((p) => [...filesOf(p.dir, ".index"), ...filesOf(p.dir, ".timeindex")]);
-  const deep: ProbeCall = [
-    "dump",
-    "--deep-iteration",
-    "--print-data-log",
-    "--key-decoder-class",
-    HEX,
-    "--value-decoder-class",
-    HEX,
-    "--files",
-    [...logs, ...indexes].join(","),
-  ];
+  const deep = deepDumpCall([...logs, ...indexes]);
   const calls: ProbeCall[] = [
     deep,
     ["dump", "--verify-index-only", "--files", indexes.join(",")],
@@ -104,25 +50,12 @@ async function run(tierInfo: NonNullable<typeof tier>, root: string): Promise<Ru
   // The planted damage, in a second JVM: its files are copies made from what the first one read.
   const plantedDir = join(root, "planted");
   const rolled = partitions.find((p) => p.name === "rolled-0")!;
-  const files = plant(rolled.dir, plantedDir, parsedDump.get(filesOf(rolled.dir, ".log")[0]!)!);
+  const first = filesOf(rolled.dir, ".log")[0]!;
+  const files = plant(first, plantedDir, parsedDump.get(first)!);
   const [index, crc, crcRecords] = await runProbe({
     ...tierInfo,
     workDir: root,
-    calls: [
-      ["dump", "--verify-index-only", "--files", files.index],
-      [
-        "dump",
-        "--deep-iteration",
-        "--print-data-log",
-        "--key-decoder-class",
-        HEX,
-        "--value-decoder-class",
-        HEX,
-        "--files",
-        files.log,
-      ],
-      ["records", files.log],
-    ],
+    calls: [["dump", "--verify-index-only", "--files", files.index], deepDumpCall([files.log]), ["records", files.log]],
   });
   return {
     partitions,

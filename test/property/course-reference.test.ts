@@ -3,7 +3,7 @@
  * restated from its chapter's rule and nothing stricter) pass everything pagelog runs a reader's
  * policies through: `check` and the demo's scripts (and 1,000 schedules of `fuzz --policies`:
  * test/property/course-policies.test.ts). The typical wrong answers next to them are still
- * caught (test/unit/cli/check.test.ts, fuzz-policies.test.ts).
+ * caught (test/unit/cli/check/check.test.ts, fuzz-policies.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { cli } from "../unit/cli/helpers.js";

@@ -14,6 +14,7 @@ import { consumerCommits } from "./rows-positions.js";
 import { followProcess } from "./rows-follow-process.js";
 import { appendDuringClean, compactSpace, compactThroughput } from "./rows-compact.js";
 import { idleSegmentBytes, open100kSegments, open10kPartitions, open10kSegments } from "./rows-open.js";
+import { kafkaProduce, kafkaRecovery } from "./rows-kafka.js";
 
 export interface RowSpec {
   readonly name: string;
@@ -112,8 +113,46 @@ export const ROWS: readonly RowSpec[] = [
     run: appendDuringClean,
   },
   { name: "append-4GB", summary: "append 4 GiB to one log vs writeSync + crc32c; peak RSS (tmpfs)", run: append4GB },
+  // Issue 34 (Kafka as the bar to beat): rows-kafka.ts, skipped where no broker can run.
+  {
+    name: "kafka-recovery",
+    summary: "pagelog recover vs a Kafka broker loading the same unclean 1 GiB partition (real disk); vs a cold read",
+    run: kafkaRecovery,
+  },
+  {
+    name: "kafka-produce",
+    summary: "in-process appends vs Kafka's ProducerPerformance (acks=1) into a local broker (real disk); vs writeSync",
+    run: kafkaProduce,
+  },
 ];
 
 export function rowNamed(name: string): RowSpec | undefined {
   return ROWS.find((r) => r.name === name);
+}
+
+/** Names that stand for several rows in `--rows`: `kafka` for the rows beside a local Kafka broker. */
+export const ROW_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  kafka: ["kafka-recovery", "kafka-produce"],
+};
+
+/**
+ * The rows `names` ask for, groups expanded, in order, each once; the first name that is neither a
+ * row nor a group is `unknown`.
+ */
+export function expandRowNames(names: readonly string[]): { rows: string[]; unknown?: string } {
+  const rows: string[] = [];
+  for (const name of names) {
+    const members = Object.hasOwn(ROW_GROUPS, name) ? ROW_GROUPS[name]! : [name];
+    for (const member of members) {
+      if (rowNamed(member) === undefined) return { rows, unknown: member };
+      if (!rows.includes(member)) rows.push(member);
+    }
+  }
+  return { rows };
+}
+
+/** "append-100B, …, kafka (the group: kafka-recovery, kafka-produce)": for messages naming what --rows takes. */
+export function rowChoices(): string {
+  const groups = Object.entries(ROW_GROUPS).map(([g, rows]) => `${g} (${rows.join(" + ")})`);
+  return [...ROWS.map((r) => r.name), ...groups].join(", ");
 }

@@ -16,7 +16,7 @@ const HIDE_CURSOR = "\x1b[?25l";
 const SHOW_CURSOR = "\x1b[?25h";
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
-export const KEYS_HELP =
+const KEYS_HELP =
   "keys: p produce · c cut power · r restart · w OS write-back · f flush every · s flush now · o pagelog's own functions · q quit";
 
 const KEY_STEPS: Record<string, ScriptStep> = {

@@ -68,26 +68,7 @@ export function textSink(out: Output): DumpSink {
       await out.drain();
     },
     logEnd(end: DumpedLogEnd) {
-      if (end.trailing !== null)
-        line(
-          `${plural(end.trailing.bytes, "byte")} at position ${end.trailing.position} ${end.trailing.bytes === 1 ? "is" : "are"} not a whole batch: ${end.trailing.detail}`,
-        );
-      const offsets =
-        end.firstOffset === null || end.lastOffset === null
-          ? "no offsets"
-          : `offsets ${end.firstOffset}-${end.lastOffset}`;
-      const verdict =
-        end.damaged === 0 && end.trailing === null
-          ? "every batch valid"
-          : [
-              ...(end.damaged === 0 ? [] : [plural(end.damaged, "damaged batch", "damaged batches")]),
-              ...(end.trailing === null ? [] : ["an invalid tail"]),
-            ].join(", ");
-      const unreadable =
-        end.unreadable === 0 ? "" : `; ${plural(end.unreadable, "batch", "batches")} pagelog cannot read`;
-      line(
-        `Summary: ${plural(end.batches, "batch", "batches")}, ${offsets}, ${plural(logSize, "byte")}; ${verdict}${unreadable}`,
-      );
+      for (const text of logEndLines(end, logSize)) line(text);
     },
     indexStart(f: DumpedIndexStart) {
       index = f;
@@ -99,23 +80,7 @@ export function textSink(out: Output): DumpSink {
       );
     },
     async entry(e: IndexRun) {
-      const body =
-        index?.kind === "index"
-          ? `offset: ${e.offset} position: ${e.position}`
-          : `timestamp: ${e.timestamp} offset: ${e.offset}`;
-      line(
-        e.problem === undefined || index?.checkedAgainst === null
-          ? body
-          : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`,
-      );
-      if (e.repeats > 0) {
-        const entrySize = index?.kind === "index" ? 8 : 12;
-        const last = e.slot + e.repeats;
-        const slots = e.repeats === 1 ? `slot ${last}` : `slots ${e.slot + 1}-${last}`;
-        line(
-          `... and ${plural(e.repeats, "more identical entry", "more identical entries")} (${slots}, bytes ${e.byte + entrySize}-${(last + 1) * entrySize - 1})`,
-        );
-      }
+      for (const text of entryLines(e, index)) line(text);
       await out.drain();
     },
     indexEnd(end: IndexWalk) {
@@ -126,4 +91,49 @@ export function textSink(out: Output): DumpSink {
       );
     },
   };
+}
+
+/** The end of a `.log`: its trailing bytes, if any, then its summary. */
+function logEndLines(end: DumpedLogEnd, logSize: number): string[] {
+  const lines: string[] = [];
+  if (end.trailing !== null)
+    lines.push(
+      `${plural(end.trailing.bytes, "byte")} at position ${end.trailing.position} ${end.trailing.bytes === 1 ? "is" : "are"} not a whole batch: ${end.trailing.detail}`,
+    );
+  const offsets =
+    end.firstOffset === null || end.lastOffset === null ? "no offsets" : `offsets ${end.firstOffset}-${end.lastOffset}`;
+  const verdict =
+    end.damaged === 0 && end.trailing === null
+      ? "every batch valid"
+      : [
+          ...(end.damaged === 0 ? [] : [plural(end.damaged, "damaged batch", "damaged batches")]),
+          ...(end.trailing === null ? [] : ["an invalid tail"]),
+        ].join(", ");
+  const unreadable = end.unreadable === 0 ? "" : `; ${plural(end.unreadable, "batch", "batches")} pagelog cannot read`;
+  lines.push(
+    `Summary: ${plural(end.batches, "batch", "batches")}, ${offsets}, ${plural(logSize, "byte")}; ${verdict}${unreadable}`,
+  );
+  return lines;
+}
+
+/** One run of index entries (of the index `index` started): the entry, then how often it repeats. */
+function entryLines(e: IndexRun, index: DumpedIndexStart | undefined): string[] {
+  const body =
+    index?.kind === "index"
+      ? `offset: ${e.offset} position: ${e.position}`
+      : `timestamp: ${e.timestamp} offset: ${e.offset}`;
+  const lines = [
+    e.problem === undefined || index?.checkedAgainst === null
+      ? body
+      : `${body} MISMATCH at byte ${e.byte}: ${e.problem}`,
+  ];
+  if (e.repeats > 0) {
+    const entrySize = index?.kind === "index" ? 8 : 12;
+    const last = e.slot + e.repeats;
+    const slots = e.repeats === 1 ? `slot ${last}` : `slots ${e.slot + 1}-${last}`;
+    lines.push(
+      `... and ${plural(e.repeats, "more identical entry", "more identical entries")} (${slots}, bytes ${e.byte + entrySize}-${(last + 1) * entrySize - 1})`,
+    );
+  }
+  return lines;
 }

@@ -8,7 +8,7 @@ import { basename, dirname, resolve } from "node:path";
 import { FsStorage } from "../../storage/fs-storage.js";
 import { UsageError } from "../terminal/io.js";
 
-export interface Target {
+interface Target {
   /** Storage rooted at the directory (or at the file's directory). */
   readonly storage: FsStorage;
   /** "dir": the root itself; "file": `name` inside the root. */

@@ -92,7 +92,7 @@ const ASYNC_METHODS = [
 ] as const;
 
 /** The adapter with `open()` and every async call on its logs limited to `ms`. */
-export function withTimeLimit(adapter: CrashTestAdapter, ms: number): CrashTestAdapter {
+function withTimeLimit(adapter: CrashTestAdapter, ms: number): CrashTestAdapter {
   return {
     ...adapter,
     open: async (storage, context) => {

@@ -13,7 +13,7 @@ import { framesOfTheirCode } from "../../testing/engine/error-report.js";
 import { UsageError } from "../terminal/io.js";
 
 /** How long a module may take to load (its top-level awaits included). */
-export const LOAD_LIMIT_MS = 10_000;
+const LOAD_LIMIT_MS = 10_000;
 
 /** The module at `path` (ES or CommonJS); a usage error naming `--flag` when it cannot be loaded. */
 export async function importUserModule(path: string, flag: string): Promise<Record<string, unknown>> {

@@ -28,12 +28,12 @@ function fractionOf(p: RecoveryProgress): number {
 }
 
 /** One progress line, without its end: `recovering orders-0: 12.0 MiB of 40.0 MiB (30%), 3 segments left`. */
-export function progressLine(p: RecoveryProgress): string {
+function progressLine(p: RecoveryProgress): string {
   const percent = Math.floor(fractionOf(p) * 100);
   return `recovering ${p.log}: ${formatBytes(p.bytesWalked)} of ${formatBytes(p.bytesToWalk)} (${percent}%), ${plural(p.segmentsLeft, "segment")} left`;
 }
 
-export interface ProgressPrinter {
+interface ProgressPrinter {
   /** The `onProgress` listener. */
   readonly listener: (progress: RecoveryProgress) => void;
   /** Ends a redrawn line, if one is showing (before anything else is printed). */

@@ -57,7 +57,7 @@ export function parseCommandLine<T extends Options>(
 }
 
 /** Runs a `parseArgs` call, turning its `ERR_PARSE_ARGS_*` errors into a one-line UsageError. */
-export function parsing<R>(parse: () => R): R {
+function parsing<R>(parse: () => R): R {
   try {
     return parse();
   } catch (err) {

@@ -4,6 +4,7 @@ import { ANSI } from "../terminal/style.js";
 import { plural } from "../../text/plural.js";
 import { type VerifyReport, verdictOf } from "../../inspect/verify-dir.js";
 
+/** The report as text: the partitions and their files, then notes, the verdict and each finding. */
 export function verifyText(report: VerifyReport, root: string, style: Style): string {
   const out: string[] = [];
   const marker =
@@ -15,26 +16,7 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
     out.push(
       `writer: process ${report.writer.pid} holds the lock (.lock): the log was being written while verify read it. What it is in the middle of (the active segment's unflushed tail, index entries ahead of the .log read, checkpoints moving on) is listed as in progress, not damage; anything else found is damage all the same`,
     );
-  const width = Math.max(0, ...report.partitions.flatMap((p) => p.files.map((f) => f.path.length)));
-  for (const p of report.partitions) {
-    const end = p.endOffset ?? p.startOffset;
-    const range =
-      p.startOffset === null || end === null
-        ? "no segments"
-        : end === p.startOffset
-          ? `no records (next offset ${end})`
-          : `offsets ${p.startOffset}-${end - 1}`;
-    out.push(`${p.name}: ${plural(p.segments, "segment")}, ${range}, ${plural(p.bytes, "byte")}`);
-    for (const f of p.files) {
-      const verdict =
-        f.problems.length > 0
-          ? style.paint(`DAMAGED (${f.problems.length})`, ANSI.red, ANSI.bold)
-          : f.unsupported.length > 0
-            ? style.paint(`UNSUPPORTED (${f.unsupported.length})`, ANSI.gold, ANSI.bold)
-            : style.paint("ok", ANSI.green);
-      out.push(`  ${f.path.padEnd(width)}  ${f.summary}: ${verdict}`);
-    }
-  }
+  out.push(...partitionLines(report, style));
   for (const note of report.notes) out.push(`note: ${note}`);
   const files = new Set(report.problems.map((p) => p.path)).size;
   const segments = report.partitions.reduce((n, p) => n + p.segments, 0);
@@ -82,4 +64,30 @@ export function verifyText(report: VerifyReport, root: string, style: Style): st
     for (const p of report.unsupported) out.push(`  ${p.path} byte ${p.byte}: ${p.problem}`);
   }
   return out.join("\n") + "\n";
+}
+
+/** One line per partition, then one per file with its verdict, the paths in one column. */
+function partitionLines(report: VerifyReport, style: Style): string[] {
+  const out: string[] = [];
+  const width = Math.max(0, ...report.partitions.flatMap((p) => p.files.map((f) => f.path.length)));
+  for (const p of report.partitions) {
+    const end = p.endOffset ?? p.startOffset;
+    const range =
+      p.startOffset === null || end === null
+        ? "no segments"
+        : end === p.startOffset
+          ? `no records (next offset ${end})`
+          : `offsets ${p.startOffset}-${end - 1}`;
+    out.push(`${p.name}: ${plural(p.segments, "segment")}, ${range}, ${plural(p.bytes, "byte")}`);
+    for (const f of p.files) {
+      const verdict =
+        f.problems.length > 0
+          ? style.paint(`DAMAGED (${f.problems.length})`, ANSI.red, ANSI.bold)
+          : f.unsupported.length > 0
+            ? style.paint(`UNSUPPORTED (${f.unsupported.length})`, ANSI.gold, ANSI.bold)
+            : style.paint("ok", ANSI.green);
+      out.push(`  ${f.path.padEnd(width)}  ${f.summary}: ${verdict}`);
+    }
+  }
+  return out;
 }

@@ -9,7 +9,7 @@ type Lookup = CoursePolicies["lookup"];
  * variants. Distinct, because reading `index[mid]` again for each field of a copy is still a
  * binary search.
  */
-export const MAX_LOOKUP_READS = 40;
+const MAX_LOOKUP_READS = 40;
 const BIG_INDEX_ENTRIES = 100_000;
 
 /** Offsets 10, 20, …, 60 at positions 0, 4096, …: small enough to read in a failure message. */

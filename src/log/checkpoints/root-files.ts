@@ -1,7 +1,7 @@
 /*
  * The names of a log directory's root files (Kafka's), and which of their temp files an open
- * removes: its own file so that `log-dir.ts` stays within its size, and so that the helpers of
- * a LogDir can name them without importing it.
+ * removes: one place that names them, so that LogDir, its helpers and the checkpoint readers
+ * agree on every name without importing LogDir.
  */
 import { TMP_SUFFIX } from "./checkpoint-files.js";
 import { CLEANER_CHECKPOINT } from "./cleaner-checkpoint.js";

@@ -1,7 +1,8 @@
 /*
  * What `LogDir.open` reads in the root before it changes anything: the clean-shutdown marker, the
  * temp files of its own atomic writes, the two offset checkpoints, the clean points and the
- * consumer positions. Its own file so that log-dir.ts stays within its size.
+ * consumer positions. Apart from log-dir.ts because it is one step with one rule: everything is
+ * read, and judged, before the open changes a byte.
  *
  * One listing serves them all (a file it does not name is not `stat`ed), and the reads, which do
  * not depend on each other, run at once: an open waits for the slowest of them rather than their

@@ -78,23 +78,7 @@ export async function planLoad(
     steps.push({ kind: "delete", segments: doomed });
     return doomed.length;
   };
-  const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
-  // What must still be there after a crash: the flushed records [start, recovery point). A
-  // checkpointed start at or past the recovery point leaves none: deleteRecordsBefore moved the
-  // start past flushed records, and a crash inside the start-over that follows (which deletes
-  // every segment) may leave any of them, whole or not, below a recovery point they no longer
-  // need to reach. (Kafka's loader, too, checks nothing below the log start offset.)
-  const requiredUpTo =
-    !input.clean && input.logStartOffset !== undefined && input.logStartOffset >= recoveryPoint ? 0 : recoveryPoint;
-  // The first segment to walk: the one holding the recovery point (the last with base at or
-  // below it), or the first, as Kafka's LogLoader. A recovery point at a segment's base vouches
-  // for the indexes of every segment below it too: the roll flush syncs a sealed segment whole
-  // before it moves the recovery point, and a roll after a flush() that reached the segment's
-  // end syncs its indexes before the next segment exists (log-append.ts `roll`).
-  let firstToRecover = 0;
-  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint)
-    firstToRecover++;
-  if (input.clean) firstToRecover = segments.length;
+  const { recoveryPoint, requiredUpTo, firstToRecover } = walkStart(input, segments);
   watchProgress(input, tally, segments.slice(firstToRecover));
 
   // The clean loads below the first segment to walk read only their own files: a window of them
@@ -134,6 +118,34 @@ export async function planLoad(
   }
 }
 
+/**
+ * Where the plan's walk starts, and what it must keep: the recovery point (after a clean
+ * shutdown, past every record), what must survive below it, and the first segment to walk.
+ */
+function walkStart(
+  input: LoadInput,
+  segments: readonly Segment[],
+): { recoveryPoint: number; requiredUpTo: number; firstToRecover: number } {
+  const recoveryPoint = input.clean ? Number.MAX_SAFE_INTEGER : (input.recoveryPoint ?? 0);
+  // What must still be there after a crash: the flushed records [start, recovery point). A
+  // checkpointed start at or past the recovery point leaves none: deleteRecordsBefore moved the
+  // start past flushed records, and a crash inside the start-over that follows (which deletes
+  // every segment) may leave any of them, whole or not, below a recovery point they no longer
+  // need to reach. (Kafka's loader, too, checks nothing below the log start offset.)
+  const requiredUpTo =
+    !input.clean && input.logStartOffset !== undefined && input.logStartOffset >= recoveryPoint ? 0 : recoveryPoint;
+  // The first segment to walk: the one holding the recovery point (the last with base at or
+  // below it), or the first, as Kafka's LogLoader. A recovery point at a segment's base vouches
+  // for the indexes of every segment below it too: the roll flush syncs a sealed segment whole
+  // before it moves the recovery point, and a roll after a flush() that reached the segment's
+  // end syncs its indexes before the next segment exists (log-append.ts `roll`).
+  let firstToRecover = 0;
+  while (firstToRecover + 1 < segments.length && segments[firstToRecover + 1]!.baseOffset <= recoveryPoint)
+    firstToRecover++;
+  if (input.clean) firstToRecover = segments.length;
+  return { recoveryPoint, requiredUpTo, firstToRecover };
+}
+
 /** What one plan's loop works with (see planLoad). */
 interface Planning {
   readonly input: LoadInput;
@@ -158,32 +170,11 @@ async function planEach(p: Planning): Promise<Plan> {
   const { input, segments, retiredBases, tally, steps, recoveryPoint, requiredUpTo, firstToRecover } = p;
   const { commit, deleteFromIndex } = p;
   const { dir } = input;
-  const cleanPlanOf = (i: number) => p.cleanPlanOf(i);
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const previous = segments[i - 1];
-    if (
-      previous !== undefined &&
-      segment.baseOffset < previous.nextOffset &&
-      segment.baseOffset > previous.baseOffset
-    ) {
-      // Overlap: a truncateTo inside a batch was interrupted after it durably wrote this
-      // segment (the kept records of that batch) and while it cut `previous`, whose tail may
-      // be half cut (a zeroed page tail behind an index that still points past it). Walk all
-      // of `previous`, which must be whole up to this segment's base, and finish the cut there.
-      // A clean shutdown leaves no interrupted cut: there an overlap is damage.
-      if (input.clean) {
-        throw new PagelogError(
-          `log ${dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
-          ErrorCode.CORRUPT,
-          { path: segment.log.path },
-        );
-      }
-      await checkOverlapAgrees(previous, segment);
-      tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
-      tally.truncationsFinished.add(previous);
-      commit(previous);
-    }
+    if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset)
+      await finishOverlap(p, previous, segment);
     if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
       // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
       // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
@@ -198,25 +189,7 @@ async function planEach(p: Planning): Promise<Plan> {
       break;
     }
     if (i < firstToRecover) {
-      try {
-        if ((await cleanPlanOf(i)).indexesRebuilt) tally.indexesRebuilt++;
-      } catch (err) {
-        // Below the recovery point the records must all be there, but after a crash they may be
-        // there in the next segment: a truncateTo inside a batch writes the kept records into a
-        // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
-        // damaged past the new segment's base. Recover this one up to that base (damage before
-        // it is still PAGELOG_CORRUPT); the overlap check above then finishes the cut.
-        const next = segments[i + 1];
-        if (
-          input.clean ||
-          !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
-          next === undefined ||
-          next.baseOffset <= segment.baseOffset
-        )
-          throw err;
-        tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
-        tally.truncationsFinished.add(segment);
-      }
+      await checkBelowRecoveryPoint(p, i);
       commit(segment);
       continue;
     }
@@ -244,6 +217,51 @@ async function planEach(p: Planning): Promise<Plan> {
   });
   if (ends.startOverAt !== undefined) deleteFromIndex(0);
   return { steps, tally, ...ends };
+}
+
+/**
+ * Overlap: a truncateTo inside a batch was interrupted after it durably wrote `segment` (the kept
+ * records of that batch) and while it cut `previous`, whose tail may be half cut (a zeroed page
+ * tail behind an index that still points past it). Walk all of `previous`, which must be whole up
+ * to `segment`'s base, and finish the cut there. A clean shutdown leaves no interrupted cut: there
+ * an overlap is damage.
+ */
+async function finishOverlap(p: Planning, previous: Segment, segment: Segment): Promise<void> {
+  if (p.input.clean) {
+    throw new PagelogError(
+      `log ${p.input.dir} is corrupt: segment ${segment.baseOffset} overlaps the previous one (which ends at offset ${previous.nextOffset - 1}) after a clean shutdown`,
+      ErrorCode.CORRUPT,
+      { path: segment.log.path },
+    );
+  }
+  await checkOverlapAgrees(previous, segment);
+  p.tally.walked(await previous.planRecovery({ minNextOffset: segment.baseOffset, endOffset: segment.baseOffset }));
+  p.tally.truncationsFinished.add(previous);
+  p.commit(previous);
+}
+
+/** The check of `segments[i]`, wholly below the recovery point (or after a clean shutdown). */
+async function checkBelowRecoveryPoint(p: Planning, i: number): Promise<void> {
+  const segment = p.segments[i]!;
+  try {
+    if ((await p.cleanPlanOf(i)).indexesRebuilt) p.tally.indexesRebuilt++;
+  } catch (err) {
+    // Below the recovery point the records must all be there, but after a crash they may be
+    // there in the next segment: a truncateTo inside a batch writes the kept records into a
+    // new segment durably, then cuts this one, and a crash mid-cut leaves this one's tail
+    // damaged past the new segment's base. Recover this one up to that base (damage before
+    // it is still PAGELOG_CORRUPT); the overlap check of planEach then finishes the cut.
+    const next = p.segments[i + 1];
+    if (
+      p.input.clean ||
+      !(err instanceof PagelogError && err.code === ErrorCode.CORRUPT) ||
+      next === undefined ||
+      next.baseOffset <= segment.baseOffset
+    )
+      throw err;
+    p.tally.walked(await segment.planRecovery({ minNextOffset: next.baseOffset }));
+    p.tally.truncationsFinished.add(segment);
+  }
 }
 
 /**

@@ -14,7 +14,7 @@
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { Segment } from "../../segment/segment.js";
 import type { LoadInput } from "../load/log-load-input.js";
-import type { LoadedLog } from "../load/log-loader.js";
+import type { LoadedLog, LogRecovery } from "../load/log-loader.js";
 import { LOG_SUFFIX, segmentBaseOf, segmentFilePath } from "../../segment/segment-names.js";
 import { checkSwap } from "../load/complete-swaps.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
@@ -88,22 +88,27 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
     recoveryPoint: Math.min(recoveryPoint, end),
     marks,
     phantom,
-    recovery: {
-      clean: input.clean,
-      segmentsScanned: slots.length - first,
-      bytesScanned,
-      bytesTruncated: 0,
-      segmentsDeleted: 0,
-      indexesRebuilt: 0,
-      filesRemoved: 0,
-      leftoversRemoved: [],
-      tailCut: "none",
-      segmentsDeletedAfterGap: 0,
-      truncationsFinished: 0,
-      startedOver: false,
-      swapsCompleted: 0, // only the writer finishes an interrupted compaction's swap
-      durationMs: (typeof performance === "undefined" ? Date.now() : performance.now()) - started,
-    },
+    recovery: readOnlyRecovery(input.clean, slots.length - first, bytesScanned, started),
+  };
+}
+
+/** A read-only load's `log.recovery`: what it walked, and nothing changed (only the writer repairs). */
+function readOnlyRecovery(clean: boolean, segmentsScanned: number, bytesScanned: number, started: number): LogRecovery {
+  return {
+    clean,
+    segmentsScanned,
+    bytesScanned,
+    bytesTruncated: 0,
+    segmentsDeleted: 0,
+    indexesRebuilt: 0,
+    filesRemoved: 0,
+    leftoversRemoved: [],
+    tailCut: "none",
+    segmentsDeletedAfterGap: 0,
+    truncationsFinished: 0,
+    startedOver: false,
+    swapsCompleted: 0, // only the writer finishes an interrupted compaction's swap
+    durationMs: (typeof performance === "undefined" ? Date.now() : performance.now()) - started,
   };
 }
 

@@ -13,7 +13,7 @@ import { callPolicy, policyError, shown } from "./policy-error.js";
 export type LookupPolicy = CoursePolicies["lookup"];
 
 /** What the index offers the policy path: its entries as an array, and its own exact search. */
-export interface LookupSource {
+interface LookupSource {
   readonly file: { readonly path: string };
   /** The entries, oldest first, as plain objects (a frozen copy, made once per change of the index). */
   policyEntries(): readonly IndexEntry[];

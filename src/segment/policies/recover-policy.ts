@@ -26,7 +26,7 @@ import { callPolicy, policyError, shown } from "./policy-error.js";
 import type { CoursePolicies } from "../../policies/policy-types.js";
 import { recoverHelpers } from "./recover-helpers.js";
 
-export type RecoverPolicy = CoursePolicies["recover"];
+type RecoverPolicy = CoursePolicies["recover"];
 
 /**
  * Where the walk of `bytes` from `from` under the course's rule ends: step by the length field,

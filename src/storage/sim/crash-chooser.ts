@@ -94,7 +94,7 @@ export function chooserFrom(prng: RandomSource): CrashChooser {
 }
 
 /** Page and size fates, counted as `chooser` decides them (directory changes are counted by the caller). */
-export interface FateCounts {
+interface FateCounts {
   pagesWritten: number;
   pagesLost: number;
   pagesTorn: number;

@@ -9,7 +9,7 @@ import type { SimOp } from "./sim-options.js";
 import type { SimInode } from "./sim-inode.js";
 
 /** What a SimFile reads of its storage: whether it is closed, and whether the power is off. */
-export interface SimPower {
+interface SimPower {
   readonly closed: boolean;
   readonly poweredOff: boolean;
 }

@@ -64,7 +64,7 @@ export function isBrokenVariant(value: unknown): value is BrokenVariant {
 }
 
 /** How the crash harness runs a broken log instead of the real one. */
-export interface BrokenLog {
+interface BrokenLog {
   readonly variant: BrokenVariant;
   /** The directory options to open it with (a variant may change one). */
   dirOptions(options: LogDirOptions): LogDirOptions;
@@ -72,7 +72,7 @@ export interface BrokenLog {
   session(storage: Storage): BrokenSession;
 }
 
-export interface BrokenSession {
+interface BrokenSession {
   /** What `LogDir.open` gets instead of the storage itself. */
   readonly storage: Storage;
   /** The directory and its log are open: recovery is over (and, like a call, settles). */
@@ -235,7 +235,6 @@ function markerNotDurablyRemoved(): Session {
  */
 function recoveryTruncationNotDurable(): Session {
   let opening = true;
-  type Sync = { readonly path: string; readonly run: () => Promise<unknown> };
   /** Segments (`<dir>/<base>`) whose commit was seen while opening. */
   const committed = new Set<string>();
   /** Segments whose `.log` was renamed into place once open: they recover next. */
@@ -244,46 +243,15 @@ function recoveryTruncationNotDurable(): Session {
   const cut = new Set<string>();
   /** Index files whose next fsync is dropped (they follow a dropped commit's `.log` fsync). */
   const skip = new Set<string>();
-  /** Per segment: the fsyncs its broken commit left to its next flush. */
-  const owed = new Map<string, Sync[]>();
-  /** Per partition: its active segment (the highest opened while opening, then each new one). */
-  const active = new Map<string, string>();
-  /** Segments a roll left behind while they owed fsyncs: due at the partition's next fsync. */
-  const rolled = new Set<string>();
-  /** Owed fsyncs that fell due: they run before the next call, unless it is one of them. */
-  let due: Sync[] = [];
-
-  const dirOf = (segment: string): string => segment.slice(0, segment.indexOf("/"));
-  const baseOf = (segment: string): number => Number(segment.slice(segment.indexOf("/") + 1));
-  const owe = (segment: string, sync: Sync): void => {
-    owed.set(segment, [...(owed.get(segment) ?? []), sync]);
-  };
-  const fallDue = (segment: string): void => {
-    const syncs = owed.get(segment);
-    owed.delete(segment);
-    rolled.delete(segment);
-    if (syncs !== undefined) due = [...due, ...syncs];
-  };
-  const runDue = async (op?: StorageOp): Promise<void> => {
-    while (due.length > 0) {
-      const next = due.shift()!;
-      if (op?.kind === "sync" && op.path === next.path) return; // the log syncs it itself, now
-      await next.run();
-    }
-  };
-  const setActive = (segment: string): void => {
-    const previous = active.get(dirOf(segment));
-    if (previous !== undefined && previous !== segment && owed.has(previous)) rolled.add(previous);
-    active.set(dirOf(segment), segment);
-  };
+  const debts = new OwedSyncs();
 
   const hook: StorageHook = async (op, run) => {
     const segment = segmentOf(op.path);
     const isLog = op.path.endsWith(".log");
     if (op.kind === "open" && segment !== undefined && isLog) {
-      const current = active.get(dirOf(segment));
+      const current = debts.activeOf(segment);
       if (opening ? current === undefined || baseOf(segment) >= baseOf(current) : op.create === true)
-        setActive(segment);
+        debts.setActive(segment);
     }
     if (op.kind === "rename" && op.to !== undefined && op.to.endsWith(".log")) {
       const target = segmentOf(op.to);
@@ -294,40 +262,108 @@ function recoveryTruncationNotDurable(): Session {
       if (isLog && ((opening && !committed.has(segment)) || replaced.has(segment))) {
         committed.add(segment);
         replaced.delete(segment);
-        if (cut.delete(op.path)) owe(segment, { path: op.path, run });
+        if (cut.delete(op.path)) debts.owe(segment, { path: op.path, run });
         const stem = op.path.slice(0, -".log".length);
         skip.add(`${stem}.index`).add(`${stem}.timeindex`);
         return undefined;
       }
       if (skip.delete(op.path)) {
-        owe(segment, { path: op.path, run });
+        debts.owe(segment, { path: op.path, run });
         return undefined;
       }
     }
-    if ((op.kind === "closeFile" || op.kind === "remove") && segment !== undefined && owed.has(segment)) {
-      if (!opening && op.kind === "closeFile" && active.get(dirOf(segment)) === segment) fallDue(segment);
-      else {
-        owed.delete(segment);
-        rolled.delete(segment);
-      }
+    if ((op.kind === "closeFile" || op.kind === "remove") && segment !== undefined && debts.owes(segment)) {
+      if (!opening && op.kind === "closeFile" && debts.activeOf(segment) === segment) debts.fallDue(segment);
+      else debts.forgive(segment);
     }
     if (opening) return run();
     if (op.kind === "sync" && segment !== undefined) {
-      for (const behind of [...rolled]) if (dirOf(behind) === dirOf(segment) && behind !== segment) fallDue(behind);
-      if (owed.has(segment) && isLog) {
+      debts.fallDueBehind(segment);
+      if (debts.owes(segment) && isLog) {
         // Its own `.log` fsync comes first, then what it owes (the `.log` among it is this one).
-        await runDue(op);
+        await debts.runDue(op);
         const result = await run();
-        fallDue(segment);
-        due = due.filter((sync) => sync.path !== op.path);
+        debts.fallDue(segment);
+        debts.paid(op.path);
         return result;
       }
-      fallDue(segment);
+      debts.fallDue(segment);
     }
-    await runDue(op);
+    await debts.runDue(op);
     return run();
   };
-  return { hook, opened: () => (opening = false), settle: () => runDue() };
+  return { hook, opened: () => (opening = false), settle: () => debts.runDue() };
+}
+
+/** An fsync the broken recovery dropped, kept to run when the log's next flush would have. */
+type Sync = { readonly path: string; readonly run: () => Promise<unknown> };
+
+const dirOf = (segment: string): string => segment.slice(0, segment.indexOf("/"));
+const baseOf = (segment: string): number => Number(segment.slice(segment.indexOf("/") + 1));
+
+/**
+ * recoveryTruncationNotDurable's ledger: the fsyncs each segment owes, and when they fall due (at
+ * the segment's next fsync, at the active segment's close, at the partition's next fsync for a
+ * segment a roll left behind).
+ */
+class OwedSyncs {
+  /** Per segment: the fsyncs its broken commit left to its next flush. */
+  readonly #owed = new Map<string, Sync[]>();
+  /** Per partition: its active segment (the highest opened while opening, then each new one). */
+  readonly #active = new Map<string, string>();
+  /** Segments a roll left behind while they owed fsyncs: due at the partition's next fsync. */
+  readonly #rolled = new Set<string>();
+  /** Owed fsyncs that fell due: they run before the next call, unless it is one of them. */
+  #due: Sync[] = [];
+
+  owes(segment: string): boolean {
+    return this.#owed.has(segment);
+  }
+
+  owe(segment: string, sync: Sync): void {
+    this.#owed.set(segment, [...(this.#owed.get(segment) ?? []), sync]);
+  }
+
+  /** A segment closed otherwise than as the active one is never flushed: its debt is dropped. */
+  forgive(segment: string): void {
+    this.#owed.delete(segment);
+    this.#rolled.delete(segment);
+  }
+
+  fallDue(segment: string): void {
+    const syncs = this.#owed.get(segment);
+    this.forgive(segment);
+    if (syncs !== undefined) this.#due = [...this.#due, ...syncs];
+  }
+
+  /** A fsync of `segment`'s partition: what a roll left behind there falls due. */
+  fallDueBehind(segment: string): void {
+    for (const behind of [...this.#rolled])
+      if (dirOf(behind) === dirOf(segment) && behind !== segment) this.fallDue(behind);
+  }
+
+  /** The log just synced `path` itself: that owed fsync is paid. */
+  paid(path: string): void {
+    this.#due = this.#due.filter((sync) => sync.path !== path);
+  }
+
+  async runDue(op?: StorageOp): Promise<void> {
+    while (this.#due.length > 0) {
+      const next = this.#due.shift()!;
+      if (op?.kind === "sync" && op.path === next.path) return; // the log syncs it itself, now
+      await next.run();
+    }
+  }
+
+  activeOf(segment: string): string | undefined {
+    return this.#active.get(dirOf(segment));
+  }
+
+  setActive(segment: string): void {
+    const previous = this.#active.get(dirOf(segment));
+    if (previous !== undefined && previous !== segment && this.#owed.has(previous)) this.#rolled.add(previous);
+    this.#active.set(dirOf(segment), segment);
+  }
 }
 
 /**
@@ -397,7 +433,7 @@ function cleanPointNotDurable(): Session {
 }
 
 /** The broken log called `variant`. */
-export function brokenLog(variant: BrokenVariant): BrokenLog {
+function brokenLog(variant: BrokenVariant): BrokenLog {
   switch (variant) {
     case "checkpoint-before-fsync":
       return broken(variant, checkpointBeforeFsync, (o) => ({ ...o, checkpointIntervalMs: 0 }));

@@ -12,7 +12,7 @@ import { errorReport, policyFailure } from "./error-report.js";
 import { COMPACTION_RULES, mayHaveCleaned, truncatedCompaction } from "./workloads/compaction-model.js";
 import {
   checkContents,
-  describeValue,
+  describeRecordValue,
   emptyState,
   foundEnd,
   type ModelLog,
@@ -466,7 +466,9 @@ export class CutRun {
     try {
       const record = makeRecord({ valueBytes: 8, keyed: true, headers: 0, tsDelta: 0 }, this.#seq++, this.#clock.t);
       await this.#append([[record]]);
-      this.#trace.push(`append ${describeValue(this.#state.records.at(-1)!.value)} after recovery, close, reopen`);
+      this.#trace.push(
+        `append ${describeRecordValue(this.#state.records.at(-1)!.value)} after recovery, close, reopen`,
+      );
       await this.#current.close();
       this.#state = { ...this.#state, durable: this.#state.records.length };
       await this.#open();

@@ -6,7 +6,7 @@ import { type Reach, sumReach } from "./reach.js";
 import { CrashViolation } from "./violation.js";
 
 /** What a run with one cut must report for `cutWhereSeeded` to place the next. */
-export interface CutOutcome {
+interface CutOutcome {
   /** Storage operations the workload ran before its cut. */
   readonly workloadOps: number;
   readonly powerCuts: number;
@@ -31,7 +31,7 @@ export async function cutWhereSeeded<O extends CutOutcome>(
 }
 
 /** What `recoverThroughNestedCuts` needs from an engine. */
-export interface NestedCutSteps<L> {
+interface NestedCutSteps<L> {
   /** The cuts inside recovery, in storage operations, one per level. */
   readonly cuts: readonly number[];
   /** The schedule's steps so far (the loop adds its own). */

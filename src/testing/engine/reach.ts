@@ -14,7 +14,7 @@ import type { CrashReport } from "../../storage/sim-storage.js";
 export type Reach = Readonly<Record<string, number>>;
 
 /** What each of the engine's and the simulator's decisions means (a log's own say their own). */
-export const DECISIONS: Readonly<Record<string, string>> = {
+const DECISIONS: Readonly<Record<string, string>> = {
   "crash-step": "power cut between calls (a crash step)",
   "cut-in-call": "the schedule's power cut fell inside a call",
   "nested-cut": "power cut inside recovery (a nested cut)",
@@ -97,7 +97,7 @@ export function sumReach(a: Reach, b: Reach): Reach {
 }
 
 /** The decisions that never fired. */
-export function neverFired(reach: Reach): string[] {
+function neverFired(reach: Reach): string[] {
   return Object.entries(reach)
     .filter(([, n]) => n === 0)
     .map(([name]) => name);

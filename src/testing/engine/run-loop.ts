@@ -37,7 +37,7 @@ export interface CrashTestViolation {
   readonly replay: string;
 }
 
-export interface RunLoopOptions {
+interface RunLoopOptions {
   /** Schedule 0 runs this seed itself; the others' seeds are drawn from it. */
   readonly seed: number;
   /** Stop after this many schedules. @defaultValue unlimited (then `minutes` must be set) */
@@ -63,7 +63,7 @@ export interface RunReport extends CrashTestProgress {
 }
 
 /** The seeds of a run: its own seed first (so a violation's seed replays it as schedule 0), then drawn ones. */
-export function* scheduleSeeds(runSeed: number): Generator<number> {
+function* scheduleSeeds(runSeed: number): Generator<number> {
   yield runSeed;
   const prng = new Prng(runSeed);
   for (;;) yield prng.nextU32() & 0x7fffffff;

@@ -8,7 +8,7 @@ import { runSchedule } from "./run-schedule.js";
 import type { Schedule } from "./schedule.js";
 import { violationMessage } from "./violation.js";
 
-export interface ShrunkCase {
+interface ShrunkCase {
   /** Indices of the schedule's steps kept, ascending. */
   readonly steps: readonly number[];
   /** How many steps the schedule had. */

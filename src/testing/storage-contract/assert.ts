@@ -35,7 +35,7 @@ export class ContractAssertionError extends Error {
 const SHOWN = 16;
 
 /** A value as a failure message shows it: strings quoted (NUL as `\u0000`), bytes and arrays in brackets. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   if (value instanceof Uint8Array) {
     const head = Array.from(value.subarray(0, SHOWN), String).join(", ");
     return `Uint8Array(${value.length}) [${head}${value.length > SHOWN ? ", …" : ""}]`;
@@ -58,7 +58,7 @@ export function show(value: unknown): string {
  * objects by their own keys, everything else by `Object.is`), as a path such as `[3]` or `.size`
  * plus the two values there; `undefined` when they are equal.
  */
-export function firstDifference(actual: unknown, expected: unknown, at = ""): string | undefined {
+function firstDifference(actual: unknown, expected: unknown, at = ""): string | undefined {
   if (Object.is(actual, expected)) return undefined;
   const here = (why: string): string => `${at === "" ? "" : `at ${at}: `}${why}`;
   const values = (): string => `expected ${show(expected)}, got ${show(actual)}`;
@@ -113,7 +113,7 @@ export function assertEqual<T>(actual: T, expected: T, what: string): void {
 }
 
 /** A class of programmer-mistake errors: `TypeError`, `RangeError`. */
-export type ErrorClass = new (...args: never[]) => Error;
+type ErrorClass = new (...args: never[]) => Error;
 
 /** What a call was expected to fail with: a `PagelogError` code, or an error class. */
 function describeExpected(expected: ErrorCode | ErrorClass): string {

@@ -32,7 +32,7 @@ export interface StorageContractInstance {
 export type StorageFactory = () => Storage | StorageContractInstance | Promise<Storage | StorageContractInstance>;
 
 /** The body of one contract test, given its fresh storage. */
-export type ContractTest = (s: Storage) => Promise<void>;
+type ContractTest = (s: Storage) => Promise<void>;
 
 /** What a section registers its tests with. */
 export interface Section {

@@ -1,5 +1,6 @@
 // Reads what Kafka's DumpLogSegments (through PagelogProbe, test/kafka/java) printed: per file, its
 // batches, records, index entries, and every line that reports a problem.
+import type { ProbeCall } from "../../../scripts/kafka.mjs";
 import type { PlainRecord } from "./segments.js";
 
 export interface DumpedBatch {
@@ -12,15 +13,26 @@ export interface DumpedBatch {
   magic: number;
   /** The header's largest timestamp (printed as CreateTime). */
   maxTimestamp: number;
+  /** The stored CRC (printed in decimal). */
+  crc: number;
+  producerId: number;
+  producerEpoch: number;
+  isTransactional: boolean;
+  isControl: boolean;
 }
 
-/** A record as DumpLogSegments prints it: header keys only (it prints no header values). */
+/**
+ * A record as DumpLogSegments prints it: header keys only (it prints no header values). A control
+ * record's key and value are not printed but what they say (`control`: `endTxnMarker: COMMIT
+ * coordinatorEpoch: 0`, a KRaft `LeaderChange: …`): then `key` and `value` are null.
+ */
 export interface DumpedRecord {
   offset: number;
   timestamp: number;
   key: string | null;
   value: string | null;
   headerKeys: string;
+  control?: string;
 }
 
 export interface DumpedFile {
@@ -54,6 +66,17 @@ function parseRecord(line: string): DumpedRecord {
   const f = fields(line);
   const keySize = Number(f.get("keySize"));
   const valueSize = Number(f.get("valueSize"));
+  // A control record: what its key and value say, in place of them.
+  const control = /headerKeys: \[[^\]]*\] (?!key: |payload: )(.+)$/.exec(line)?.[1];
+  if (control !== undefined && !/ (key|payload): hex:/.test(line))
+    return {
+      offset: Number(f.get("offset")),
+      timestamp: Number(f.get("CreateTime")),
+      key: null,
+      value: null,
+      headerKeys: /headerKeys: \[([^\]]*)\]/.exec(line)?.[1] ?? "?",
+      control,
+    };
   return {
     offset: Number(f.get("offset")),
     timestamp: Number(f.get("CreateTime")),
@@ -74,7 +97,28 @@ function parseBatch(line: string): DumpedBatch {
     compresscodec: f.get("compresscodec") ?? "?",
     magic: Number(f.get("magic")),
     maxTimestamp: Number(f.get("CreateTime") ?? f.get("LogAppendTime")),
+    crc: Number(f.get("crc")),
+    producerId: Number(f.get("producerId")),
+    producerEpoch: Number(f.get("producerEpoch")),
+    isTransactional: f.get("isTransactional") === "true",
+    isControl: f.get("isControl") === "true",
   };
+}
+
+/** DumpLogSegments over `files` with every batch and record, keys and values in hex (PagelogProbe$Hex). */
+export function deepDumpCall(files: readonly string[]): ProbeCall {
+  const hexDecoder = "PagelogProbe$Hex";
+  return [
+    "dump",
+    "--deep-iteration",
+    "--print-data-log",
+    "--key-decoder-class",
+    hexDecoder,
+    "--value-decoder-class",
+    hexDecoder,
+    "--files",
+    files.join(","),
+  ];
 }
 
 /**

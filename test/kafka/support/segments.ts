@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { encodeBatchAsync } from "../../../src/format/index.js";
 import type { RecordInput } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/node.js";
-import type { Log } from "../../../src/log/log.js";
+import type { Isolation, Log } from "../../../src/log/log.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { Segment } from "../../../src/segment/segment.js";
 import { rng } from "../../support/xorshift.js";
@@ -52,9 +52,10 @@ async function appendDrawn(log: Log, next: (n: number) => number, batches: numbe
   }
 }
 
-async function allRecords(log: Log): Promise<PlainRecord[]> {
+/** Every record of `log` from its start offset, as both sides report it (at `isolation`, if given). */
+export async function recordsOf(log: Log, isolation?: Isolation): Promise<PlainRecord[]> {
   const out: PlainRecord[] = [];
-  for await (const r of log.records({ from: log.startOffset })) {
+  for await (const r of log.records({ from: log.startOffset, ...(isolation && { isolation }) })) {
     out.push({
       offset: r.offset,
       timestamp: r.timestamp,
@@ -186,7 +187,7 @@ export async function writePartitions(
   for (const [where, name, what, isGzip, options] of kinds) {
     const dir = await LogDir.open(at(where));
     const log = await dir.log(name, options);
-    partitions.push({ name, dir: join(at(where), name), records: await allRecords(log), gzip: isGzip, what });
+    partitions.push({ name, dir: join(at(where), name), records: await recordsOf(log), gzip: isGzip, what });
     await dir.close();
   }
   return { partitions, recoveredCut };

@@ -1,8 +1,8 @@
 /**
- * No function in src/ over 100 lines (a reader holds one on a screen or two), except the few
- * allowed below, each with its reason; and a ratchet: the longest of the rest, as committed. A
- * function that grows past it fails; one that shrinks asks for the number to come down.
- * TigerBeetle's tidy.zig holds its 70-line rule the same way.
+ * No function in src/ over 70 lines (a reader holds one on a screen), as TigerBeetle's tidy.zig
+ * holds its 70-line rule, except the few allowed below, each with its reason; and a ratchet: the
+ * longest of the rest, as committed. A function that grows past it fails; one that shrinks asks
+ * for the number to come down. A long function is split where its concepts part, not in halves.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -17,10 +17,13 @@ import {
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 
-const LIMIT = 100;
+const LIMIT = 70;
 
-/** The ratchet: the longest function in src/ outside ALLOWED. Lower it when it shrinks; never raise it. */
-const LONGEST = 96;
+/**
+ * The ratchet: the longest function in src/ outside ALLOWED. Lower it when it shrinks; never raise
+ * it. The longest today is readRecords (src/format/record-codec.ts), at the limit.
+ */
+const LONGEST = 70;
 
 /**
  * Allowed over the limit. Declarative tables only, for good; the "split by …" entries are

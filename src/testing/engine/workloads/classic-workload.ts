@@ -6,16 +6,16 @@
 import { Prng } from "../../../storage/sim/prng.js";
 import type { ExtraStep, LogTuning } from "../adapter.js";
 import type { GenerateOptions, Schedule, Step } from "../schedule-types.js";
-import { between, type Choices, oneOf, pick, records } from "./workload-draws.js";
+import { between, type Choices, oneOf, pick, drawRecords } from "./workload-draws.js";
 
 function step(prng: Prng, faults: boolean, has: (extra: ExtraStep) => boolean): Step {
   // A weight of 0 is never drawn, but the draw is the same: schedules of the full set stay put.
   const w = (weight: number, extra: ExtraStep): number => (has(extra) ? weight : 0);
   const choices: Choices<Step> = [
-    [10, () => ({ kind: "append", records: records(prng, 4) })],
+    [10, () => ({ kind: "append", records: drawRecords(prng, 4) })],
     [
       w(3, "concurrentAppends"),
-      () => ({ kind: "appendGroup", calls: Array.from({ length: between(prng, 2, 6) }, () => records(prng, 3)) }),
+      () => ({ kind: "appendGroup", calls: Array.from({ length: between(prng, 2, 6) }, () => drawRecords(prng, 3)) }),
     ],
     [3, () => ({ kind: "flush" })],
     [w(1, "truncate"), () => ({ kind: "truncate", back: between(prng, 0, 6) })],

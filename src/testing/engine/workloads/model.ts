@@ -103,7 +103,7 @@ export function toInput(r: ModelRecord): CrashRecord {
 }
 
 /** Short, for traces and reports: the value's id and length. */
-export function describeValue(v: Uint8Array | null): string {
+export function describeRecordValue(v: Uint8Array | null): string {
   if (v === null) return "a tombstone";
   if (v.length === 0) return "an empty value";
   const text = latin1(v);
@@ -169,7 +169,7 @@ export function checkBounds(start: number, end: number, candidate: ModelLog, res
   if (end > candidate.records.length)
     return `end ${end} is past the ${candidate.records.length} records appended (records that were never appended, or truncated ones back)`;
   if (end < candidate.durable)
-    return `durability: end ${end} is below the durable point ${candidate.durable} (first lost: ${describeValue(candidate.records[end]?.value ?? new Uint8Array(0))})`;
+    return `durability: end ${end} is below the durable point ${candidate.durable} (first lost: ${describeRecordValue(candidate.records[end]?.value ?? new Uint8Array(0))})`;
   // The start never moves back past what a resolved deleteBefore made durable, and never past
   // what any call asked for.
   if (start < Math.min(resolved.start, candidate.start))

@@ -10,12 +10,12 @@
 import { Prng } from "../../../storage/sim/prng.js";
 import type { ExtraStep, LogTuning } from "../adapter.js";
 import type { GenerateOptions, RecordShape, Schedule, Step } from "../schedule-types.js";
-import { between, type Choices, oneOf, pick, record, records } from "./workload-draws.js";
+import { between, type Choices, oneOf, pick, record, drawRecords } from "./workload-draws.js";
 
 /** The steps the swarm draws (`compact` is the compaction workload's). */
 type Kind = Exclude<Step["kind"], "compact">;
 
-export interface Mix {
+interface Mix {
   /** Weight of each step kind (a step the adapter does not take weighs 0). */
   readonly steps: Readonly<Record<Kind, number>>;
   readonly pageSizes: readonly number[];
@@ -30,7 +30,7 @@ export interface Mix {
   readonly checkpointIntervals: readonly number[];
 }
 
-export const BROAD: Mix = {
+const BROAD: Mix = {
   steps: {
     append: 10,
     appendGroup: 3,
@@ -146,7 +146,7 @@ export function swarmSchedule(seed: number, options: GenerateOptions = {}): Sche
 }
 
 /** The rest of a swarm schedule, once its mix is drawn. */
-export function scheduleOfMix(prng: Prng, mix: Mix, maxOps: number, extras: ReadonlySet<ExtraStep>): Schedule {
+function scheduleOfMix(prng: Prng, mix: Mix, maxOps: number, extras: ReadonlySet<ExtraStep>): Schedule {
   const pageSize = oneOf(prng, mix.pageSizes);
   const faults = prng.chance(mix.faults);
   const simSeed = prng.nextU32() & 0x7fffffff;
@@ -157,7 +157,7 @@ export function scheduleOfMix(prng: Prng, mix: Mix, maxOps: number, extras: Read
     return extra === undefined || extras.has(extra) ? mix.steps[kind] : 0;
   };
   const draw = (): RecordShape[] =>
-    prng.chance(mix.repeat) ? Array.from({ length: repeated.count }, () => repeated.shape) : records(prng, 4);
+    prng.chance(mix.repeat) ? Array.from({ length: repeated.count }, () => repeated.shape) : drawRecords(prng, 4);
   // Longer workloads than the classic one's 1..maxOps: a focus needs several cycles to bite.
   const length = between(prng, Math.ceil(maxOps / 2), maxOps);
   const steps = Array.from({ length }, () => step(prng, weight, draw));

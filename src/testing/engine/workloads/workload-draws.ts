@@ -36,7 +36,7 @@ export function record(prng: Prng): RecordShape {
   };
 }
 
-export function records(prng: Prng, max: number): RecordShape[] {
+export function drawRecords(prng: Prng, max: number): RecordShape[] {
   return Array.from({ length: between(prng, 1, max) }, () => record(prng));
 }
 

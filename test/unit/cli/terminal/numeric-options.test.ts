@@ -3,7 +3,7 @@
  * parseArgs's "ambiguous"), and the message says what the option must be.
  */
 import { describe, expect, it } from "vitest";
-import { cli } from "./helpers.js";
+import { cli } from "../helpers.js";
 
 describe("numeric options", () => {
   const cases: Array<[string[], RegExp]> = [

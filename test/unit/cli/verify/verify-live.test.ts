@@ -9,10 +9,10 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ErrorCode, PagelogError } from "../../../src/errors.js";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { FsStorage } from "../../../src/storage/fs-storage.js";
-import { cli, tempDir } from "./helpers.js";
+import { ErrorCode, PagelogError } from "../../../../src/errors.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { FsStorage } from "../../../../src/storage/fs-storage.js";
+import { cli, tempDir } from "../helpers.js";
 
 interface JsonReport {
   status: string;

@@ -6,9 +6,9 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { colorWanted } from "../../../src/cli/terminal/style.js";
-import { cli, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { colorWanted } from "../../../../src/cli/terminal/style.js";
+import { cli, tempDir } from "../helpers.js";
 
 const io = (env: Record<string, string>, isTTY: boolean) => ({
   stdout: { write: () => true, isTTY },

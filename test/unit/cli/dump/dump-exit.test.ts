@@ -4,8 +4,8 @@
  */
 import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, flipByte, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, flipByte, tempDir } from "../helpers.js";
 
 async function partition(): Promise<string> {
   const root = tempDir("dump-exit");

@@ -6,8 +6,8 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, tempDir } from "../helpers.js";
 
 describe("dump and verify of a compacted partition directory", () => {
   it("take the clean point from the parent's cleaner-offset-checkpoint", async () => {

@@ -1,9 +1,9 @@
 import { appendFileSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { progressPrinter } from "../../../src/cli/recover/progress.js";
-import { cli, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { progressPrinter } from "../../../../src/cli/recover/progress.js";
+import { cli, tempDir } from "../helpers.js";
 
 /**
  * A log dir as a crash leaves it: written and closed, then the clean-shutdown marker and the

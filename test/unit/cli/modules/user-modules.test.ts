@@ -5,7 +5,7 @@
  * `--timeout` instead of hanging `fuzz`. (The built CLI: test/integration/cli-user-modules.test.ts.)
  */
 import { describe, expect, it } from "vitest";
-import { cli } from "./helpers.js";
+import { cli } from "../helpers.js";
 
 const policies = (name: string) => `test/fixtures/policies/${name}`;
 const adapters = (name: string) => `test/fixtures/adapters/${name}`;

@@ -6,10 +6,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, tempDir } from "../helpers.js";
 
-const vector = readFileSync(new URL("../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
+const vector = readFileSync(new URL("../../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
 
 /** A log directory with one partition of three records, cleanly closed. */
 async function logDir(): Promise<string> {
@@ -73,6 +73,27 @@ describe("verify: what is a log directory", () => {
     const run = await cli(["verify", root]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^clean: 1 partition, 1 segment/m);
+  });
+
+  it("a broker's own files are a partition's: KRaft's metadata log is checked, a .deleted segment only noted", async () => {
+    const root = await logDir();
+    // __cluster_metadata-0 as a KRaft broker leaves it: segments, quorum-state, a snapshot.
+    const meta = join(root, "__cluster_metadata-0");
+    mkdirSync(meta);
+    writeFileSync(join(meta, "00000000000000000000.log"), vector);
+    writeFileSync(join(meta, "quorum-state"), '{"leaderId":1,"leaderEpoch":1,"votedId":-1,"data_version":1}');
+    writeFileSync(join(meta, "00000000000000000000-0000000000.checkpoint"), "snapshot");
+    writeFileSync(join(meta, "00000000000000000000-0000000000.checkpoint.part"), "snapshot being written");
+    for (const other of ["leader-epoch-checkpoint", "partition.metadata", "00000000000000000000.snapshot"])
+      writeFileSync(join(meta, other), "");
+    // A segment the broker deleted a moment before it stopped: renamed, not yet removed.
+    writeFileSync(join(root, "orders-0", "00000000000000000000.log.deleted"), vector);
+    const run = await cli(["verify", root]);
+    expect(run.stdout + run.stderr).not.toMatch(/not a partition directory|DAMAGED/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^clean: 2 partitions, 2 segments/m);
+    expect(run.stdout).toMatch(/^__cluster_metadata-0: 1 segment, offsets 0-/m);
+    expect(run.stdout).toMatch(/^note: orders-0\/00000000000000000000\.log\.deleted: a deleted segment's file/m);
   });
 
   it("a partition-looking folder holding foreign files is not a partition: not checked, and said so", async () => {

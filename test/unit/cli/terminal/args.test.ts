@@ -4,7 +4,7 @@
  * "Did you forget…"), and always exit 2.
  */
 import { describe, expect, it } from "vitest";
-import { cli } from "./helpers.js";
+import { cli } from "../helpers.js";
 
 const NODE_TEXT = /To specify|positional argument|ambiguous|Did you forget|ERR_PARSE_ARGS|<value>|\. \(try/;
 

@@ -1,8 +1,8 @@
 import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, flipByte, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, flipByte, tempDir } from "../helpers.js";
 
 /** A cleanly closed log dir: two partitions, several segments each, with index entries. */
 async function writeLogDir(): Promise<string> {

@@ -3,7 +3,7 @@
  * wrong answer under test/fixtures/policies is caught with a reason that names the mistake.
  */
 import { describe, expect, it } from "vitest";
-import { cli } from "./helpers.js";
+import { cli } from "../helpers.js";
 
 const fixture = (name: string) => `test/fixtures/policies/${name}`;
 

@@ -1,10 +1,10 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, flipByte, tempDir } from "./helpers.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, flipByte, tempDir } from "../helpers.js";
 
-const vector = (name: string) => new URL(`../../fixtures/kafka/${name}`, import.meta.url);
+const vector = (name: string) => new URL(`../../../fixtures/kafka/${name}`, import.meta.url);
 
 /** A partition dir `t-0` holding a Kafka vector as its first segment (no index files). */
 function vectorPartition(name: string): string {
@@ -177,7 +177,7 @@ describe("pagelog dump", () => {
 describe("pagelog dump on files it may not write", () => {
   it("dump: reads the shared Kafka vector in place, opening it read-only", async () => {
     const { fileURLToPath } = await import("node:url");
-    const vector = fileURLToPath(new URL("../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
+    const vector = fileURLToPath(new URL("../../../fixtures/kafka/kafka-broker-6-batches.bin", import.meta.url));
     const run = await cli(["dump", vector]);
     expect(run.code).toBe(0);
     expect(run.stdout.match(/isvalid: true/g)).toHaveLength(6);

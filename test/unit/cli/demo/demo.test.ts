@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../../src/cli/terminal/io.js";
-import { cli } from "./helpers.js";
+import type { CliIo } from "../../../../src/cli/terminal/io.js";
+import { cli } from "../helpers.js";
 
 /** The frames of a non-interactive run, split on their "── n. step" titles. */
 function frames(stdout: string): Array<{ title: string; body: string }> {
@@ -229,7 +229,7 @@ describe("pagelog demo, interactive", () => {
       stdin,
       env: { NO_COLOR: "1" },
     };
-    const { main } = await import("../../../src/cli/commands.js");
+    const { main } = await import("../../../../src/cli/commands.js");
     const done = main(["demo", "--seed", "4"], io);
     stdin.write("ppp");
     stdin.write("c");
@@ -256,7 +256,7 @@ describe("pagelog demo, interactive", () => {
       stdin,
       env: { TERM: "dumb" },
     };
-    const { main } = await import("../../../src/cli/commands.js");
+    const { main } = await import("../../../../src/cli/commands.js");
     const done = main(["demo", "--seed", "4"], io);
     stdin.write("pc");
     stdin.write("q");

@@ -13,10 +13,10 @@
 import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isPagelogError } from "../../../src/errors.js";
-import { crc32c, encodeBatch, encodeBatchAsync } from "../../../src/format/index.js";
-import { LogDir } from "../../../src/log/log-dir.js";
-import { cli, tempDir } from "./helpers.js";
+import { isPagelogError } from "../../../../src/errors.js";
+import { crc32c, encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
+import { LogDir } from "../../../../src/log/log-dir.js";
+import { cli, tempDir } from "../helpers.js";
 
 const PARTITION = "rec-0";
 const SEGMENT = "00000000000000000000.log";
