@@ -28,6 +28,7 @@ export type { FieldInput, RecordSerde, Serde, SerdeSpec } from "./log/topic/serd
 export { murmur2, partitionForKey } from "./log/topic/murmur2.js";
 export type {
   CompactionResult,
+  Isolation,
   LogRecord,
   LogRecovery,
   LogStatus,

@@ -64,7 +64,7 @@ import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-opti
 
 export type { CompactionResult, NothingCleanedReason } from "./compaction/cleaner.js";
 export type { LogRecovery } from "./load/log-loader.js";
-export type { LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
+export type { Isolation, LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
 export type { LogHost, LogStatus } from "./state/log-state.js";
 
@@ -338,18 +338,18 @@ export class Log {
   /**
    * Records at offsets from `offset` on, from the segment holding it: at least one whole batch if
    * one exists there. `offset` equal to the end gives []; outside [start, end] is
-   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. With
-   * `durable`, only records below the recovery point (at or above it gives [], as the end does).
+   * `PAGELOG_OFFSET_OUT_OF_RANGE`. A bad CRC is `PAGELOG_CORRUPT`, never garbage. `durable`: below
+   * the recovery point only (at or above it: []). `isolation`: what of a broker's transactions.
    */
   read(offset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    let maxRecords: number, maxBytes: number, durable: boolean;
+    let o: ReturnType<typeof resolveReadOptions>;
     try {
       checkOffset(offset, "offset");
-      ({ maxRecords, maxBytes, durable } = resolveReadOptions(options));
+      o = resolveReadOptions(options);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#read(() => (durable ? readDurableRecords : readFewRecords)(this.#s, offset, maxBytes, maxRecords));
+    return this.#read(() => (o.durable ? readDurableRecords : readFewRecords)(this.#s, offset, o));
   }
 
   /**

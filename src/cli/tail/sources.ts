@@ -4,7 +4,7 @@
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
 import type { LogDir } from "../../log/log-dir.js";
-import type { Log, LogRecord } from "../../log/log.js";
+import type { Isolation, Log, LogRecord } from "../../log/log.js";
 import { UsageError } from "../terminal/io.js";
 
 /** A record as tail prints it: a topic's carries its partition. */
@@ -18,6 +18,7 @@ export interface TailRead {
   readonly fromTime: number | undefined;
   readonly follow: boolean;
   readonly durable: boolean;
+  readonly isolation: Isolation;
 }
 
 /** Where to start in one log: --from (checked against the log's offsets), --from-time, or the start. */
@@ -35,11 +36,11 @@ async function startOffset(log: Log, args: TailRead): Promise<number> {
 
 /** The records to print: the partition named, else the topic of that name; neither is a usage error. */
 export async function tailSource(dir: LogDir, args: TailRead, signal: AbortSignal): Promise<AsyncIterable<TailRecord>> {
-  const { follow, durable } = args;
+  const { follow, durable, isolation } = args;
   const names = await dir.logs();
   if (names.includes(args.target)) {
     const log = await dir.log(args.target);
-    return log.records({ from: await startOffset(log, args), follow, durable, signal });
+    return log.records({ from: await startOffset(log, args), follow, durable, isolation, signal });
   }
   const topic = await dir.topic(args.target).catch((err: unknown) => {
     if (!isPagelogError(err, ErrorCode.NOT_FOUND)) throw err;
@@ -53,5 +54,5 @@ export async function tailSource(dir: LogDir, args: TailRead, signal: AbortSigna
     );
   const from: number[] = [];
   for (let p = 0; p < topic.partitions; p++) from.push(await startOffset(topic.partition(p), args));
-  return topic.records({ from, follow, durable, signal });
+  return topic.records({ from, follow, durable, isolation, signal });
 }

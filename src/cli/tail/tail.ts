@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { isSegmentFile } from "../../inspect/dir-kind.js";
 import { LogDir, MAX_TOPIC_LENGTH } from "../../log/log-dir.js";
+import type { Isolation } from "../../log/log.js";
 import { FsStorage } from "../../storage/fs-storage.js";
 import { intOption, parseCommandLine } from "../terminal/args.js";
 import { type CliIo, UsageError } from "../terminal/io.js";
@@ -47,6 +48,11 @@ Options:
   --follow        keep printing records as they are appended, until Ctrl-C
   --durable       only records a flush made durable (below the recovery point): what a power
                   cut cannot take back; with --follow, each is printed once a flush covers it
+  --isolation-level L
+                  what is printed of a broker's transactions (a log pagelog wrote has none):
+                  read_committed (the default) skips aborted transactions' records and stops at
+                  the first open one, as Kafka's read_committed consumer; read_uncommitted prints
+                  them; commit and abort markers never
   --json          JSON lines
   -h, --help      show this help
 `;
@@ -65,6 +71,12 @@ function parseTime(text: string): number {
   );
 }
 
+/** --isolation-level: Kafka's two values, as its console consumer takes them. */
+function isolationLevel(text: string | undefined): Isolation {
+  if (text === undefined || text === "read_committed" || text === "read_uncommitted") return text ?? "read_committed";
+  throw new UsageError(`--isolation-level must be read_committed or read_uncommitted, got '${text}'`);
+}
+
 interface TailArgs extends TailRead {
   readonly json: boolean;
 }
@@ -77,6 +89,7 @@ function parse(args: string[]): TailArgs | "help" {
       "from-time": { type: "string" },
       follow: { type: "boolean" },
       durable: { type: "boolean" },
+      "isolation-level": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -101,6 +114,7 @@ function parse(args: string[]): TailArgs | "help" {
     fromTime: values["from-time"] === undefined ? undefined : parseTime(values["from-time"]),
     follow: values.follow === true,
     durable: values.durable === true,
+    isolation: isolationLevel(values["isolation-level"]),
     json: values.json === true,
   };
 }

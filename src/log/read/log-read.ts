@@ -5,13 +5,26 @@
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
  * a range, and following the log, is records-iterator.ts.
  */
-import { decodeBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
+import { decodeBatch, type DecodedBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
 import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import { TimestampTree } from "../state/timestamp-tree.js";
 import { durableOf } from "../state/read-only-state.js";
+import {
+  holdsControlRecords,
+  hasProducer,
+  hasTxnFlags,
+  isAborted,
+  type Isolation,
+  isolationOption,
+  knowsTransactions,
+  lastStable,
+  transactionsOf,
+} from "./transactions.js";
+
+export type { Isolation } from "./transactions.js";
 
 /** A record as read back: bytes are `Uint8Array`s, or null where they were null. */
 export type LogRecord = DecodedRecord;
@@ -32,7 +45,21 @@ export interface ReadOptions {
    * @defaultValue false
    */
   durable?: boolean;
+  /**
+   * What is read of a broker's transactions (a log pagelog wrote has none: nothing changes for
+   * it). Control records (commit and abort markers) are never returned, at either level.
+   * `"read_committed"`, as Kafka's `isolation.level=read_committed` consumer: the records of
+   * aborted transactions are skipped too, and nothing at or past the last stable offset (the
+   * first offset of a transaction with no marker yet) is returned: an offset there reads as the
+   * end does, `[]`. `"read_uncommitted"`: every other record up to the end, aborted and open
+   * transactions' included. Any other value is a `TypeError`.
+   * @defaultValue "read_committed"
+   */
+  isolation?: Isolation;
 }
+
+/** `Log.read`'s options, checked, with their defaults. */
+type ResolvedReadOptions = Required<ReadOptions>;
 
 /** Limits of `Log.readBatches`. */
 export interface ReadBatchesOptions {
@@ -53,6 +80,7 @@ export function resolveReadOptions(options: ReadOptions): Required<ReadOptions> 
     maxBytes: (value) => positiveInteger(value, "maxBytes", DEFAULT_READ_BYTES),
     maxRecords: (value) => positiveInteger(value, "maxRecords", Number.POSITIVE_INFINITY),
     durable: (value) => booleanOption(value, "durable"),
+    isolation: isolationOption,
   });
 }
 
@@ -64,21 +92,31 @@ export function resolveReadBatchesOptions(options: ReadBatchesOptions): Required
   });
 }
 
-/** Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them. */
+/**
+ * Records with offset >= `offset` (and >= the start offset), at most `maxRecords` of them, as
+ * `isolation` sees them. The offsets of the batches it skipped (control batches; with
+ * `read_committed`, aborted transactions') are pushed onto `skips` as `[from, to)` pairs, in
+ * order: a reader's position moves over them. With `read_committed` it returns nothing at or
+ * past the last stable offset.
+ */
 export async function readLogRecords(
   s: LogState,
   offset: number,
   maxBytes: number,
   maxRecords: number,
+  isolation: Isolation = "read_committed",
+  skips: number[] = [],
 ): Promise<LogRecord[]> {
   for (let at = offset; ;) {
     const raw = await readRawBatches(s, at, maxBytes);
-    const out = await decodeRecords(s, raw, at, maxRecords);
-    // A compacted log's cleaned part can hold batches the cleaner emptied (compaction/): read on
-    // past them, so a read that finds no record says there is none up to the end.
-    if (out.length > 0 || raw.length === 0 || at >= s.offsetGaps.below) return out;
+    const skipped = skips.length;
+    const { records: out, stable } = await decodeRecords(s, raw, at, maxRecords, isolation, skips);
+    // A compacted log's cleaned part can hold batches the cleaner emptied (compaction/), and a
+    // broker's log batches no reader gets (markers, aborted transactions): read on past them, so
+    // a read that finds no record says there is none up to the end (or the last stable offset).
+    if (out.length > 0 || raw.length === 0 || (at >= s.offsetGaps.below && skips.length === skipped)) return out;
     const after = lastOffsetOf(raw) + 1;
-    if (after <= at || after >= endOffsetOf(s)) return out;
+    if (after <= at || after >= Math.min(endOffsetOf(s), stable)) return out;
     at = after;
   }
 }
@@ -90,17 +128,14 @@ export async function readLogRecords(
  * holds `maxRecords` records from `offset` on, they are what the whole read would have returned
  * first (records come in offset order); else the read runs whole, as before.
  */
-export async function readFewRecords(
-  s: LogState,
-  offset: number,
-  maxBytes: number,
-  maxRecords: number,
-): Promise<LogRecord[]> {
+export async function readFewRecords(s: LogState, offset: number, o: ResolvedReadOptions): Promise<LogRecord[]> {
+  const { maxBytes, maxRecords, isolation } = o;
   if (maxRecords !== Number.POSITIVE_INFINITY && maxBytes > 1) {
-    const first = await readLogRecords(s, offset, 1, maxRecords); // at least one whole batch (minOneMessage)
+    // At least one whole batch (minOneMessage).
+    const first = await readLogRecords(s, offset, 1, maxRecords, isolation);
     if (first.length >= maxRecords) return first;
   }
-  return readLogRecords(s, offset, maxBytes, maxRecords);
+  return readLogRecords(s, offset, maxBytes, maxRecords, isolation);
 }
 
 /** The last offset of the last whole batch in `raw`. */
@@ -110,23 +145,56 @@ function lastOffsetOf(raw: Uint8Array): number {
   return last;
 }
 
-async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRecords: number): Promise<LogRecord[]> {
+/** What `decodeRecords` found: the records, and the last stable offset it held them below. */
+interface Decoded {
+  records: LogRecord[];
+  /** With `read_committed` in a log with transactions, the last stable offset; else Infinity. */
+  stable: number;
+}
+
+async function decodeRecords(
+  s: LogState,
+  raw: Uint8Array,
+  offset: number,
+  maxRecords: number,
+  isolation: Isolation,
+  skips: number[],
+): Promise<Decoded> {
   let out: LogRecord[] = [];
+  const committed = isolation === "read_committed";
+  // A log a read met a transaction in: what is open now bounds this read (it may have begun
+  // below `offset`). Any other log has none until a batch below says so.
+  let walk = committed && knowsTransactions(s) ? await transactionsOf(s, readRawBatches) : undefined;
+  let stable = walk === undefined ? Number.POSITIVE_INFINITY : lastStable(walk);
+  const from = Math.max(offset, s.startOffset);
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
     const size = batchSize(raw, at);
-    let batch: Awaited<ReturnType<typeof decodeBatch>>;
-    try {
-      batch = await decodeBatch(raw.subarray(at, at + size), {
-        verifyCrc: false, // the segment checked every CRC on the way out
-      });
-    } catch (err) {
-      // Hand on the good records before it, as a segment does with a bad CRC: the read that
-      // starts at this batch reports it.
-      if (out.length > 0) break;
-      throw err;
+    // Only a transactional or control batch needs its header read: one byte says which.
+    const flagged = hasTxnFlags(raw, at);
+    if (committed && walk === undefined && (flagged || hasProducer(raw, at))) {
+      walk = await transactionsOf(s, readRawBatches);
+      stable = lastStable(walk);
     }
+    let batch: DecodedBatch | undefined;
+    if (flagged) {
+      const header = readBatchHeader(raw, at);
+      if (header.baseOffset >= stable) break;
+      let skip = !header.isControl && walk !== undefined && isAborted(walk, header.producerId, header.baseOffset);
+      if (header.isControl) {
+        // Skipped only when its records are control records: one bit never hides data records.
+        batch = await decodeAt(raw, at, size, out.length);
+        if (batch === undefined) break;
+        skip = holdsControlRecords(batch.records);
+      }
+      if (skip) {
+        if (header.lastOffset >= from) skips.push(Math.max(header.baseOffset, from), header.lastOffset + 1);
+        at += size;
+        continue;
+      }
+    }
+    batch ??= await decodeAt(raw, at, size, out.length);
+    if (batch === undefined) break;
     const records = batch.records;
-    const from = Math.max(offset, s.startOffset);
     // The usual case, a first batch wholly wanted: its own array, not a copy record by record.
     const whole = records.length <= maxRecords - out.length && (records[0]?.offset ?? from) >= from;
     if (whole && out.length === 0) out = records;
@@ -139,7 +207,27 @@ async function decodeRecords(s: LogState, raw: Uint8Array, offset: number, maxRe
     }
     at += size;
   }
-  return out;
+  if (stable === Number.POSITIVE_INFINITY) return { records: out, stable };
+  // Nothing at or past the last stable offset: not its records, not a position moved past it.
+  if ((out.at(-1)?.offset ?? -1) >= stable) out = out.filter((r) => r.offset < stable);
+  while (skips.length > 0 && skips.at(-2)! >= stable) skips.length -= 2;
+  if (skips.length > 0) skips[skips.length - 1] = Math.min(skips.at(-1)!, stable);
+  return { records: out, stable };
+}
+
+/**
+ * The batch at `at`, decoded; undefined when it cannot be and records were read before it: they
+ * are handed on, as a segment does with a bad CRC, and the read that starts at it reports it.
+ */
+async function decodeAt(raw: Uint8Array, at: number, size: number, before: number): Promise<DecodedBatch | undefined> {
+  try {
+    return await decodeBatch(raw.subarray(at, at + size), {
+      verifyCrc: false, // the segment checked every CRC on the way out
+    });
+  } catch (err) {
+    if (before > 0) return undefined;
+    throw err;
+  }
 }
 
 /**
@@ -167,24 +255,16 @@ export async function durableLimitAfterRead(s: LogState, limit: number): Promise
 }
 
 /** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
-export async function readDurableRecords(
-  s: LogState,
-  offset: number,
-  maxBytes: number,
-  maxRecords: number,
-): Promise<LogRecord[]> {
+export async function readDurableRecords(s: LogState, offset: number, o: ResolvedReadOptions): Promise<LogRecord[]> {
   checkInRange(s, offset);
   const limit = readLimit(s, true);
   if (offset >= limit) return [];
   // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
   // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
-  const want = Math.min(maxRecords, limit - offset);
-  const records = await (maxRecords === Number.POSITIVE_INFINITY ? readLogRecords : readFewRecords)(
-    s,
-    offset,
-    maxBytes,
-    want,
-  );
+  const want = { ...o, maxRecords: Math.min(o.maxRecords, limit - offset) };
+  const records = await (o.maxRecords === Number.POSITIVE_INFINITY
+    ? readLogRecords(s, offset, o.maxBytes, want.maxRecords, o.isolation)
+    : readFewRecords(s, offset, want));
   const durable = await durableLimitAfterRead(s, limit);
   return records.filter((r) => r.offset < durable);
 }

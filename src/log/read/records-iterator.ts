@@ -9,6 +9,7 @@ import { describeValue } from "../../format/record-codec.js";
 import { type Present, resolveOptions } from "../../options.js";
 import { booleanOption, checkOffset, outOfRange } from "../options/log-arguments.js";
 import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords, durableLimitAfterRead } from "./log-read.js";
+import { type Isolation, isolationOption, knownLastStable } from "./transactions.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import { readExplainingGaps } from "../read-only/read-only-retry.js";
@@ -37,6 +38,13 @@ export interface RecordsOptions {
    * durable follower is woken by the flush that moves the recovery point. @defaultValue false
    */
   durable?: boolean;
+  /**
+   * What is yielded of a broker's transactions, as `Log.read`'s `isolation`: control records
+   * never; `"read_committed"` skips aborted transactions' records and stops at the last stable
+   * offset (a follower waits there for the transaction's marker); `"read_uncommitted"` yields
+   * them and reads to the end. A log pagelog wrote has no transactions. @defaultValue "read_committed"
+   */
+  isolation?: Isolation;
 }
 
 /** Options of `Log.waitFor`. */
@@ -82,7 +90,7 @@ export async function waitForOffset(s: LogState, offset: unknown, options: WaitO
   return readLimit(s, durable);
 }
 
-type Resolved = Present<RecordsOptions> & { follow: boolean; durable: boolean };
+type Resolved = Present<RecordsOptions> & { follow: boolean; durable: boolean; isolation: Isolation };
 
 /** Where one iteration is: its cursor, its next offset, and the one read it holds ahead. */
 interface Iteration {
@@ -95,6 +103,21 @@ interface Iteration {
   after: number;
   ahead: LogRecord[];
   at: number;
+  /**
+   * The offsets the read of `ahead` stepped over (control batches, aborted transactions), as
+   * `[from, to)` pairs in order, and how many of them the position has passed.
+   */
+  skips: number[];
+  skipAt: number;
+}
+
+/**
+ * How far the iteration may read now: the end (or the recovery point), and at `read_committed`
+ * the last stable offset as last seen (a read finds it anew).
+ */
+function limitOf(s: LogState, o: Resolved): number {
+  const limit = readLimit(s, o.durable);
+  return o.isolation === "read_committed" ? Math.min(limit, knownLastStable(s)) : limit;
 }
 
 /**
@@ -120,6 +143,12 @@ function settle(it: Iteration, cursor: ReadCursor): void {
   if (cut < Infinity) {
     it.ahead = it.ahead.slice(it.at).filter((r) => r.offset < cut);
     it.at = 0;
+    // Nor step over what was appended after the cut.
+    const skips: number[] = [];
+    for (let i = it.skipAt; i < it.skips.length && it.skips[i]! < cut; i += 2)
+      skips.push(it.skips[i]!, Math.min(it.skips[i + 1]!, cut));
+    it.skips = skips;
+    it.skipAt = 0;
   }
   if (it.next < s.startOffset) throw outOfRange(it.next, s.startOffset, endOffsetOf(s));
 }
@@ -137,11 +166,15 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       settle(it, it.cursor);
     }
     const end = readLimit(s, o.durable);
-    let stop = o.to === undefined ? end : Math.min(end, o.to);
+    let stop = Math.min(o.to ?? end, limitOf(s, o));
     if (it.next >= stop) return [];
     // At most `stop - next` records below `stop` (offsets increase); in a compacted log's gaps
     // fewer, and records at or past `stop` may follow them: those wait for a later read.
-    const read = (): Promise<LogRecord[]> => readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    let skips: number[] = [];
+    const read = (): Promise<LogRecord[]> => {
+      skips = [];
+      return readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next, o.isolation, skips);
+    };
     // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
     const found = s.readOnly === undefined ? await read() : await readExplainingGaps(s, it.next, read);
     if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
@@ -150,10 +183,13 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       settle(it, it.cursor);
       return [];
     }
+    // The read found the last stable offset anew (a transaction it met may be open).
+    if (o.isolation === "read_committed") stop = Math.min(stop, knownLastStable(s));
     // The log holds offsets up to its end, so a read below it always finds a record: never
     // end an iteration early without saying why. (In the cleaned part of a compacted log the
-    // cleaner may have dropped every record up to the end: readLogRecords read on to it.)
-    if (found.length === 0 && it.next >= s.offsetGaps.below) {
+    // cleaner may have dropped every record up to the end: readLogRecords read on to it; and
+    // it reads on past the batches a reader never gets: control batches, aborted transactions.)
+    if (found.length === 0 && skips.length === 0 && it.next >= s.offsetGaps.below && it.next < stop) {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
@@ -161,9 +197,12 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     if (o.durable) stop = await durableLimitAfterRead(s, stop);
     // (Offsets increase: when the last is below `stop`, every one is.)
     const records = (found.at(-1)?.offset ?? stop) < stop ? found : found.filter((r) => r.offset < stop);
-    // Nothing below `stop`: the cleaner dropped every record up to it. Step over the gap, or a
-    // follower would wait for an end that is already past its position.
-    if (records.length === 0) it.next = Math.max(it.next, stop);
+    it.skips = skips;
+    it.skipAt = 0;
+    // Nothing below `stop`: the cleaner dropped every record up to it, or the batches up to it
+    // are ones a reader never gets. Step over them, or a follower would wait for an end that is
+    // already past its position.
+    if (records.length === 0) it.next = Math.max(it.next, Math.min(stop, skips.at(-1) ?? stop));
     return records;
   });
 }
@@ -175,11 +214,7 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
 function awaitChange(it: Iteration): Promise<void> {
   const { s, o } = it;
   const cursor = it.cursor!;
-  return waitUntil(
-    s,
-    () => readLimit(s, o.durable) > it.next || cursor.cut !== Infinity || s.startOffset > it.next,
-    o.signal,
-  );
+  return waitUntil(s, () => limitOf(s, o) > it.next || cursor.cut !== Infinity || s.startOffset > it.next, o.signal);
 }
 
 /**
@@ -320,8 +355,10 @@ class RecordsIterator implements AsyncGenerator<LogRecord, void, undefined> {
       signal: optionalSignal,
       follow: optionalBoolean("follow"),
       durable: optionalBoolean("durable"),
+      isolation: isolationOption,
     });
-    return { s: this.#s, o, cursor: undefined, next: o.from ?? 0, after: o.from ?? 0, ahead: [], at: 0 };
+    const from = o.from ?? 0;
+    return { s: this.#s, o, cursor: undefined, next: from, after: from, ahead: [], at: 0, skips: [], skipAt: 0 };
   }
 
   /**
@@ -342,6 +379,11 @@ class RecordsIterator implements AsyncGenerator<LogRecord, void, undefined> {
       return undefined;
     }
     const record = it.ahead[it.at]!;
+    // Over the offsets of batches a reader never gets, the position moves as if they were read.
+    while (record.offset !== it.next && it.skipAt < it.skips.length && it.skips[it.skipAt]! <= it.next) {
+      it.next = Math.max(it.next, it.skips[it.skipAt + 1]!);
+      it.skipAt += 2;
+    }
     // Every offset of a log holds a record: a batch that skips one (as only a compacted or
     // hostile batch can) would hand out a hole as if nothing were missing. Except in the part
     // the log cleaner rewrote (below the clean point), where its gaps are the records it dropped.

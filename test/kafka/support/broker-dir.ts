@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CompressionTypes, type Kafka } from "kafkajs";
-import { LogDir } from "../../../src/node.js";
+import { type Isolation, LogDir } from "../../../src/node.js";
 import { ownBroker } from "./broker.js";
 import { hex, recordsOf, type PlainRecord } from "./segments.js";
 
@@ -183,10 +183,10 @@ export async function writeBrokerDir(
 }
 
 /** `LogDir.open(root, { readOnly: true })`: every record of `name`, from its start. */
-export async function readAll(root: string, name: string): Promise<PlainRecord[]> {
+export async function readAll(root: string, name: string, isolation?: Isolation): Promise<PlainRecord[]> {
   const dir = await LogDir.open(root, { readOnly: true });
   try {
-    return await recordsOf(await dir.log(name));
+    return await recordsOf(await dir.log(name), isolation);
   } finally {
     await dir.close();
   }

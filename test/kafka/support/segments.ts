@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { encodeBatchAsync } from "../../../src/format/index.js";
 import type { RecordInput } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/node.js";
-import type { Log } from "../../../src/log/log.js";
+import type { Isolation, Log } from "../../../src/log/log.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { Segment } from "../../../src/segment/segment.js";
 import { rng } from "../../support/xorshift.js";
@@ -52,10 +52,10 @@ async function appendDrawn(log: Log, next: (n: number) => number, batches: numbe
   }
 }
 
-/** Every record of `log` from its start offset, as both sides report it. */
-export async function recordsOf(log: Log): Promise<PlainRecord[]> {
+/** Every record of `log` from its start offset, as both sides report it (at `isolation`, if given). */
+export async function recordsOf(log: Log, isolation?: Isolation): Promise<PlainRecord[]> {
   const out: PlainRecord[] = [];
-  for await (const r of log.records({ from: log.startOffset })) {
+  for await (const r of log.records({ from: log.startOffset, ...(isolation && { isolation }) })) {
     out.push({
       offset: r.offset,
       timestamp: r.timestamp,

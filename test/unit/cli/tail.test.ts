@@ -3,9 +3,10 @@
  * headers), --from, --from-time, --durable, reading while a writer holds the directory, --follow
  * ended by SIGINT, and the argument errors (one line, exit 2).
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { encodeBatch } from "../../../src/format/index.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { Log } from "../../../src/log/log.js";
 import { cli, tempDir } from "./helpers.js";
@@ -29,6 +30,45 @@ async function sampleDir(): Promise<string> {
   await dir.close();
   return root;
 }
+
+/**
+ * A partition as a broker leaves it after a transactional producer: a record, an aborted
+ * transaction (its record and the ABORT marker), a committed one (its record and the COMMIT marker).
+ */
+function brokerDir(): string {
+  const root = tempDir("tail-tx");
+  mkdirSync(join(root, "payments-0"));
+  const tx = { producerId: 5, producerEpoch: 0, baseSequence: 0, isTransactional: true };
+  const marker = (baseOffset: number, type: number): Uint8Array =>
+    encodeBatch([{ key: new Uint8Array([0, 0, 0, type]), value: new Uint8Array(6) }], {
+      ...tx,
+      baseOffset,
+      timestamp: 1,
+      isControl: true,
+    });
+  const batches = [
+    encodeBatch([{ value: "plain" }], { baseOffset: 0, timestamp: 1 }),
+    encodeBatch([{ value: "aborted" }], { ...tx, baseOffset: 1, timestamp: 1 }),
+    marker(2, 0),
+    encodeBatch([{ value: "committed" }], { ...tx, baseOffset: 3, timestamp: 1 }),
+    marker(4, 1),
+  ];
+  writeFileSync(join(root, "payments-0", `${"0".repeat(20)}.log`), Buffer.concat(batches));
+  return root;
+}
+
+describe("pagelog tail: a broker's transactions", () => {
+  it("prints what a read_committed consumer reads; --isolation-level read_uncommitted adds the aborted record", async () => {
+    const root = brokerDir();
+    const committed = await cli(["tail", root, "payments-0"]);
+    expect(committed.stderr).toBe("");
+    expect(committed.stdout).toBe('0 null "plain"\n3 null "committed"\n');
+    const uncommitted = await cli(["tail", root, "payments-0", "--isolation-level", "read_uncommitted"]);
+    expect(uncommitted.stdout).toBe('0 null "plain"\n1 null "aborted"\n3 null "committed"\n');
+    const explicit = await cli(["tail", root, "payments-0", "--isolation-level", "read_committed"]);
+    expect(explicit.stdout).toBe(committed.stdout);
+  });
+});
 
 describe("pagelog tail: output", () => {
   it("plain: one line per record, offset key value, text quoted and bytes in hex", async () => {
@@ -237,6 +277,11 @@ describe("pagelog tail: argument errors are one line and exit 2", () => {
       (root) => ["tail", root, "orders-0", "--from-time", "yesterday"],
       /--from-time must be milliseconds since the epoch or an ISO 8601 date/,
     ],
+    [
+      "--isolation-level not a level",
+      (root) => ["tail", root, "orders-0", "--isolation-level", "committed"],
+      /--isolation-level must be read_committed or read_uncommitted, got 'committed'/,
+    ],
     ["an unknown option", (root) => ["tail", root, "orders-0", "--frm", "1"], /unknown option '--frm'/],
     ["a missing directory", (root) => ["tail", join(root, "nope"), "orders-0"], /cannot read .*nope: ENOENT/],
     [
@@ -260,7 +305,15 @@ describe("pagelog tail: argument errors are one line and exit 2", () => {
   it("--help describes every option and the byte encodings", async () => {
     const run = await cli(["tail", "--help"]);
     expect(run.code).toBe(0);
-    for (const option of ["--from N", "--from-time T", "--follow", "--durable", "--json", "base64"])
+    for (const option of [
+      "--from N",
+      "--from-time T",
+      "--follow",
+      "--durable",
+      "--isolation-level",
+      "--json",
+      "base64",
+    ])
       expect(run.stdout).toContain(option);
   });
 });
