@@ -1,4 +1,4 @@
-/**
+/*
  * Kafka's offset checkpoint text format (`recovery-point-offset-checkpoint`,
  * `log-start-offset-checkpoint`), as CheckpointFile writes it:
  *

@@ -1,4 +1,4 @@
-/**
+/*
  * The mirror's public shapes (`pagelog/kafka`): its options, its progress and its handle. No
  * kafkajs type appears here, so the entry's types load without the optional peer installed.
  */
