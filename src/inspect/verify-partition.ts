@@ -10,6 +10,7 @@
  * after the `.log` was read, a `.swap` of a compaction in progress. Those are `inProgress`, not
  * damage.
  */
+import { cleanedAway } from "../segment/batch-scanner.js";
 import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
 import type { Storage } from "../storage/storage.js";
@@ -96,7 +97,12 @@ export async function verifyPartition(
     // The active segment of a log a live writer holds: its tail may be mid-write, its indexes ahead of what was read.
     const active = isLast && found.writer !== undefined;
     const logProblems = judgeLog(scan, shown, { active, isLast, cleanShutdown }, found);
-    if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
+    // Below the clean point the cleaner may have dropped a segment's last batches (cleanedAway).
+    if (
+      previousEnd !== undefined &&
+      segment.baseOffset !== previousEnd &&
+      !cleanedAway(previousEnd, segment.baseOffset, cleanPoint)
+    ) {
       logProblems.unshift({
         path: shown,
         byte: 0,

@@ -257,3 +257,114 @@ describe("a segment Kafka's cleaner left starting past its base offset", () => {
     expect((await verifyDir(sim, undefined)).problems).toEqual([]);
   });
 });
+
+/**
+ * Kafka's cleaner also drops a cleaned segment's LAST batches (their keys recur later), so the
+ * next segment starts past its end: segment 0 ends at 6, segment 10 starts at 10, offsets 7..9 are
+ * gone. Segment 13 is the active one, above the clean point.
+ */
+const GAP: HandMade["segments"] = [
+  {
+    base: 0,
+    batches: [
+      [2, 3],
+      [5, 2],
+    ],
+  },
+  {
+    base: 10,
+    batches: [
+      [10, 2],
+      [12, 1],
+    ],
+  },
+  { base: 13, batches: [[13, 2]] },
+];
+
+/** The same gap, segment 0 whole up to it: refused for the gap alone. */
+const GAP_AT_END: HandMade["segments"] = [
+  {
+    base: 0,
+    batches: [
+      [0, 5],
+      [5, 2],
+    ],
+  },
+  ...GAP.slice(1),
+];
+
+describe("a gap between segments Kafka's cleaner left (the next segment starts past the previous one's end)", () => {
+  it("wholly below the clean point: clean, read-only and crash opens read across it, and verify finds it clean", async () => {
+    // The clean point at the next segment's base (it was the first dirty one) or past it.
+    for (const [segments, cleanPoint] of [
+      [GAP, 10],
+      [GAP, 13],
+      [GAP_AT_END, 10],
+    ] as const) {
+      for (const readOnly of [false, true]) {
+        const { sim, records } = await handMade({ segments, cleanPoint });
+        // The first use of the idle segment 0 checks where it ends.
+        expect(await withLog(sim, readOnly, readAll), `clean point ${cleanPoint}, readOnly ${readOnly}`).toEqual(
+          records,
+        );
+        // A read inside the gap yields the next record kept, as Kafka's fetch does.
+        for (const at of [7, 9]) {
+          const read = await withLog(sim, readOnly, async (log) => (await log.read(at)).map(plain));
+          expect(read[0], `read(${at})`).toEqual(records.find((r) => r.offset === 10));
+        }
+      }
+      // After a crash, with the recovery point before, inside, at the end of, and past the gap.
+      for (const recoveryPoint of [3, 8, 10, 13]) {
+        const crashed = await handMade({ segments, cleanPoint, recoveryPoint });
+        const { read, recovery } = await withLog(crashed.sim, false, async (log) => ({
+          read: await readAll(log),
+          recovery: log.recovery,
+        }));
+        expect(read, `clean point ${cleanPoint}, recovery point ${recoveryPoint}`).toEqual(crashed.records);
+        expect(recovery.bytesTruncated).toBe(0);
+        expect(recovery.segmentsDeleted).toBe(0);
+      }
+      const { sim } = await handMade({ segments, cleanPoint });
+      expect((await verifyDir(sim, undefined)).problems).toEqual([]);
+    }
+  });
+
+  it("not wholly below the clean point: refused below the recovery point, deleted above it after a crash, reported by verify", async () => {
+    // No clean point, one at or before the gap's start, one inside it.
+    for (const cleanPoint of [undefined, 0, 7, 9]) {
+      for (const readOnly of [false, true]) {
+        const { sim } = await handMade({ segments: GAP_AT_END, cleanPoint });
+        const err = await expectCode(() => withLog(sim, readOnly, readAll), ErrorCode.CORRUPT);
+        expect(err.message).toContain("records are missing before it");
+      }
+      // A crash whose recovery point vouches for both sides: lost flushed records.
+      const below = await handMade({ segments: GAP_AT_END, cleanPoint, recoveryPoint: 13 });
+      const err = await expectCode(() => withLog(below.sim, false, readAll), ErrorCode.CORRUPT);
+      expect(err.message).toContain("does not continue the previous one");
+      // A crash whose recovery point lies before the gap: what follows it is a crash's remains.
+      const above = await handMade({ segments: GAP_AT_END, cleanPoint, recoveryPoint: 5 });
+      const { read, recovery, end } = await withLog(above.sim, false, async (log) => ({
+        read: await readAll(log),
+        recovery: log.recovery,
+        end: log.endOffset,
+      }));
+      expect(read).toEqual(above.records.filter((r) => r.offset < 7));
+      expect(end).toBe(7);
+      expect(recovery.segmentsDeletedAfterGap).toBe(2);
+      const { sim } = await handMade({ segments: GAP_AT_END, cleanPoint });
+      expect((await verifyDir(sim, undefined)).problems.map((p) => p.problem)).toContain(
+        "segment starts at offset 10, the previous segment ended at 6",
+      );
+    }
+  });
+
+  it("a torn tail before the gap, below the recovery point, is still PAGELOG_CORRUPT after a crash", async () => {
+    // The recovery point 8 lies in the gap: segment 0 must end whole, not cut short by damage.
+    const crashed = await handMade({ segments: GAP, cleanPoint: 13, recoveryPoint: 8 });
+    const path = `${NAME}/${offsetName(0)}.log`;
+    const size = (await crashed.sim.stat(path))!.size;
+    await writeFile(crashed.sim, path, size, new Uint8Array(40).fill(0xab), { sync: true });
+    const err = await expectCode(() => withLog(crashed.sim, false, readAll), ErrorCode.CORRUPT);
+    expect(err.message).toContain("below the recovery point 8");
+  });
+});
