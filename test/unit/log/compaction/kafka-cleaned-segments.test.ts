@@ -294,38 +294,51 @@ const GAP_AT_END: HandMade["segments"] = [
 ];
 
 describe("a gap between segments Kafka's cleaner left (the next segment starts past the previous one's end)", () => {
-  it("wholly below the clean point: clean, read-only and crash opens read across it, and verify finds it clean", async () => {
-    // The clean point at the next segment's base (it was the first dirty one) or past it.
-    for (const [segments, cleanPoint] of [
-      [GAP, 10],
-      [GAP, 13],
-      [GAP_AT_END, 10],
-    ] as const) {
-      for (const readOnly of [false, true]) {
-        const { sim, records } = await handMade({ segments, cleanPoint });
-        // The first use of the idle segment 0 checks where it ends.
-        expect(await withLog(sim, readOnly, readAll), `clean point ${cleanPoint}, readOnly ${readOnly}`).toEqual(
-          records,
-        );
-        // A read inside the gap yields the next record kept, as Kafka's fetch does.
-        for (const at of [7, 9]) {
-          const read = await withLog(sim, readOnly, async (log) => (await log.read(at)).map(plain));
-          expect(read[0], `read(${at})`).toEqual(records.find((r) => r.offset === 10));
-        }
+  // The clean point at the next segment's base (it was the first dirty one) or past it.
+  const LEGAL = [
+    [GAP, 10],
+    [GAP, 13],
+    [GAP_AT_END, 10],
+  ] as const;
+
+  /** Opens each legal directory (crashed with `recoveryPoint`, else clean) and reads it all, and inside the gap. */
+  async function readsAcross(readOnly: boolean, recoveryPoint?: number): Promise<void> {
+    for (const [segments, cleanPoint] of LEGAL) {
+      const what = `clean point ${cleanPoint}, recovery point ${recoveryPoint}, readOnly ${readOnly}`;
+      const { sim, records } = await handMade({ segments, cleanPoint, recoveryPoint });
+      const { read, recovery } = await withLog(sim, readOnly, async (log) => ({
+        read: await readAll(log),
+        recovery: log.recovery,
+      }));
+      expect(read, what).toEqual(records);
+      expect(recovery.bytesTruncated, what).toBe(0);
+      expect(recovery.segmentsDeleted, what).toBe(0);
+      // A read inside the gap yields the next record kept, as Kafka's fetch does.
+      for (const at of [7, 9]) {
+        const first = await withLog(sim, readOnly, async (log) => (await log.read(at)).map(plain)[0]);
+        expect(first, `${what}: read(${at})`).toEqual(records.find((r) => r.offset === 10));
       }
-      // After a crash, with the recovery point before, inside, at the end of, and past the gap.
-      for (const recoveryPoint of [3, 8, 10, 13]) {
-        const crashed = await handMade({ segments, cleanPoint, recoveryPoint });
-        const { read, recovery } = await withLog(crashed.sim, false, async (log) => ({
-          read: await readAll(log),
-          recovery: log.recovery,
-        }));
-        expect(read, `clean point ${cleanPoint}, recovery point ${recoveryPoint}`).toEqual(crashed.records);
-        expect(recovery.bytesTruncated).toBe(0);
-        expect(recovery.segmentsDeleted).toBe(0);
-      }
+    }
+  }
+
+  it("wholly below the clean point: a clean open's first use of the idle segment reads across it", async () => {
+    await readsAcross(false);
+  });
+
+  it("wholly below the clean point: a read-only open reads across it, idle or walked", async () => {
+    await readsAcross(true);
+    // A broker that crashed: the read-only open walks from the recovery point, through the gap.
+    for (const recoveryPoint of [3, 8]) await readsAcross(true, recoveryPoint);
+  });
+
+  it("wholly below the clean point: a crash open keeps it, the recovery point before, inside, at the end of or past it", async () => {
+    for (const recoveryPoint of [3, 8, 10, 13]) await readsAcross(false, recoveryPoint);
+  });
+
+  it("wholly below the clean point: verify finds it clean", async () => {
+    for (const [segments, cleanPoint] of LEGAL) {
       const { sim } = await handMade({ segments, cleanPoint });
-      expect((await verifyDir(sim, undefined)).problems).toEqual([]);
+      expect((await verifyDir(sim, undefined)).problems, `clean point ${cleanPoint}`).toEqual([]);
     }
   });
 
