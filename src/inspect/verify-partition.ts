@@ -40,6 +40,16 @@ function cannotRead(path: string, err: Error): Problem {
 }
 
 /**
+ * The problem of a segment at `base` after one that ended before `previousEnd`, if it does not
+ * continue it; below the clean point the cleaner may have dropped a segment's last batches
+ * (`cleanedAway`), so a gap wholly below it is no problem.
+ */
+function segmentGap(previousEnd: number | undefined, base: number, cleanPoint: number | undefined): string | undefined {
+  if (previousEnd === undefined || base === previousEnd || cleanedAway(previousEnd, base, cleanPoint)) return undefined;
+  return `segment starts at offset ${base}, the previous segment ended at ${previousEnd - 1}`;
+}
+
+/**
  * Checks one partition directory (`path` in `storage`, shown as `name`); undefined if it was
  * removed while verify ran, or could not be listed (then a problem says so).
  */
@@ -97,18 +107,8 @@ export async function verifyPartition(
     // The active segment of a log a live writer holds: its tail may be mid-write, its indexes ahead of what was read.
     const active = isLast && found.writer !== undefined;
     const logProblems = judgeLog(scan, shown, { active, isLast, cleanShutdown }, found);
-    // Below the clean point the cleaner may have dropped a segment's last batches (cleanedAway).
-    if (
-      previousEnd !== undefined &&
-      segment.baseOffset !== previousEnd &&
-      !cleanedAway(previousEnd, segment.baseOffset, cleanPoint)
-    ) {
-      logProblems.unshift({
-        path: shown,
-        byte: 0,
-        problem: `segment starts at offset ${segment.baseOffset}, the previous segment ended at ${previousEnd - 1}`,
-      });
-    }
+    const gap = segmentGap(previousEnd, segment.baseOffset, cleanPoint);
+    if (gap !== undefined) logProblems.unshift({ path: shown, byte: 0, problem: gap });
     previousEnd = scan.nextOffset;
     start ??= segment.baseOffset;
     end = scan.nextOffset;
