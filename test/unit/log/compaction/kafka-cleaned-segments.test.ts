@@ -371,6 +371,30 @@ describe("a gap between segments Kafka's cleaner left (the next segment starts p
     }
   });
 
+  it("pagelog's own cleaner cleans across it again: the latest record of each key survives", async () => {
+    const key = (o: number): string => `k${o % 4}`;
+    const { sim, records } = await handMade({ segments: GAP, cleanPoint: 13, key });
+    const dir = await LogDir.open(sim);
+    const log = await dir.log(NAME, {
+      cleanupPolicy: "compact",
+      backgroundCleaning: false,
+      minCleanableDirtyRatio: 0,
+      segmentBytes: 200,
+    });
+    for (let o = log.endOffset; o < 30; o++) await log.append([{ key: key(o), value: `v${o}`, timestamp: 1000 + o }]);
+    await log.flush();
+    const { segmentsCleaned, cleanPoint } = await log.compact();
+    expect(segmentsCleaned).toBeGreaterThan(0);
+    const cleaned = await readAll(log);
+    await dir.close();
+    // Below the new clean point only each key's latest record; from it on, every record.
+    const offsets = [...records.map((r) => r.offset), ...Array.from({ length: 30 - 15 }, (_, i) => 15 + i)];
+    const latest = new Map(offsets.filter((o) => o < cleanPoint).map((o) => [key(o), o]));
+    const expected = offsets.filter((o) => o >= cleanPoint || latest.get(key(o)) === o);
+    expect(cleaned.map((r) => r.offset)).toEqual(expected);
+    expect((await verifyDir(sim, undefined)).problems).toEqual([]);
+  });
+
   it("a torn tail before the gap, below the recovery point, is still PAGELOG_CORRUPT after a crash", async () => {
     // The recovery point 8 lies in the gap: segment 0 must end whole, not cut short by damage.
     const crashed = await handMade({ segments: GAP, cleanPoint: 13, recoveryPoint: 8 });
