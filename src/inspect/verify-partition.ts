@@ -10,6 +10,7 @@
  * after the `.log` was read, a `.swap` of a compaction in progress. Those are `inProgress`, not
  * damage.
  */
+import { cleanedAway } from "../segment/batch-scanner.js";
 import { OFFSET_INDEX_ENTRY_SIZE } from "../segment/offset-index.js";
 import { TIME_INDEX_ENTRY_SIZE } from "../segment/time-index.js";
 import type { Storage } from "../storage/storage.js";
@@ -36,6 +37,16 @@ const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}
 /** A file that could not be read: a problem naming it (opening the log would fail on it too). */
 function cannotRead(path: string, err: Error): Problem {
   return { path, byte: 0, problem: `cannot be read: ${err.message}` };
+}
+
+/**
+ * The problem of a segment at `base` after one that ended before `previousEnd`, if it does not
+ * continue it; below the clean point the cleaner may have dropped a segment's last batches
+ * (`cleanedAway`), so a gap wholly below it is no problem.
+ */
+function segmentGap(previousEnd: number | undefined, base: number, cleanPoint: number | undefined): string | undefined {
+  if (previousEnd === undefined || base === previousEnd || cleanedAway(previousEnd, base, cleanPoint)) return undefined;
+  return `segment starts at offset ${base}, the previous segment ended at ${previousEnd - 1}`;
 }
 
 /**
@@ -96,13 +107,8 @@ export async function verifyPartition(
     // The active segment of a log a live writer holds: its tail may be mid-write, its indexes ahead of what was read.
     const active = isLast && found.writer !== undefined;
     const logProblems = judgeLog(scan, shown, { active, isLast, cleanShutdown }, found);
-    if (previousEnd !== undefined && segment.baseOffset !== previousEnd) {
-      logProblems.unshift({
-        path: shown,
-        byte: 0,
-        problem: `segment starts at offset ${segment.baseOffset}, the previous segment ended at ${previousEnd - 1}`,
-      });
-    }
+    const gap = segmentGap(previousEnd, segment.baseOffset, cleanPoint);
+    if (gap !== undefined) logProblems.unshift({ path: shown, byte: 0, problem: gap });
     previousEnd = scan.nextOffset;
     start ??= segment.baseOffset;
     end = scan.nextOffset;

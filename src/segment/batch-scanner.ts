@@ -398,3 +398,13 @@ export function impossibleHeader(
 function readStoredCrc(window: Uint8Array): number {
   return new DataView(window.buffer, window.byteOffset, window.byteLength).getUint32(CRC_OFFSET);
 }
+
+/**
+ * Whether the offsets `[from, to)` between a segment's last batch and the next segment's base are
+ * records a log cleaner dropped: the gap lies wholly below the clean point, where offsets may be
+ * missing (Kafka's cleaner drops a cleaned segment's last batches when their keys recur later, so
+ * the next segment starts past its end). Anywhere else such a gap is lost records.
+ */
+export function cleanedAway(from: number, to: number, gapsBelow: number | undefined): boolean {
+  return gapsBelow !== undefined && from < to && to <= gapsBelow;
+}

@@ -9,6 +9,7 @@ import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";
 import { OPENING_AT_ONCE } from "../util/in-order.js";
 import type { LoadInput } from "./log-load-input.js";
 import { checkOverlapAgrees } from "./overlap.js";
+import { cleanedAway } from "../../segment/batch-scanner.js";
 import { report } from "../options/recovery-progress.js";
 
 /** One step of an accepted plan, carried out in order. */
@@ -175,7 +176,11 @@ async function planEach(p: Planning): Promise<Plan> {
     const previous = segments[i - 1];
     if (previous !== undefined && segment.baseOffset < previous.nextOffset && segment.baseOffset > previous.baseOffset)
       await finishOverlap(p, previous, segment);
-    if (previous !== undefined && segment.baseOffset !== previous.nextOffset) {
+    if (
+      previous !== undefined &&
+      segment.baseOffset !== previous.nextOffset &&
+      !cleanedAway(previous.nextOffset, segment.baseOffset, input.segmentOptions.offsetGaps?.below)
+    ) {
       // A gap: this segment cannot continue the log. Below the recovery point (or anywhere after
       // a clean shutdown) that is lost acknowledged data; above it, the remains of a crash.
       if (previous.nextOffset < requiredUpTo) {
@@ -196,10 +201,7 @@ async function planEach(p: Planning): Promise<Plan> {
     // What lies above the recovery point is written back by the walk itself, unchanged, so that
     // the commit's fsync really writes it (see carryOut in log-load-apply.ts).
     const from = i === firstToRecover ? recoveryPoint : segment.baseOffset;
-    const result = await segment.planRecovery(
-      { minNextOffset: i === firstToRecover ? requiredUpTo : segment.baseOffset },
-      from,
-    );
+    const result = await walkSegment(p, i, from);
     tally.walked(result);
     commit(segment);
     if (result.truncatedBytes > 0) tally.tailCut = i + 1 < segments.length ? "mid-log" : "last-segment";
@@ -217,6 +219,29 @@ async function planEach(p: Planning): Promise<Plan> {
   });
   if (ends.startOverAt !== undefined) deleteFromIndex(0);
   return { steps, tally, ...ends };
+}
+
+/**
+ * The recovery walk of `segments[i]` from `from`. The first segment walked must hold every record
+ * below the recovery point; except that when the recovery point falls in a gap the log cleaner
+ * left before the next segment (`cleanedAway`), the records of the gap are not there to hold: the
+ * walk must then end whole (no torn tail) where the cleaner left the segment's end.
+ */
+async function walkSegment(p: Planning, i: number, from: number): Promise<SegmentRecovery> {
+  const segment = p.segments[i]!;
+  if (i !== p.firstToRecover) return segment.planRecovery({ minNextOffset: segment.baseOffset }, from);
+  const next = p.segments[i + 1];
+  const gapsBelow = p.input.segmentOptions.offsetGaps?.below;
+  if (next === undefined || !cleanedAway(p.requiredUpTo, next.baseOffset, gapsBelow))
+    return segment.planRecovery({ minNextOffset: p.requiredUpTo }, from);
+  const result = await segment.planRecovery({ minNextOffset: segment.baseOffset }, from);
+  if (segment.nextOffset < p.requiredUpTo && result.truncatedBytes > 0)
+    throw new PagelogError(
+      `segment ${segment.log.path} is corrupt below the recovery point ${p.requiredUpTo}: valid batches end at offset ${segment.nextOffset - 1}, before a torn tail`,
+      ErrorCode.CORRUPT,
+      { path: segment.log.path },
+    );
+  return result;
 }
 
 /**

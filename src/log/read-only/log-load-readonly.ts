@@ -12,6 +12,7 @@
  * as the start offset.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
+import { cleanedAway } from "../../segment/batch-scanner.js";
 import { Segment } from "../../segment/segment.js";
 import type { LoadInput } from "../load/log-load-input.js";
 import type { LoadedLog, LogRecovery } from "../load/log-loader.js";
@@ -67,8 +68,12 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
       marks.set(segment.baseOffset, marked);
       bytesScanned += segment.size;
       // A torn tail is the end for now; so is a next segment that does not continue this one
-      // (a gap, or the overlap of a truncateTo the writer is in the middle of).
-      if (stop.reason !== undefined || bases[i + 1] !== segment.nextOffset) break;
+      // (a gap, or the overlap of a truncateTo the writer is in the middle of), unless the gap
+      // is records a log cleaner dropped, wholly below the clean point.
+      const next = bases[i + 1];
+      if (stop.reason !== undefined || next === undefined) break;
+      if (next !== segment.nextOffset && !cleanedAway(segment.nextOffset, next, input.segmentOptions.offsetGaps?.below))
+        break;
     }
   } catch (err) {
     await Promise.allSettled(slots.map((slot) => slot.close()));

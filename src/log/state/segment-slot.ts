@@ -7,11 +7,13 @@
  * An idle segment is opened, sized and checked on its first use (`load()`): the checks a clean
  * open used to run on every segment (Segment.planLoadClean: the indexes' structure, the tail
  * after the last index entry, the last time-index entry), plus that its batches end exactly where
- * the next segment starts. A check that fails is `PAGELOG_CORRUPT` naming the file, from that
- * use, with nothing written; a use after it fails the same way. Concurrent first uses share one
- * load. See docs/recovery.md ("Lazy segments").
+ * the next segment starts (or, wholly below the clean point, before it: `cleanedAway`). A check
+ * that fails is `PAGELOG_CORRUPT` naming the file, from that use, with nothing written; a use
+ * after it fails the same way. Concurrent first uses share one load. See docs/recovery.md ("Lazy
+ * segments").
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
+import { cleanedAway } from "../../segment/batch-scanner.js";
 import { Segment, type SegmentOptions } from "../../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
@@ -171,7 +173,10 @@ export class SegmentSlot {
     try {
       // Reads only, as a clean open did: a check that fails leaves every byte as it was.
       const { indexesRebuilt } = await segment.planLoadClean();
-      if (segment.nextOffset !== this.#end) {
+      if (
+        segment.nextOffset !== this.#end &&
+        !cleanedAway(segment.nextOffset, this.#end, segmentOptions.offsetGaps?.below)
+      ) {
         const side = segment.nextOffset < this.#end ? "records are missing before it" : "the two overlap";
         throw new PagelogError(
           `segment ${path} is corrupt: its batches end at offset ${segment.nextOffset - 1} (byte ${segment.size}), but the next segment starts at offset ${this.#end}: ${side}`,
@@ -184,8 +189,11 @@ export class SegmentSlot {
       if (this.#context.readOnly !== true) {
         await segment.commit();
         // The span is whole: index files without a `.log` inside it are a compaction's leftovers.
-        for (const orphan of this.#orphans) await removeIfThere(storage, orphan);
-        this.#orphans = [];
+        // (A span whose end the cleaner dropped proves nothing about them: they stay.)
+        if (segment.nextOffset === this.#end) {
+          for (const orphan of this.#orphans) await removeIfThere(storage, orphan);
+          this.#orphans = [];
+        }
       }
       if (this.#closed) throw this.#closedError();
       this.#context.firstUses.segmentsLoaded++;

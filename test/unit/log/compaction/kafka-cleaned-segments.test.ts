@@ -257,3 +257,151 @@ describe("a segment Kafka's cleaner left starting past its base offset", () => {
     expect((await verifyDir(sim, undefined)).problems).toEqual([]);
   });
 });
+
+/**
+ * Kafka's cleaner also drops a cleaned segment's LAST batches (their keys recur later), so the
+ * next segment starts past its end: segment 0 ends at 6, segment 10 starts at 10, offsets 7..9 are
+ * gone. Segment 13 is the active one, above the clean point.
+ */
+const GAP: HandMade["segments"] = [
+  {
+    base: 0,
+    batches: [
+      [2, 3],
+      [5, 2],
+    ],
+  },
+  {
+    base: 10,
+    batches: [
+      [10, 2],
+      [12, 1],
+    ],
+  },
+  { base: 13, batches: [[13, 2]] },
+];
+
+/** The same gap, segment 0 whole up to it: refused for the gap alone. */
+const GAP_AT_END: HandMade["segments"] = [
+  {
+    base: 0,
+    batches: [
+      [0, 5],
+      [5, 2],
+    ],
+  },
+  ...GAP.slice(1),
+];
+
+describe("a gap between segments Kafka's cleaner left (the next segment starts past the previous one's end)", () => {
+  // The clean point at the next segment's base (it was the first dirty one) or past it.
+  const LEGAL = [
+    [GAP, 10],
+    [GAP, 13],
+    [GAP_AT_END, 10],
+  ] as const;
+
+  /** Opens each legal directory (crashed with `recoveryPoint`, else clean) and reads it all, and inside the gap. */
+  async function readsAcross(readOnly: boolean, recoveryPoint?: number): Promise<void> {
+    for (const [segments, cleanPoint] of LEGAL) {
+      const what = `clean point ${cleanPoint}, recovery point ${recoveryPoint}, readOnly ${readOnly}`;
+      const { sim, records } = await handMade({ segments, cleanPoint, recoveryPoint });
+      const { read, recovery } = await withLog(sim, readOnly, async (log) => ({
+        read: await readAll(log),
+        recovery: log.recovery,
+      }));
+      expect(read, what).toEqual(records);
+      expect(recovery.bytesTruncated, what).toBe(0);
+      expect(recovery.segmentsDeleted, what).toBe(0);
+      // A read inside the gap yields the next record kept, as Kafka's fetch does.
+      for (const at of [7, 9]) {
+        const first = await withLog(sim, readOnly, async (log) => (await log.read(at)).map(plain)[0]);
+        expect(first, `${what}: read(${at})`).toEqual(records.find((r) => r.offset === 10));
+      }
+    }
+  }
+
+  it("wholly below the clean point: a clean open's first use of the idle segment reads across it", async () => {
+    await readsAcross(false);
+  });
+
+  it("wholly below the clean point: a read-only open reads across it, idle or walked", async () => {
+    await readsAcross(true);
+    // A broker that crashed: the read-only open walks from the recovery point, through the gap.
+    for (const recoveryPoint of [3, 8]) await readsAcross(true, recoveryPoint);
+  });
+
+  it("wholly below the clean point: a crash open keeps it, the recovery point before, inside, at the end of or past it", async () => {
+    for (const recoveryPoint of [3, 8, 10, 13]) await readsAcross(false, recoveryPoint);
+  });
+
+  it("wholly below the clean point: verify finds it clean", async () => {
+    for (const [segments, cleanPoint] of LEGAL) {
+      const { sim } = await handMade({ segments, cleanPoint });
+      expect((await verifyDir(sim, undefined)).problems, `clean point ${cleanPoint}`).toEqual([]);
+    }
+  });
+
+  it("not wholly below the clean point: refused below the recovery point, deleted above it after a crash, reported by verify", async () => {
+    // No clean point, one at or before the gap's start, one inside it.
+    for (const cleanPoint of [undefined, 0, 7, 9]) {
+      for (const readOnly of [false, true]) {
+        const { sim } = await handMade({ segments: GAP_AT_END, cleanPoint });
+        const err = await expectCode(() => withLog(sim, readOnly, readAll), ErrorCode.CORRUPT);
+        expect(err.message).toContain("records are missing before it");
+      }
+      // A crash whose recovery point vouches for both sides: lost flushed records.
+      const below = await handMade({ segments: GAP_AT_END, cleanPoint, recoveryPoint: 13 });
+      const err = await expectCode(() => withLog(below.sim, false, readAll), ErrorCode.CORRUPT);
+      expect(err.message).toContain("does not continue the previous one");
+      // A crash whose recovery point lies before the gap: what follows it is a crash's remains.
+      const above = await handMade({ segments: GAP_AT_END, cleanPoint, recoveryPoint: 5 });
+      const { read, recovery, end } = await withLog(above.sim, false, async (log) => ({
+        read: await readAll(log),
+        recovery: log.recovery,
+        end: log.endOffset,
+      }));
+      expect(read).toEqual(above.records.filter((r) => r.offset < 7));
+      expect(end).toBe(7);
+      expect(recovery.segmentsDeletedAfterGap).toBe(2);
+      const { sim } = await handMade({ segments: GAP_AT_END, cleanPoint });
+      expect((await verifyDir(sim, undefined)).problems.map((p) => p.problem)).toContain(
+        "segment starts at offset 10, the previous segment ended at 6",
+      );
+    }
+  });
+
+  it("pagelog's own cleaner cleans across it again: the latest record of each key survives", async () => {
+    const key = (o: number): string => `k${o % 4}`;
+    const { sim, records } = await handMade({ segments: GAP, cleanPoint: 13, key });
+    const dir = await LogDir.open(sim);
+    const log = await dir.log(NAME, {
+      cleanupPolicy: "compact",
+      backgroundCleaning: false,
+      minCleanableDirtyRatio: 0,
+      segmentBytes: 200,
+    });
+    for (let o = log.endOffset; o < 30; o++) await log.append([{ key: key(o), value: `v${o}`, timestamp: 1000 + o }]);
+    await log.flush();
+    const { segmentsCleaned, cleanPoint } = await log.compact();
+    expect(segmentsCleaned).toBeGreaterThan(0);
+    const cleaned = await readAll(log);
+    await dir.close();
+    // Below the new clean point only each key's latest record; from it on, every record.
+    const offsets = [...records.map((r) => r.offset), ...Array.from({ length: 30 - 15 }, (_, i) => 15 + i)];
+    const latest = new Map(offsets.filter((o) => o < cleanPoint).map((o) => [key(o), o]));
+    const expected = offsets.filter((o) => o >= cleanPoint || latest.get(key(o)) === o);
+    expect(cleaned.map((r) => r.offset)).toEqual(expected);
+    expect((await verifyDir(sim, undefined)).problems).toEqual([]);
+  });
+
+  it("a torn tail before the gap, below the recovery point, is still PAGELOG_CORRUPT after a crash", async () => {
+    // The recovery point 8 lies in the gap: segment 0 must end whole, not cut short by damage.
+    const crashed = await handMade({ segments: GAP, cleanPoint: 13, recoveryPoint: 8 });
+    const path = `${NAME}/${offsetName(0)}.log`;
+    const size = (await crashed.sim.stat(path))!.size;
+    await writeFile(crashed.sim, path, size, new Uint8Array(40).fill(0xab), { sync: true });
+    const err = await expectCode(() => withLog(crashed.sim, false, readAll), ErrorCode.CORRUPT);
+    expect(err.message).toContain("below the recovery point 8");
+  });
+});
