@@ -40,8 +40,13 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   // 1. Lower the durable recovery point to `offset` first. Otherwise a crash in the middle
   //    of the cut (a truncation undone, a page tail zeroed) would look like damage to
   //    flushed data. Every step below keeps the records below `offset` durable.
-  if (s.recoveryPoint > offset) {
-    s.recoveryPoint = offset;
+  //    A batch cut whole whose first offset lies below `offset` (a cleaned batch that kept only
+  //    records at or past it) takes the end below `offset` until the empty batch over the gap is
+  //    written and flushed: the recovery point must not stay above that end meanwhile.
+  const cutWhole = holding !== null && holding.firstOffset < offset && straddling.length === 0;
+  const durableDuringCut = cutWhole ? await batchesEndBefore(s, segment, holding.firstOffset) : offset;
+  if (s.recoveryPoint > durableDuringCut) {
+    s.recoveryPoint = durableDuringCut;
     await s.host.checkpoint();
   }
   //    The published durable offset (durable-mark.ts) goes too, durably, whatever this session
