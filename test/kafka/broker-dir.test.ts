@@ -4,8 +4,7 @@
 // cleaner cleans; a read_committed kafkajs consumer reads both; the broker stops cleanly; then
 // `LogDir.open(<its log dir>, { readOnly: true })` opens the directory as the broker left it.
 // pagelog dump and verify agree with Kafka's DumpLogSegments on every segment the broker wrote, and
-// both report a planted wrong CRC and index entry. What pagelog does not do yet is written as
-// `it.fails`, naming what it gets wrong.
+// both report a planted wrong CRC and index entry.
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
