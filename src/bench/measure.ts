@@ -125,36 +125,20 @@ export function finish(m: Measured, peakRss: number | null): RowResult {
   };
 }
 
+/** A row without figures: one that threw (`error`, the run exits 1) or could not run here (`skipped`). */
+function rowWithoutFigures(row: string, outcome: { error: string } | { skipped: string }): RowResult {
+  const base = { row, unit: null, pagelog: null, reference: null, ratio: null, goal: null, peakRssMB: null, notes: [] };
+  return "error" in outcome ? { ...base, met: false, error: outcome.error } : { ...base, met: null, ...outcome };
+}
+
 /** A row that threw: reported with its error, and the run exits 1. */
 export function failed(row: string, error: string): RowResult {
-  return {
-    row,
-    unit: null,
-    pagelog: null,
-    reference: null,
-    ratio: null,
-    goal: null,
-    met: false,
-    peakRssMB: null,
-    notes: [],
-    error,
-  };
+  return rowWithoutFigures(row, { error });
 }
 
 /** A row that could not run here (`reason`, one line): no figures, no goal judged, not a failure. */
 function skippedRow(row: string, reason: string): RowResult {
-  return {
-    row,
-    unit: null,
-    pagelog: null,
-    reference: null,
-    ratio: null,
-    goal: null,
-    met: null,
-    peakRssMB: null,
-    notes: [],
-    skipped: reason,
-  };
+  return rowWithoutFigures(row, { skipped: reason });
 }
 
 /** A measured row that could not run here: what a row returns instead of figures. */

@@ -7,7 +7,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isPagelogError } from "../../errors.js";
 import { mirror } from "../../kafka/mirror.js";
 import type { MirrorOptions, MirrorProgress, MirrorSaslOptions, MirrorTlsOptions } from "../../kafka/types.js";
-import { parseCommandLine } from "../terminal/args.js";
+import { dirAndTarget, parseCommandLine } from "../terminal/args.js";
 import { type CliIo, UsageError } from "../terminal/io.js";
 
 export const MIRROR_HELP = `pagelog mirror <log-dir> <partition|topic> --brokers <host:port,…> --topic <name> [options]
@@ -107,11 +107,7 @@ async function parse(args: string[], io: CliIo): Promise<Omit<MirrorOptions, "si
     true,
   );
   if (values.help === true) return "help";
-  if (positionals.length !== 2)
-    throw new UsageError(
-      `expected a log directory and a partition or topic, got ${positionals.length === 0 ? "none" : positionals.join(" ")} (try --help)`,
-    );
-  const [logDir, source] = positionals as [string, string];
+  const [logDir, source] = dirAndTarget(positionals);
   if (values.brokers === undefined) throw new UsageError("--brokers <host:port,…> is required");
   if (values.topic === undefined || values.topic.length === 0) throw new UsageError("--topic <name> is required");
   const brokers = list(values.brokers, "brokers");

@@ -10,7 +10,7 @@ import { isSegmentFile } from "../../inspect/dir-kind.js";
 import { LogDir, MAX_TOPIC_LENGTH } from "../../log/log-dir.js";
 import type { Isolation } from "../../log/log.js";
 import { FsStorage } from "../../storage/fs-storage.js";
-import { intOption, parseCommandLine } from "../terminal/args.js";
+import { dirAndTarget, intOption, parseCommandLine } from "../terminal/args.js";
 import { type CliIo, UsageError } from "../terminal/io.js";
 import { LineWriter } from "./line-writer.js";
 import { watchStdoutReader } from "./reader-gone.js";
@@ -96,11 +96,7 @@ function parse(args: string[]): TailArgs | "help" {
     true,
   );
   if (values.help === true) return "help";
-  if (positionals.length !== 2)
-    throw new UsageError(
-      `expected a log directory and a partition or topic, got ${positionals.length === 0 ? "none" : positionals.join(" ")} (try --help)`,
-    );
-  const [root, target] = positionals as [string, string];
+  const [root, target] = dirAndTarget(positionals);
   if (!new RegExp(`^[a-zA-Z0-9._-]{1,${MAX_TOPIC_LENGTH + 11}}$`).test(target) || target === "." || target === "..")
     throw new UsageError(
       `'${target}' is not a partition (<topic>-<partition>, such as orders-0) or a topic (such as orders)`,

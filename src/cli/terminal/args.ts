@@ -93,3 +93,12 @@ export function onePositional(positionals: string[], what: string): string {
     throw new UsageError(`expected one ${what}, got ${positionals.length}: ${positionals.join(" ")}`);
   return positionals[0]!;
 }
+
+/** A log directory and a partition or topic (`tail`, `mirror`): exactly two positionals. */
+export function dirAndTarget(positionals: string[]): [dir: string, target: string] {
+  if (positionals.length !== 2)
+    throw new UsageError(
+      `expected a log directory and a partition or topic, got ${positionals.length === 0 ? "none" : positionals.join(" ")} (try --help)`,
+    );
+  return positionals as [string, string];
+}
