@@ -12,6 +12,7 @@ import { type Broker, REPO, startBroker } from "../../scripts/kafka.mjs";
 import { testReplayCommand, testSeed } from "../support/seed.js";
 import { createTopic, freshTopic, groupOffsets, readTopic, until } from "./support/target.js";
 import { kafkaTier } from "./support/tier.js";
+import { rng } from "../support/xorshift.js";
 
 const tier = kafkaTier();
 const scratch = mkdtempSync(join(tmpdir(), "pagelog-mirror-kill-"));
@@ -35,18 +36,6 @@ const WRITER = `
   await dir.close();
 `;
 
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const exited = (child: ChildProcess) =>
   new Promise<number | string>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode!);
@@ -59,7 +48,7 @@ describe.skipIf(tier === undefined)("pagelog mirror under SIGKILL, a writer cras
   it("the target holds every record exactly once, in order", { timeout: 180_000 }, async () => {
     const seed = testSeed();
     console.log(`mirror kill test: seed ${seed}; replay: ${testReplayCommand()}`);
-    const rand = random(seed);
+    const rand = rng(seed);
     const started = performance.now();
     const brokerDir = mkdtempSync(join(scratch, "broker-"));
     let broker: Broker = await startBroker({ classpath: tier!.classpath, dir: brokerDir });
@@ -98,7 +87,7 @@ describe.skipIf(tier === undefined)("pagelog mirror under SIGKILL, a writer cras
         }
         // Killed a seeded 0–800 ms after it started mirroring (its start line), so that the kills
         // land in the steady state (transactions in flight), not in the client's start-up.
-        const life = Math.floor(rand() * 800);
+        const life = rand(800);
         const running = until("the mirror started", () => mirror.stderr().includes("from offset"), 30_000).then(
           () => new Promise((r) => setTimeout(() => r("alive"), life)),
           () => "never started",
