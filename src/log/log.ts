@@ -148,6 +148,7 @@ export class Log {
       warm: new Map(),
       warmBytes: 0,
       openGroup: undefined,
+      appendGroups: 0,
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
       waiters: new Set(),
@@ -275,6 +276,7 @@ export class Log {
       if (group === undefined) {
         const fresh: PendingAppend[] = [];
         group = s.openGroup = fresh;
+        s.appendGroups++; // until writeGroup answers the group
         // writeGroup never rejects: it settles every append of its group itself.
         void this.#queue.run(() => writeGroup(s, fresh)).then(this.#cleaner.poke); // a roll may make a cleaning due
       }

@@ -13,6 +13,7 @@ import { type Isolation, isolationOption, knownLastStable } from "./transactions
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import { readExplainingGaps } from "../read-only/read-only-retry.js";
+import { gatherAppends } from "./follow-coalesce.js";
 import { waitUntil } from "./wait-until.js";
 
 /** The range, the mode, and the signal that stops it, of `Log.records`. */
@@ -27,8 +28,8 @@ export interface RecordsOptions {
   /** Abort the iteration: its next step throws the signal's reason, even while it waits. */
   signal?: AbortSignal;
   /**
-   * Keep going at the end: wait for the next append (woken by it, no polling) and yield its
-   * records, until `to`, an abort, a close (`PAGELOG_CLOSED`) or a failure (`PAGELOG_FAILED`).
+   * Keep going at the end: wait for the next append (woken by it, no polling; while more appends
+   * of this process are on their way, for them too, up to 1 MiB or 2 ms) and yield its records, until `to`, an abort, a close (`PAGELOG_CLOSED`) or a failure (`PAGELOG_FAILED`).
    * A truncation below the records already yielded, or a start offset moved past the next one,
    * is `PAGELOG_OFFSET_OUT_OF_RANGE`. @defaultValue false
    */
@@ -209,12 +210,17 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
 
 /**
  * A follower at the end: waits (outside the queue) until there is something for its next read
- * to do: the end (or recovery point) above its position, a cut, or the start past it.
+ * to do: the end (or recovery point) above its position, a cut, or the start past it; then, for
+ * a follower of the end, while the writer streams, until more has gathered.
  */
-function awaitChange(it: Iteration): Promise<void> {
+async function awaitChange(it: Iteration): Promise<void> {
   const { s, o } = it;
   const cursor = it.cursor!;
-  return waitUntil(s, () => limitOf(s, o) > it.next || cursor.cut !== Infinity || s.startOffset > it.next, o.signal);
+  const moved = (): boolean => cursor.cut !== Infinity || s.startOffset > it.next;
+  await waitUntil(s, () => limitOf(s, o) > it.next || moved(), o.signal);
+  // Woken by an append while more are coming: read them together (follow-coalesce.ts).
+  if (o.durable || s.readOnly !== undefined || moved()) return;
+  await gatherAppends(s, () => moved() || (o.to !== undefined && endOffsetOf(s) >= o.to), o.signal);
 }
 
 /**

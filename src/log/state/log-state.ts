@@ -100,6 +100,11 @@ export interface LogState {
   warmBytes: number;
   /** Appends waiting for the next group write; closed by any other call so call order holds. */
   openGroup: PendingAppend[] | undefined;
+  /**
+   * Append groups queued or being written, not yet answered: a follower woken while one is
+   * coming waits for it and reads both at once (read/follow-coalesce.ts).
+   */
+  appendGroups: number;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
   /**

@@ -37,19 +37,25 @@ import {
 export async function writeGroup(s: LogState, group: PendingAppend[]): Promise<void> {
   if (s.openGroup === group) s.openGroup = undefined; // later appends form the next group
   const g = startGroup(s, group);
-  if (g === undefined) return;
-  try {
-    const writable = writableAppends(g, group);
-    for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await addUnit(g, unit);
-    await guard(s, () => writeAndFlushIfDue(g));
-  } catch (err) {
-    // The group's write (or its flush) failed: none of it is acknowledged.
-    for (const item of group) item.reject(err);
-    return;
-  } finally {
-    g.memory.release(); // every write of the group has settled: its bytes are no one's now
+  let written = g !== undefined;
+  if (g !== undefined) {
+    try {
+      const writable = writableAppends(g, group);
+      for (const unit of sharedBatches(writable, s.options.maxBatchBytes / 2)) await addUnit(g, unit);
+      await guard(s, () => writeAndFlushIfDue(g));
+    } catch (err) {
+      // The group's write (or its flush) failed: none of it is acknowledged.
+      for (const item of group) item.reject(err);
+      written = false;
+    } finally {
+      g.memory.release(); // every write of the group has settled: its bytes are no one's now
+    }
   }
-  for (const settle of g.settled) settle();
+  // Answered: in the same job as the wake below, so a woken follower sees whether another group
+  // is coming (read/follow-coalesce.ts).
+  s.appendGroups--;
+  if (!written) return;
+  for (const settle of g!.settled) settle();
   // Followers wake on the append itself, after its callers were told (a failure woke them in fail()).
   wake(s.waiters);
 }

@@ -262,6 +262,70 @@ describe("records({ follow: true })", () => {
     await dir.close();
   });
 
+  it("a follower of a streaming writer reads its appends in groups, not one read per append", async () => {
+    const sim = new SimStorage({ seed: 11 });
+    let reads = 0;
+    const storage = new HookedStorage(sim, async (op, run) => {
+      if (op.kind === "read" && op.path.endsWith(".log")) reads++;
+      return run();
+    });
+    const dir = await LogDir.open(storage);
+    const log = await dir.log(NAME);
+    // The gathering's time cap on a clock that stands still: what ends it is the writer stopping.
+    vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] as never });
+    const appends = 60;
+    const follower = (async () => {
+      const seen: number[] = [];
+      for await (const r of log.records({ follow: true, to: appends * 10 })) seen.push(r.offset);
+      return seen;
+    })();
+    // Let the follower reach the end and wait there before the writer starts.
+    for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    reads = 0;
+    for (let b = 0; b < appends; b++)
+      await log.append(Array.from({ length: 10 }, (_, i) => recordAt(b * 10 + i, undefined, 200)));
+    const seen = await follower;
+    expect(seen).toEqual(Array.from({ length: appends * 10 }, (_, i) => i)); // no gap, no duplicate
+    // Woken after every append, it would read once per append (60 reads); gathering, a few.
+    expect(reads).toBeLessThanOrEqual(3);
+    vi.useRealTimers();
+    await dir.close();
+  });
+
+  it("a writer that waits for its follower after each append gets each record without gathering", async () => {
+    const { dir, log } = await freshLog();
+    const it = log.records({ follow: true });
+    for (let i = 0; i < 20; i++) {
+      const step = it.next();
+      await log.append([recordAt(i)]);
+      // No append is coming: the follower reads at once, with no timer to wait for.
+      expect(plain((await step).value as LogRecord)).toEqual(expectedAt(i));
+    }
+    await it.return(undefined);
+    await dir.close();
+  });
+
+  it("a follower gathering the appends of a streaming writer ends with PAGELOG_CLOSED at a close", async () => {
+    const { dir, log } = await freshLog();
+    vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] as never });
+    const it = log.records({ follow: true });
+    const step = it.next();
+    await log.append([recordAt(0)]);
+    // An append always in flight when the follower looks: it keeps gathering (the clock stands still).
+    const writing = log.append([recordAt(1)]);
+    const closing = dir.close();
+    await writing;
+    const first = await step.then(
+      (r) => r,
+      (err: unknown) => err,
+    );
+    // Either it read before the close (then its next step ends) or the close ended its wait.
+    if (!(first instanceof Error)) await expectCode(() => it.next(), ErrorCode.CLOSED);
+    else await expectCode(() => Promise.reject(first), ErrorCode.CLOSED);
+    await closing;
+    vi.useRealTimers();
+  });
+
   it("in a failed log it yields what the log holds, then PAGELOG_FAILED instead of waiting for ever", async () => {
     const { sim, dir, log } = await freshLog();
     await appendBatches(log, 3);
