@@ -11,6 +11,8 @@ export interface PeerCell {
   readonly cell: string;
   readonly recordBytes?: number;
   readonly label?: string;
+  /** This peer's goal, where it is not the row's (SQLite's ≥ 1). */
+  readonly goal?: PeerGoal;
 }
 export interface PeerRow {
   readonly name: string;

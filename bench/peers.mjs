@@ -1,4 +1,5 @@
-// npm run bench:peers: pagelog beside async-append-only-log and hypercore, the same workloads, each
+// npm run bench:peers: pagelog beside async-append-only-log, hypercore and better-sqlite3 (SQLite, a
+// table as a queue in WAL mode), the same workloads, each
 // cell in a fresh process (bench/peers-child.mjs), pagelog / peer in the same round, medians of
 // the rounds (issue 23). The peers are installed in a scratch folder with
 // `npm install --no-save --prefix <scratch>`: they are never pagelog's dependencies. pagelog runs
@@ -190,7 +191,8 @@ function printText(meta, results) {
     ...renderTable(results, meta.mb),
     "",
     "pagelog ÷ peer: pagelog's figure over the peer's in the same round (for reopen, in ms: lower is faster),",
-    "median (min–max) of the rounds; goal: ≥ 3x on every throughput row, a reopen no slower than the fastest peer.",
+    "median (min–max) of the rounds; goal: ≥ 3x the JS peers and ≥ 1x SQLite on every throughput row, a reopen",
+    "no slower than the fastest peer. Against Kafka itself: `npm run bench -- --rows kafka` (docs/performance.md).",
     ...(meta.goalsJudged ? [] : [`goals: n/a at --mb ${meta.mb}: they are set for ${FULL_MB} MB runs.`]),
     ...ROWS.filter((r) => results.some((x) => x.row === r.name)).map((r) => `${r.name}: ${r.what}`),
     ...meta.notes,

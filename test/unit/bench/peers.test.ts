@@ -74,7 +74,7 @@ describe("bench:peers table", () => {
 
   it("reopen: pagelog's ms over each peer's, met at 1 or less (no slower than the fastest peer)", () => {
     const r = row("reopen");
-    expect(r.peers.map((p) => p.lib)).toEqual(["async-append-only-log", "hypercore"]);
+    expect(r.peers.map((p) => p.lib)).toEqual(["async-append-only-log", "hypercore", "better-sqlite3"]);
     expect(summarize(r, r.peers[0]!, [26.5], [9.2], 100)).toMatchObject({ goal: "≤ 1", met: false });
     expect(summarize(r, r.peers[1]!, [9], [10.4], 100)).toMatchObject({ met: true });
   });
@@ -85,7 +85,21 @@ describe("bench:peers table", () => {
       "async-append-only-log, background writer",
       "async-append-only-log, onDrain per call",
       "hypercore (no fsync)",
+      "better-sqlite3 WAL, synchronous=FULL",
     ]);
+  });
+
+  it("SQLite's goal is its own, ≥ 1 (a native engine), on every throughput row; the JS peers keep ≥ 3", () => {
+    for (const name of ["append-1KiB", "append-100B", "durable-append", "records"]) {
+      const r = row(name);
+      const sqlite = r.peers.find((p) => p.lib === "better-sqlite3");
+      expect(sqlite, name).toBeDefined();
+      expect(summarize(r, sqlite!, [110], [100], 100), name).toMatchObject({ goal: "≥ 1", met: true });
+      expect(summarize(r, sqlite!, [90], [100], 100), name).toMatchObject({ met: false });
+      for (const js of r.peers.filter((p) => p.lib !== "better-sqlite3"))
+        expect(summarize(r, js, [110], [100], 100), `${name} ${js.lib}`).toMatchObject({ goal: "≥ 3", met: false });
+    }
+    expect(row("append-1KiB").peers.find((p) => p.lib === "better-sqlite3")?.label).toMatch(/synchronous=NORMAL/);
   });
 
   it("below 100 MB the goals are not judged: met null, 'n/a (--mb 10)'; a failed cell is FAILED at any size", () => {
@@ -110,7 +124,9 @@ describe("bench:peers without a registry", () => {
     });
     expect(out.status, out.stderr).toBe(1);
     expect(out.stdout).toBe("");
-    expect(out.stderr).toMatch(/npm install of async-append-only-log@4\.3 hypercore@11 failed .*ECONNREFUSED/);
+    expect(out.stderr).toMatch(
+      /npm install of async-append-only-log@4\.3 hypercore@11 better-sqlite3@12 failed .*ECONNREFUSED/,
+    );
     expect(out.stderr).not.toMatch(/\n\s+at /);
     expect(readdirSync(parent)).toEqual([]);
   }, 60_000);
