@@ -45,7 +45,7 @@ export async function gatherAppends(
   try {
     for (;;) {
       const before = endOffsetOf(s);
-      for (let i = 0; i < WRITER_JOBS; i++) await undefined;
+      for (let i = 0; i < WRITER_JOBS; i++) await Promise.resolve();
       if (expired || urgent()) return;
       if (activeSegment(s) !== segment || segment.size - fromBytes >= COALESCE_BYTES) return;
       const left = COALESCE_MS - (performance.now() - started);
