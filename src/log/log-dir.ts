@@ -29,7 +29,6 @@ import {
   LOG_START_CHECKPOINT,
   RECOVERY_POINT_CHECKPOINT,
 } from "./checkpoints/root-files.js";
-import { openReadOnlyLog } from "./read-only-open.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
@@ -275,7 +274,9 @@ export class LogDir {
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
     if (this.#readOnly !== undefined) {
-      // read-only-open.ts: a missing partition is not created, a refresh re-reads the checkpoints.
+      // read-only/read-only-open.ts: a missing partition is not created, a refresh re-reads the
+      // checkpoints. Loaded here, on demand: a writable directory never loads the read-only room.
+      const { openReadOnlyLog } = await import("./read-only/read-only-open.js");
       const log = await openReadOnlyLog(name, options, existing, {
         storage: this.storage,
         clean: this.#clean,

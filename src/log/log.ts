@@ -15,7 +15,8 @@ import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/r
 import { checkOffset, outOfRange } from "./options/log-arguments.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeGroup } from "./write/log-append.js";
-import { loadLog, type LogRecovery } from "./load/log-loader.js";
+import { type LoadedLog, loadLog, type LogRecovery } from "./load/log-loader.js";
+import type { LoadInput } from "./load/log-load-input.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
@@ -30,7 +31,6 @@ import {
   readFewRecords,
   type ReadOptions,
 } from "./read/log-read.js";
-import { readFollowingCleaner } from "./read-only/read-only-retry.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
 import { moveStart } from "./write/log-retention.js";
@@ -58,8 +58,9 @@ import { type CompactionResult, refuseCompaction } from "./compaction/cleaner.js
 import { BackgroundCleaner } from "./compaction/background-cleaner.js";
 import { SerialQueue } from "./util/serial-queue.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
-import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./read-only/log-load-readonly.js";
-import { closeReadOnly, refreshed } from "./read-only/log-refresh.js";
+import type { LogMode } from "./state/log-mode.js";
+import type { ReadOnlyState } from "./state/read-only-state.js";
+import { WRITABLE } from "./state/writable-mode.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
 export type { CompactionResult, NothingCleanedReason } from "./compaction/cleaner.js";
@@ -68,7 +69,20 @@ export type { Isolation, LogRecord, ReadBatchesOptions, ReadOptions } from "./re
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
 export type { LogHost, LogStatus } from "./state/log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
+/**
+ * A load's result as the Log takes it. A read-only open (read-only/read-only-open.ts) adds its
+ * mode and the state following the writer needs; without them the log is writable.
+ */
+type LoadedState = LoadedLog & {
+  readonly readOnly?: {
+    /** Below the writer's checkpointed recovery point: what a durable read may return. */
+    readonly recoveryPoint: number;
+    readonly state: ReadOnlyState;
+    readonly mode: LogMode<LogState>;
+  };
+};
+/** How `openLog` loads the segments: the writer's load (load/log-loader.ts) unless the open passes its own. */
+type LogLoad = (input: LoadInput) => Promise<LoadedState>;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
@@ -150,6 +164,7 @@ export class Log {
       openGroup: undefined,
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
+      mode: loaded.readOnly?.mode ?? WRITABLE,
       waiters: new Set(),
       offsetGaps: segmentOptions.offsetGaps,
       rollFlush: { running: undefined, pending: undefined, completed: 0, moved: () => undefined },
@@ -240,9 +255,10 @@ export class Log {
     return this.#run(async () => (await rollFlushSettled(this.#s), checkWritable(this.#s, op), task()));
   }
 
-  /** Queues a read; on a read-only log one that meets a file a cleaning replaced refreshes and retries. */
+  /** Queues a read, as the log's mode runs it (read-only: one that meets a file the writer replaced retries). */
   #read<T>(task: () => Promise<T>): Promise<T> {
-    return this.#run(async () => (checkReadable(this.#s), readFollowingCleaner(this.#s, task)));
+    const s = this.#s;
+    return this.#run(async () => (checkReadable(s), s.mode.read(s, task)));
   }
 
   // ---- writing --------------------------------------------------------------------------
@@ -384,7 +400,8 @@ export class Log {
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
-    return iterateRecords(this.#s, options, (task) => this.#run(() => readFollowingCleaner(this.#s, task)));
+    const s = this.#s;
+    return iterateRecords(s, options, (task) => this.#run(() => s.mode.read(s, task)));
   }
 
   /**
@@ -412,7 +429,8 @@ export class Log {
    * (log-refresh.ts, docs/consumers.md). A writable log sees its own end: it resolves at once.
    */
   refresh(): Promise<number> {
-    return this.#run(() => refreshed(this.#s));
+    const s = this.#s;
+    return this.#run(async () => (checkReadable(s), await s.mode.refresh(s), endOffsetOf(s)));
   }
 
   // ---- lifecycle ------------------------------------------------------------------------
@@ -429,7 +447,7 @@ export class Log {
       await rollFlushSettled(s); // its fsyncs end before the files close; the flush below covers the rest
       stopTimer(s);
       this.#cleaner.stop(); // a pass in progress ends here: it leaves no file behind between steps
-      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
+      if (s.mode.close !== undefined) return s.mode.close(s); // read-only: writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
@@ -461,7 +479,8 @@ export class Log {
 
 /**
  * Opens (loading, and recovering as needed) one partition's log: what `LogDir.log()` does after
- * taking care of the directory. Not part of the package's API.
+ * taking care of the directory. `load` reads the segments: the writer's load and recovery, unless
+ * a read-only open passes its own (and with it the read-only mode). Not part of the package's API.
  */
 export async function openLog(
   name: string,
@@ -473,16 +492,15 @@ export async function openLog(
     logStartOffset: number | undefined;
     cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
-    readOnly?: ReadOnlyHost | undefined;
   },
+  load: LogLoad = loadLog,
 ): Promise<Log> {
   // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
   const segmentOptions = segmentOptionsOf(options, state.cleanPoint ?? 0);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const input = { storage: host.storage, dir: name, segmentOptions, ...state }; // (readOnly is not LoadInput's)
-  const loaded = state.readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, state.readOnly);
+  const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
   return construct(name, host, options, segmentOptions, loaded, opened);
 }
 
