@@ -34,7 +34,7 @@ import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
 import type { Consumer } from "./consumers/consumer.js";
 import { type ConsumersRead, DirConsumers } from "./consumers/dir-consumers.js";
-import { DirTopics, type TopicOptions } from "./topic/dir-topics.js";
+import type { DirTopics, TopicOptions } from "./topic/dir-topics.js";
 import type { Topic } from "./topic/topic.js";
 
 export type { RecoveryProgress } from "./options/recovery-progress.js";
@@ -81,7 +81,8 @@ export class LogDir {
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
   readonly #consumers: DirConsumers;
-  readonly #topics: DirTopics;
+  /** The topics opened so far (topic/), loaded by the first `topic()`: a directory of plain logs never loads them. */
+  #topics: Promise<DirTopics> | undefined;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -122,7 +123,6 @@ export class LogDir {
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
-    this.#topics = new DirTopics(fields.storage, !!fields.readOnly, this.log.bind(this), this.consumer.bind(this));
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -339,7 +339,10 @@ export class LogDir {
    */
   async topic<K = Uint8Array, V = Uint8Array>(name: string, options?: TopicOptions<K, V>): Promise<Topic<K, V>> {
     this.#checkOpen();
-    return this.#topics.open(name, options);
+    this.#topics ??= import("./topic/dir-topics.js").then(
+      ({ DirTopics }) => new DirTopics(this.storage, this.readOnly, this.log.bind(this), this.consumer.bind(this)),
+    );
+    return (await this.#topics).open(name, options);
   }
 
   /** Names of the partition directories in this log directory, sorted. */

@@ -53,9 +53,9 @@ import {
 } from "./state/log-state.js";
 import { truncateLog } from "./write/log-truncate.js";
 import { compacts } from "./options/cleanup-policy.js";
-import { refuseKeyless } from "./compaction/keys.js";
-import { type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
-import { BackgroundCleaner } from "./compaction/background-cleaner.js";
+import { refuseCompaction, refuseKeyless } from "./compaction/keys.js";
+import type { CompactionResult } from "./compaction/compaction-result.js";
+import type { BackgroundCleaner } from "./compaction/background-cleaner.js";
 import { SerialQueue } from "./util/serial-queue.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import type { LogMode } from "./state/log-mode.js";
@@ -63,7 +63,7 @@ import type { ReadOnlyState } from "./state/read-only-state.js";
 import { WRITABLE } from "./state/writable-mode.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
-export type { CompactionResult, NothingCleanedReason } from "./compaction/cleaner.js";
+export type { CompactionResult, NothingCleanedReason } from "./compaction/compaction-result.js";
 export type { LogRecovery } from "./load/log-loader.js";
 export type { Isolation, LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
@@ -88,6 +88,18 @@ interface OpenedAt {
   readonly stopwatch: Stopwatch;
   readonly at: number;
 }
+/** What the Log uses of its background cleaner (compaction/background-cleaner.ts). */
+type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" | "error">;
+/** The class, loaded by `openLog` only for a log whose policy compacts. */
+type CleanerClass = typeof BackgroundCleaner;
+/** The cleaner of a log whose policy does not compact: never due, and `compact()` is refused before it is asked. */
+const NO_CLEANER: Cleaner = {
+  error: undefined,
+  poke: () => undefined,
+  recheck: () => undefined,
+  stop: () => undefined,
+  compact: () => Promise.reject(new TypeError("compact() on a log whose policy does not compact")),
+};
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 let construct: (
   name: string,
@@ -95,7 +107,7 @@ let construct: (
   options: ResolvedLogOptions,
   segmentOptions: LogSegmentOptions,
   loaded: LoadedState,
-  opened: OpenedAt,
+  opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
 ) => Log;
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
@@ -114,7 +126,7 @@ export class Log {
   readonly #s: LogState;
   readonly #queue = new SerialQueue();
   /** Background cleaning of a compacted log, one step per queue turn (compaction/background-cleaner.ts). */
-  readonly #cleaner: BackgroundCleaner;
+  readonly #cleaner: Cleaner;
   /** The first close()'s promise: every later call returns it. */
   #closing: Promise<void> | undefined;
 
@@ -131,7 +143,7 @@ export class Log {
     options: ResolvedLogOptions,
     segmentOptions: LogSegmentOptions,
     loaded: LoadedState,
-    opened: OpenedAt,
+    opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
   ) {
     this.name = name;
     this.options = options;
@@ -172,7 +184,8 @@ export class Log {
       retentionTimer: undefined,
     };
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
-    this.#cleaner = new BackgroundCleaner(this, this.#s, (task) => this.#queue.run(task));
+    const { Cleaner } = opened;
+    this.#cleaner = Cleaner === undefined ? NO_CLEANER : new Cleaner(this, this.#s, (task) => this.#queue.run(task));
     this.#s.rollFlush.moved = this.#cleaner.poke; // a roll flush moved the recovery point
     this.#cleaner.poke(); // at open too: a reopened log may be due already
     // The flush timer covers a log that went quiet, the retention check one that does not roll.
@@ -345,8 +358,7 @@ export class Log {
    * when it resolves; a log whose `cleanupPolicy` lacks `"compact"` is a TypeError.
    */
   compact(): Promise<CompactionResult> {
-    const s = this.#s;
-    return refuseCompaction(s) ?? this.#write("compact", () => this.#cleaner.compact());
+    return refuseCompaction(this.options.cleanupPolicy) ?? this.#write("compact", () => this.#cleaner.compact());
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -500,8 +512,13 @@ export async function openLog(
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
+  // The cleaner only for a log whose policy compacts (a policy is fixed for the log's life): a
+  // bundle splits compaction out of every other log's path. Loaded before anything is opened.
+  const Cleaner = compacts(options.cleanupPolicy)
+    ? (await import("./compaction/background-cleaner.js")).BackgroundCleaner
+    : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, opened);
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner });
 }
 
 /**
