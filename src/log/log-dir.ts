@@ -35,6 +35,8 @@ import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./option
 import type { Consumer } from "./consumers/consumer.js";
 import { type ConsumersRead, DirConsumers } from "./consumers/dir-consumers.js";
 import type { DirTopics, TopicOptions } from "./topic/dir-topics.js";
+import { loadTopics } from "./topic/lazy-topics.js";
+import { loadReadOnlyMode } from "./read-only/lazy-read-only.js";
 import type { Topic } from "./topic/topic.js";
 
 export type { RecoveryProgress } from "./options/recovery-progress.js";
@@ -276,7 +278,7 @@ export class LogDir {
     if (this.#readOnly !== undefined) {
       // read-only/read-only-open.ts: a missing partition is not created, a refresh re-reads the
       // checkpoints. Loaded here, on demand: a writable directory never loads the read-only room.
-      const { openReadOnlyLog } = await import("./read-only/read-only-open.js");
+      const { openReadOnlyLog } = await loadReadOnlyMode();
       const log = await openReadOnlyLog(name, options, existing, {
         storage: this.storage,
         clean: this.#clean,
@@ -339,7 +341,7 @@ export class LogDir {
    */
   async topic<K = Uint8Array, V = Uint8Array>(name: string, options?: TopicOptions<K, V>): Promise<Topic<K, V>> {
     this.#checkOpen();
-    this.#topics ??= import("./topic/dir-topics.js").then(
+    this.#topics ??= loadTopics().then(
       ({ DirTopics }) => new DirTopics(this.storage, this.readOnly, this.log.bind(this), this.consumer.bind(this)),
     );
     return (await this.#topics).open(name, options);

@@ -56,6 +56,7 @@ import { compacts } from "./options/cleanup-policy.js";
 import { refuseCompaction, refuseKeyless } from "./compaction/keys.js";
 import type { CompactionResult } from "./compaction/compaction-result.js";
 import type { BackgroundCleaner } from "./compaction/background-cleaner.js";
+import { loadCleaner } from "./compaction/lazy-cleaner.js";
 import { SerialQueue } from "./util/serial-queue.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import type { LogMode } from "./state/log-mode.js";
@@ -514,9 +515,7 @@ export async function openLog(
   const opened = { stopwatch, at: stopwatch.now() };
   // The cleaner only for a log whose policy compacts (a policy is fixed for the log's life): a
   // bundle splits compaction out of every other log's path. Loaded before anything is opened.
-  const Cleaner = compacts(options.cleanupPolicy)
-    ? (await import("./compaction/background-cleaner.js")).BackgroundCleaner
-    : undefined;
+  const Cleaner = compacts(options.cleanupPolicy) ? (await loadCleaner()).BackgroundCleaner : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
   return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner });
 }
