@@ -203,14 +203,30 @@ describe("the packed package", () => {
       dir = await cjs.LogDir.open(${JSON.stringify(dir)});
       const read = await (await dir.log("t-0")).read(0);
       await dir.close();
+      // The lazy parts (docs/entry-points.md), loaded by import() in each build: ESM chunks, CJS inlined.
+      const lazyParts = [];
+      for (const [Dir, n] of [[LogDir, 1], [cjs.LogDir, 2]]) {
+        dir = await Dir.open(${JSON.stringify(dir)});
+        const compacted = await dir.log("c-" + n, { cleanupPolicy: "compact" });
+        await compacted.append([{ key: "k", value: "v" }]);
+        lazyParts.push((await compacted.compact()).cleanPoint);
+        await (await dir.topic("e" + n)).append([{ value: "t" }]);
+        await dir.close();
+        dir = await Dir.open(${JSON.stringify(dir)}, { readOnly: true });
+        lazyParts.push((await dir.log("t-0")).endOffset);
+        await dir.close();
+      }
       console.log(JSON.stringify([
         import.meta.resolve("pagelog").endsWith("dist/node.js"), require.resolve("pagelog").endsWith("dist/node.cjs"),
         FsFromSubpath === FsStorage, typeof cjs.FsStorage, typeof require("pagelog/fs").FsStorage,
-        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length,
+        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length, lazyParts,
       ]));
       `,
     ]);
-    expect(JSON.parse(out)).toEqual([true, true, true, "function", "function", "function", "function", "function", 1]);
+    expect(JSON.parse(out)).toEqual([
+      ...[true, true, true, "function", "function", "function", "function", "function", 1],
+      [0, 1, 0, 1], // each compact() cleans nothing yet (one segment), each read-only open sees t-0's record
+    ]);
   });
 
   it("a browser bundle of the packed root takes the browser-clean build; a Node bundle keeps LogDir.open(path)", async () => {
