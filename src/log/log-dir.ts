@@ -343,6 +343,10 @@ export class LogDir {
     this.#checkOpen();
     this.#topics ??= loadTopics().then(
       ({ DirTopics }) => new DirTopics(this.storage, this.readOnly, this.log.bind(this), this.consumer.bind(this)),
+      (err: unknown) => {
+        this.#topics = undefined; // a chunk that failed to load (a network error) is tried again next time
+        throw err;
+      },
     );
     return (await this.#topics).open(name, options);
   }

@@ -11,6 +11,7 @@ import { builtinModules } from "node:module";
 import { relative, resolve } from "node:path";
 import { createContext, runInContext } from "node:vm";
 import { gzipSync } from "node:zlib";
+import { readFile } from "node:fs/promises";
 import { type BuildOptions, build, type Metafile, type Plugin } from "esbuild";
 import { describe, expect, it } from "vitest";
 
@@ -275,5 +276,57 @@ describe("the root entry bundled for a browser", () => {
     // A path needs the Node entry: a TypeError that says to pass a Storage.
     expect(result.pathError[0]).toBe("TypeError");
     expect(result.pathError[1]).toMatch(/pass a Storage/);
+  });
+
+  it("a lazy part whose chunk fails to load fails only the call that needed it, and the next call loads it", async () => {
+    // Each door, as a page whose first fetch of the chunk failed (a network error) would see it.
+    const flakyDoors: Plugin = {
+      name: "flaky-doors",
+      setup(b) {
+        b.onLoad({ filter: /[\\/]src[\\/]log[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, async (args) => {
+          const real = await readFile(args.path, "utf8");
+          const key = JSON.stringify(args.path);
+          const body = real.replace(
+            /return import\(/,
+            `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
+              globalThis.failedOnce.add(${key});
+              return Promise.reject(new Error("chunk not loaded"));
+            }
+            return import(`,
+          );
+          expect(body).not.toBe(real);
+          return { contents: body, loader: "ts" };
+        });
+      },
+    };
+    const { code } = await bundle(
+      `
+      import { LogDir, SimStorage } from "./src/index.ts";
+      globalThis.result = (async () => {
+        const outcome = async (call) => call().then(() => "ok", (e) => e.message);
+        const disk = new SimStorage({ seed: 8 });
+        const dir = await LogDir.open(disk);
+        const topics = [await outcome(() => dir.topic("events")), await outcome(() => dir.topic("events"))];
+        const open = () => dir.log("prices-0", { cleanupPolicy: "compact" });
+        const cleaner = [await outcome(open), await outcome(async () => (await open()).compact())];
+        await (await dir.log("orders-0")).append([{ value: "v" }]);
+        await dir.close();
+        const readOnly = await LogDir.open(disk, { readOnly: true });
+        const opens = [await outcome(() => readOnly.log("orders-0")), await outcome(() => readOnly.log("orders-0"))];
+        await readOnly.close();
+        return JSON.stringify({ topics, cleaner, opens, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+      })();
+      `,
+      "iife",
+      [flakyDoors],
+    );
+    const context = browserLikeContext();
+    runInContext(code, context);
+    expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
+      topics: ["chunk not loaded", "ok"],
+      cleaner: ["chunk not loaded", "ok"],
+      opens: ["chunk not loaded", "ok"],
+      logs: ["events-0", "orders-0", "prices-0"],
+    });
   });
 });
