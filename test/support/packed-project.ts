@@ -85,7 +85,8 @@ export function packedProject(prefix: string): string {
   // The runtime dependency and the optional one, from this checkout; nothing else (pagelog/testing
   // needs no test tools). @node-rs/crc32 finds its platform package from its real path, here.
   mkdirSync(join(modules, "@node-rs"));
-  for (const dep of ["crc-32", "@node-rs/crc32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  for (const dep of ["crc-32", "@node-rs/crc32"])
+    symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   return project;
 }
