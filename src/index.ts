@@ -46,7 +46,15 @@ export type {
   ResolvedLogOptions,
 } from "./log/options/log-options.js";
 export { crc32cInUse } from "./format/index.js";
-export type { BytesInput, Crc32c, Crc32cInUse, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
+export type {
+  BytesInput,
+  Crc32c,
+  Crc32cInUse,
+  DecodedHeader,
+  DecodedRecord,
+  HeadersInput,
+  RecordInput,
+} from "./format/index.js";
 // LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.
 export type {
   CoursePolicies,
