@@ -24,6 +24,9 @@ export default defineConfig([
     dts: false,
     sourcemap: true,
     target: "node20",
+    // `import.meta.url` in the CJS build (storage/fs-native-crc32c.ts resolves the native CRC-32C
+    // from pagelog's own file): tsup's shim makes it the file's URL there.
+    shims: true,
     // pagelog/testing imports neither (a test proves it); kept external so a slip never bundles one.
     external: ["vitest", "fast-check"],
   },

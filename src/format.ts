@@ -12,8 +12,8 @@ export type { DecodeBatchOptions, DecodedBatch, EncodeBatchAsyncOptions, EncodeB
 export type { BytesInput, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
 export { readBatchHeader, validateBatch } from "./format/index.js";
 export type { BatchHeader, BatchValidation, InvalidBatchReason, ValidateBatchOptions } from "./format/index.js";
-export { crc32c } from "./format/index.js";
-export type { Crc32c } from "./format/index.js";
+export { crc32c, crc32cInUse } from "./format/index.js";
+export type { Crc32c, Crc32cInUse } from "./format/index.js";
 // Moves to `pagelog/course` with the varint exercise (a later issue).
 export { writeVarint } from "./format/index.js";
 

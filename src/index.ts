@@ -45,7 +45,16 @@ export type {
   LogOptions,
   ResolvedLogOptions,
 } from "./log/options/log-options.js";
-export type { BytesInput, Crc32c, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
+export { crc32cInUse } from "./format/index.js";
+export type {
+  BytesInput,
+  Crc32c,
+  Crc32cInUse,
+  DecodedHeader,
+  DecodedRecord,
+  HeadersInput,
+  RecordInput,
+} from "./format/index.js";
 // LogOptions.policies takes them; pagelog/course exports them too, with the course's helpers.
 export type {
   CoursePolicies,

@@ -4,7 +4,12 @@
  * web/src/main.ts and pagelog's own sources. The bundle is wrapped in `function pagelogDemo()`
  * so the page can start its checks' Web Worker from that function's source (web/src/main.ts).
  *
- *   node web/build.mjs [outdir]     (default web/dist; a folder holding anything else is refused)
+ * One classic script cannot load a part later (file:// loads no module chunks): esbuild would
+ * inline every `import()` behind lazy initialisers, which costs more than the part. pagelog's
+ * lazy parts (docs/entry-points.md) are the read-only mode, the cleaner and the topics, and the
+ * page uses none of them (its checks run the swarm workload, which never compacts), so the build
+ * swaps the one door each has (`src/log/<room>/lazy-*.ts`) for one that rejects, saying the page
+ * leaves that part out (LEFT_OUT): the parts are not in app.js at all.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -27,6 +32,7 @@ export async function buildWeb(outdir = DEFAULT_OUTDIR) {
   await checkOutdir(outdir);
   const result = await build({
     entryPoints: [join(WEB, "src/main.ts")],
+    plugins: [leaveLazyPartsOut],
     bundle: true,
     format: "iife",
     platform: "browser",
@@ -45,6 +51,28 @@ export async function buildWeb(outdir = DEFAULT_OUTDIR) {
   await copyFile(join(WEB, "style.css"), join(outdir, "style.css"));
   return { outdir: resolve(outdir), jsBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
 }
+
+/** pagelog's lazy doors (`src/log/<room>/<file>`), each with the function it exports and what it loads. */
+const LEFT_OUT = {
+  "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
+  "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
+  "topic/lazy-topics.ts": ["loadTopics", "topics"],
+};
+
+/** The esbuild plugin that swaps each door of LEFT_OUT for one that rejects (see the file comment). */
+const leaveLazyPartsOut = {
+  name: "pagelog-leave-lazy-parts-out",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]log[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
+      const door = args.path.split(/[\\/]/).slice(-2).join("/");
+      if (!(door in LEFT_OUT))
+        throw new Error(`web/build.mjs: pagelog has a lazy door LEFT_OUT does not name: ${door}`);
+      const [name, part] = LEFT_OUT[door];
+      const message = JSON.stringify(`the web demo leaves out ${part}`);
+      return { contents: `export function ${name}() { return Promise.reject(new Error(${message})); }`, loader: "js" };
+    });
+  },
+};
 
 /** Throws unless `outdir` is missing, or a folder holding nothing but files named in FILES. */
 async function checkOutdir(outdir) {

@@ -20,9 +20,9 @@ export interface BenchContext {
   readonly tmpfsDir: string;
   readonly repeats: number;
   readonly scale: number;
-  /** The CRC-32C the references use, and pagelog too (`logOptions`). */
+  /** The CRC-32C the references use: pagelog's default, which the run's `--crc` set (bench/crc.ts). */
   readonly crc: Crc32c;
-  /** The options every log of the run is opened with: `{ crc32c }` with `--crc native`. */
+  /** The options every log of the run is opened with (none today: the CRC-32C is the default). */
   readonly logOptions: LogOptions;
   /**
    * Records the peak RSS now, for a row whose reference then loads the log's bytes into memory:

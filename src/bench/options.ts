@@ -24,7 +24,7 @@ export interface BenchOptions {
   readonly rows?: readonly string[];
   /** Print one JSON document instead of the table. Default false. */
   readonly json?: boolean;
-  /** Which CRC-32C pagelog and the references use. Default "js". */
+  /** Which CRC-32C pagelog and the references use. Default "auto": pagelog's own choice. */
   readonly crc?: CrcName;
   /** Run the rows in this process (no peak RSS per row). Default false. */
   readonly inProcess?: boolean;
@@ -97,9 +97,9 @@ export function resolveBenchOptions(options?: BenchOptions): ResolvedBenchOption
     },
     json: flag("json"),
     crc: (value) => {
-      if (value === undefined) return "js";
-      if (value !== "js" && value !== "native")
-        throw new RangeError(`${WHAT}: crc must be "js" or "native", got ${String(value)}`);
+      if (value === undefined) return "auto";
+      if (value !== "auto" && value !== "js" && value !== "native")
+        throw new RangeError(`${WHAT}: crc must be "auto", "js" or "native", got ${String(value)}`);
       return value;
     },
     inProcess: flag("inProcess"),

@@ -40,7 +40,8 @@ function contextFor(
     repeats: options.repeats,
     scale: options.scale,
     crc: crc.crc,
-    logOptions: options.crc === "native" ? { crc32c: crc.crc } : {},
+    // pagelog's default CRC-32C is the one loadCrc set: no option needed.
+    logOptions: {},
     markRss: marker.mark,
     rss: marker.value,
   };

@@ -35,8 +35,10 @@ Options:
   --scale X         multiplies every size and count (default 1; 0.01 for a quick look:
                     below 1 the goals are not judged, "met" says n/a)
   --rows a,b,c      run only these rows (kafka: the rows beside a local Kafka broker)
-  --crc js|native   js: pagelog's bundled CRC-32C (default); native: @node-rs/crc32's, for
-                    pagelog and the references alike (npm install @node-rs/crc32 first)
+  --crc MODE        the CRC-32C of pagelog and the references alike. auto (default):
+                    pagelog's own (@node-rs/crc32 from its crossover length up where it is
+                    installed, else pure JS); js: the pure-JS table; native: @node-rs/crc32
+                    or exit 2
   --json            print one JSON document { meta, rows } and nothing else on stdout
   --in-process      run the rows in this process (no peak RSS per row)
   -h, --help        show this help
@@ -84,8 +86,9 @@ function rowsOption(value: string | undefined): string[] | undefined {
 
 /** The flags as the bench's options: each bad value a one-line usage error (exit 2), absent ones left out. */
 export function benchOptionsOf(values: Values): BenchOptions {
-  const crc = values.crc ?? "js";
-  if (crc !== "js" && crc !== "native") throw new UsageError(`--crc must be js or native, got '${crc}'`);
+  const crc = values.crc ?? "auto";
+  if (crc !== "auto" && crc !== "js" && crc !== "native")
+    throw new UsageError(`--crc must be auto, js or native, got '${crc}'`);
   const given: { -readonly [K in keyof BenchOptions]: BenchOptions[K] | undefined } = {
     dir: directory(values.dir, "dir"),
     tmpfs: directory(values.tmpfs, "tmpfs"),

@@ -1,6 +1,12 @@
 /** The `pagelog` executable. */
+import { installNativeCrc32c } from "../format/crc32c-accelerator.js";
+import { loadNativeCrc32c, warnCrc32cFallback } from "../storage/fs-native-crc32c.js";
 import { main } from "./commands.js";
 import { processIo } from "./terminal/io.js";
+
+// The CLI is a bundle of its own (not the package's Node entry): it makes the same choice of
+// CRC-32C, native where @node-rs/crc32 is installed and passes its self-test (src/node.ts).
+installNativeCrc32c(() => loadNativeCrc32c(), warnCrc32cFallback);
 
 // `pagelog dump … | head`: the reader went away. That is the end of the output, not an error
 // (no stack trace), as for any Unix filter.

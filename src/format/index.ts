@@ -2,8 +2,8 @@
 export * from "./batch-layout.js";
 export { readBatchHeader, validateBatch } from "./batch-header.js";
 export type { BatchHeader, BatchValidation, InvalidBatchReason, ValidateBatchOptions } from "./batch-header.js";
-export { crc32c } from "./crc32c.js";
-export type { Crc32c } from "./crc32c.js";
+export { crc32c, crc32cInUse } from "./crc32c.js";
+export type { Crc32c, Crc32cInUse } from "./crc32c.js";
 export { DEFAULT_MAX_DECOMPRESSED_BYTES } from "./gzip.js";
 export { decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync } from "./record-batch.js";
 export type { DecodeBatchOptions, DecodedBatch, EncodeBatchAsyncOptions, EncodeBatchOptions } from "./record-batch.js";

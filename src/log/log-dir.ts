@@ -29,13 +29,14 @@ import {
   LOG_START_CHECKPOINT,
   RECOVERY_POINT_CHECKPOINT,
 } from "./checkpoints/root-files.js";
-import { openReadOnlyLog } from "./read-only-open.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
 import type { Consumer } from "./consumers/consumer.js";
 import { type ConsumersRead, DirConsumers } from "./consumers/dir-consumers.js";
-import { DirTopics, type TopicOptions } from "./topic/dir-topics.js";
+import type { DirTopics, TopicOptions } from "./topic/dir-topics.js";
+import { loadTopics } from "./topic/lazy-topics.js";
+import { loadReadOnlyMode } from "./read-only/lazy-read-only.js";
 import type { Topic } from "./topic/topic.js";
 
 export type { RecoveryProgress } from "./options/recovery-progress.js";
@@ -82,7 +83,8 @@ export class LogDir {
   readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
   readonly #consumers: DirConsumers;
-  readonly #topics: DirTopics;
+  /** The topics opened so far (topic/), loaded by the first `topic()`: a directory of plain logs never loads them. */
+  #topics: Promise<DirTopics> | undefined;
   readonly #clock: Clock;
   /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
   readonly #stopwatch: Stopwatch;
@@ -123,7 +125,6 @@ export class LogDir {
     this.#checkpointIntervalMs = fields.checkpointIntervalMs;
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
-    this.#topics = new DirTopics(fields.storage, !!fields.readOnly, this.log.bind(this), this.consumer.bind(this));
     // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
     this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
     this.#stopwatch = stopwatchFor(this.#clock);
@@ -275,7 +276,9 @@ export class LogDir {
   async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
     if (this.#readOnly !== undefined) {
-      // read-only-open.ts: a missing partition is not created, a refresh re-reads the checkpoints.
+      // read-only/read-only-open.ts: a missing partition is not created, a refresh re-reads the
+      // checkpoints. Loaded here, on demand: a writable directory never loads the read-only room.
+      const { openReadOnlyLog } = await loadReadOnlyMode();
       const log = await openReadOnlyLog(name, options, existing, {
         storage: this.storage,
         clean: this.#clean,
@@ -338,7 +341,14 @@ export class LogDir {
    */
   async topic<K = Uint8Array, V = Uint8Array>(name: string, options?: TopicOptions<K, V>): Promise<Topic<K, V>> {
     this.#checkOpen();
-    return this.#topics.open(name, options);
+    this.#topics ??= loadTopics().then(
+      ({ DirTopics }) => new DirTopics(this.storage, this.readOnly, this.log.bind(this), this.consumer.bind(this)),
+      (err: unknown) => {
+        this.#topics = undefined; // a chunk that failed to load (a network error) is tried again next time
+        throw err;
+      },
+    );
+    return (await this.#topics).open(name, options);
   }
 
   /** Names of the partition directories in this log directory, sorted. */

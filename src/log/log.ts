@@ -15,7 +15,8 @@ import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/r
 import { checkOffset, outOfRange } from "./options/log-arguments.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeGroup } from "./write/log-append.js";
-import { loadLog, type LogRecovery } from "./load/log-loader.js";
+import { type LoadedLog, loadLog, type LogRecovery } from "./load/log-loader.js";
+import type { LoadInput } from "./load/log-load-input.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
@@ -30,7 +31,6 @@ import {
   readFewRecords,
   type ReadOptions,
 } from "./read/log-read.js";
-import { readFollowingCleaner } from "./read-only/read-only-retry.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
 import { moveStart } from "./write/log-retention.js";
@@ -53,27 +53,54 @@ import {
 } from "./state/log-state.js";
 import { truncateLog } from "./write/log-truncate.js";
 import { compacts } from "./options/cleanup-policy.js";
-import { refuseKeyless } from "./compaction/keys.js";
-import { type CompactionResult, refuseCompaction } from "./compaction/cleaner.js";
-import { BackgroundCleaner } from "./compaction/background-cleaner.js";
+import { refuseCompaction, refuseKeyless } from "./compaction/keys.js";
+import type { CompactionResult } from "./compaction/compaction-result.js";
+import type { BackgroundCleaner } from "./compaction/background-cleaner.js";
+import { loadCleaner } from "./compaction/lazy-cleaner.js";
 import { SerialQueue } from "./util/serial-queue.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
-import { loadReadOnlyLog, type ReadOnlyHost, type ReadOnlyLoaded } from "./read-only/log-load-readonly.js";
-import { closeReadOnly, refreshed } from "./read-only/log-refresh.js";
+import type { LogMode } from "./state/log-mode.js";
+import type { ReadOnlyState } from "./state/read-only-state.js";
+import { WRITABLE } from "./state/writable-mode.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
-export type { CompactionResult, NothingCleanedReason } from "./compaction/cleaner.js";
+export type { CompactionResult, NothingCleanedReason } from "./compaction/compaction-result.js";
 export type { LogRecovery } from "./load/log-loader.js";
 export type { Isolation, LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
 export type { LogHost, LogStatus } from "./state/log-state.js";
 
-type LoadedState = Awaited<ReturnType<typeof loadLog>> & ReadOnlyLoaded;
+/**
+ * A load's result as the Log takes it. A read-only open (read-only/read-only-open.ts) adds its
+ * mode and the state following the writer needs; without them the log is writable.
+ */
+type LoadedState = LoadedLog & {
+  readonly readOnly?: {
+    /** Below the writer's checkpointed recovery point: what a durable read may return. */
+    readonly recoveryPoint: number;
+    readonly state: ReadOnlyState;
+    readonly mode: LogMode<LogState>;
+  };
+};
+/** How `openLog` loads the segments: the writer's load (load/log-loader.ts) unless the open passes its own. */
+type LogLoad = (input: LoadInput) => Promise<LoadedState>;
 /** The clock as read before the log was loaded: its stopwatch and that first reading. */
 interface OpenedAt {
   readonly stopwatch: Stopwatch;
   readonly at: number;
 }
+/** What the Log uses of its background cleaner (compaction/background-cleaner.ts). */
+type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" | "error">;
+/** The class, loaded by `openLog` only for a log whose policy compacts. */
+type CleanerClass = typeof BackgroundCleaner;
+/** The cleaner of a log whose policy does not compact: never due, and `compact()` is refused before it is asked. */
+const NO_CLEANER: Cleaner = {
+  error: undefined,
+  poke: () => undefined,
+  recheck: () => undefined,
+  stop: () => undefined,
+  compact: () => Promise.reject(new TypeError("compact() on a log whose policy does not compact")),
+};
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 let construct: (
   name: string,
@@ -81,7 +108,7 @@ let construct: (
   options: ResolvedLogOptions,
   segmentOptions: LogSegmentOptions,
   loaded: LoadedState,
-  opened: OpenedAt,
+  opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
 ) => Log;
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
@@ -100,7 +127,7 @@ export class Log {
   readonly #s: LogState;
   readonly #queue = new SerialQueue();
   /** Background cleaning of a compacted log, one step per queue turn (compaction/background-cleaner.ts). */
-  readonly #cleaner: BackgroundCleaner;
+  readonly #cleaner: Cleaner;
   /** The first close()'s promise: every later call returns it. */
   #closing: Promise<void> | undefined;
 
@@ -117,7 +144,7 @@ export class Log {
     options: ResolvedLogOptions,
     segmentOptions: LogSegmentOptions,
     loaded: LoadedState,
-    opened: OpenedAt,
+    opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
   ) {
     this.name = name;
     this.options = options;
@@ -151,6 +178,7 @@ export class Log {
       appendGroups: 0,
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
+      mode: loaded.readOnly?.mode ?? WRITABLE,
       waiters: new Set(),
       offsetGaps: segmentOptions.offsetGaps,
       rollFlush: { running: undefined, pending: undefined, completed: 0, moved: () => undefined },
@@ -158,7 +186,8 @@ export class Log {
       retentionTimer: undefined,
     };
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
-    this.#cleaner = new BackgroundCleaner(this, this.#s, (task) => this.#queue.run(task));
+    const { Cleaner } = opened;
+    this.#cleaner = Cleaner === undefined ? NO_CLEANER : new Cleaner(this, this.#s, (task) => this.#queue.run(task));
     this.#s.rollFlush.moved = this.#cleaner.poke; // a roll flush moved the recovery point
     this.#cleaner.poke(); // at open too: a reopened log may be due already
     // The flush timer covers a log that went quiet, the retention check one that does not roll.
@@ -241,9 +270,10 @@ export class Log {
     return this.#run(async () => (await rollFlushSettled(this.#s), checkWritable(this.#s, op), task()));
   }
 
-  /** Queues a read; on a read-only log one that meets a file a cleaning replaced refreshes and retries. */
+  /** Queues a read, as the log's mode runs it (read-only: one that meets a file the writer replaced retries). */
   #read<T>(task: () => Promise<T>): Promise<T> {
-    return this.#run(async () => (checkReadable(this.#s), readFollowingCleaner(this.#s, task)));
+    const s = this.#s;
+    return this.#run(async () => (checkReadable(s), s.mode.read(s, task)));
   }
 
   // ---- writing --------------------------------------------------------------------------
@@ -331,8 +361,7 @@ export class Log {
    * when it resolves; a log whose `cleanupPolicy` lacks `"compact"` is a TypeError.
    */
   compact(): Promise<CompactionResult> {
-    const s = this.#s;
-    return refuseCompaction(s) ?? this.#write("compact", () => this.#cleaner.compact());
+    return refuseCompaction(this.options.cleanupPolicy) ?? this.#write("compact", () => this.#cleaner.compact());
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -386,7 +415,8 @@ export class Log {
   records(options: RecordsOptions = {}): AsyncGenerator<LogRecord, void, undefined> {
     // A generator's body runs at the first next(): the options are checked (and each read once)
     // then, as before.
-    return iterateRecords(this.#s, options, (task) => this.#run(() => readFollowingCleaner(this.#s, task)));
+    const s = this.#s;
+    return iterateRecords(s, options, (task) => this.#run(() => s.mode.read(s, task)));
   }
 
   /**
@@ -414,7 +444,8 @@ export class Log {
    * (log-refresh.ts, docs/consumers.md). A writable log sees its own end: it resolves at once.
    */
   refresh(): Promise<number> {
-    return this.#run(() => refreshed(this.#s));
+    const s = this.#s;
+    return this.#run(async () => (checkReadable(s), await s.mode.refresh(s), endOffsetOf(s)));
   }
 
   // ---- lifecycle ------------------------------------------------------------------------
@@ -431,7 +462,7 @@ export class Log {
       await rollFlushSettled(s); // its fsyncs end before the files close; the flush below covers the rest
       stopTimer(s);
       this.#cleaner.stop(); // a pass in progress ends here: it leaves no file behind between steps
-      if (s.readOnly !== undefined) return closeReadOnly(s); // writes nothing
+      if (s.mode.close !== undefined) return s.mode.close(s); // read-only: writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));
         s.status = "closed";
@@ -463,7 +494,8 @@ export class Log {
 
 /**
  * Opens (loading, and recovering as needed) one partition's log: what `LogDir.log()` does after
- * taking care of the directory. Not part of the package's API.
+ * taking care of the directory. `load` reads the segments: the writer's load and recovery, unless
+ * a read-only open passes its own (and with it the read-only mode). Not part of the package's API.
  */
 export async function openLog(
   name: string,
@@ -475,17 +507,19 @@ export async function openLog(
     logStartOffset: number | undefined;
     cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
-    readOnly?: ReadOnlyHost | undefined;
   },
+  load: LogLoad = loadLog,
 ): Promise<Log> {
   // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
   const segmentOptions = segmentOptionsOf(options, state.cleanPoint ?? 0);
   // The clock before anything is opened: one that throws fails this open and leaves no handle behind.
   const stopwatch = stopwatchFor(options.clock);
   const opened = { stopwatch, at: stopwatch.now() };
-  const input = { storage: host.storage, dir: name, segmentOptions, ...state }; // (readOnly is not LoadInput's)
-  const loaded = state.readOnly === undefined ? await loadLog(input) : await loadReadOnlyLog(input, state.readOnly);
-  return construct(name, host, options, segmentOptions, loaded, opened);
+  // The cleaner only for a log whose policy compacts (a policy is fixed for the log's life): a
+  // bundle splits compaction out of every other log's path. Loaded before anything is opened.
+  const Cleaner = compacts(options.cleanupPolicy) ? (await loadCleaner()).BackgroundCleaner : undefined;
+  const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner });
 }
 
 /**

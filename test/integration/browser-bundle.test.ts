@@ -8,15 +8,17 @@
  * the packed package resolves "pagelog" to that build. Sizes are measured, never timed.
  */
 import { builtinModules } from "node:module";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { createContext, runInContext } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { type BuildOptions, build, type Metafile } from "esbuild";
+import { readFile } from "node:fs/promises";
+import { type BuildOptions, build, type Metafile, type Plugin } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const repo = resolve(import.meta.dirname, "../..");
 /**
- * LogDir + SimStorage, minified and gzipped (issue 10: 30 KB). 33 KB since issue 18: records()
+ * LogDir + SimStorage, minified and gzipped, as they load before a log uses an optional part
+ * (issue 10: 30 KB). 33 KB since issue 18: records()
  * iterators track truncations under them (about 0.35 KB), options are checked (crc32c's known
  * answers, clocks, headers, lone surrogates), SimStorage forgets what no power cut can bring
  * back, and retention frees a full disk: 32.0 KB when it was raised. 36 KB since issues 19 and 20:
@@ -28,13 +30,32 @@ const repo = resolve(import.meta.dirname, "../..");
  * that finishes it, the cleaner checkpoint) is part of every Log, so of LogDir: 43.9 KB then.
  * 56 KB since issue 33: topics (the partitioner, the merge, serializers), per-consumer positions
  * files and locks, the roll flush, the retention timer and the published durable offset are part
- * of LogDir: 53.2 KB then (issue 32 asks for 30 KB: only loading those parts when used gets there).
+ * of LogDir: 53.2 KB then (54.9 KB at issue 32's start).
+ * Issue 32 loads the read-only mode, the cleaner and the topics with `import()` (LAZY below), so
+ * they are not in this size: 46 KB, at 45.4 KB. The 30 KB of issue 10 is not reached: what is left
+ * is the writable log itself (segments, the batch codec, recovery's plan, reads with
+ * transactions, retention, the course's policy hooks) and SimStorage; see docs/entry-points.md.
  */
-const BUDGET_BYTES = 56 * 1024;
+const BUDGET_BYTES = 46 * 1024;
+/**
+ * The parts a log loads on first use, each behind one `import()` (docs/entry-points.md): the
+ * read-only mode (a read-only LogDir's first log), the cleaner (a log whose policy compacts) and
+ * the topics (the first `dir.topic()`).
+ */
+const LAZY = [
+  "src/log/read-only/read-only-open.ts",
+  "src/log/compaction/background-cleaner.ts",
+  "src/log/topic/dir-topics.ts",
+];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
-async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code: string; metafile: Metafile }> {
+async function bundle(
+  contents: string,
+  format: "esm" | "iife",
+  plugins: Plugin[] = [],
+): Promise<{ code: string; metafile: Metafile }> {
   const options: BuildOptions = {
+    plugins,
     stdin: { contents, resolveDir: repo, loader: "ts", sourcefile: "entry.ts" },
     bundle: true,
     platform: "browser",
@@ -46,6 +67,25 @@ async function bundle(contents: string, format: "esm" | "iife"): Promise<{ code:
   };
   const result = await build(options);
   return { code: result.outputFiles![0]!.text, metafile: result.metafile! };
+}
+
+/**
+ * Leaves every `import()` out of the bundle, as a bundler that splits leaves it to a chunk of its
+ * own, loaded when the call runs: what the bundle then holds is what loads before any lazy part is
+ * used. `seen` gets the repository path of each module left out.
+ */
+function leaveLazyOut(seen: string[]): Plugin {
+  return {
+    name: "leave-lazy-out",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind !== "dynamic-import") return undefined;
+        const path = relative(repo, resolve(args.resolveDir, args.path)).replace(/\.js$/, ".ts");
+        seen.push(path);
+        return { path, external: true };
+      });
+    },
+  };
 }
 
 /** Every module the bundle was built from, and every import it left to the runtime. */
@@ -83,21 +123,71 @@ function browserLikeContext(): Record<string, unknown> {
 }
 
 describe("the root entry bundled for a browser", () => {
-  it(`imports no node: module and no Node builtin, and LogDir + SimStorage fit in ${BUDGET_BYTES / 1024} KB gzipped`, async () => {
-    const { code, metafile } = await bundle('export { LogDir, SimStorage } from "./src/index.ts";', "esm");
+  it(`imports no node: module and no Node builtin, and LogDir + SimStorage fit in ${BUDGET_BYTES / 1024} KB gzipped before a lazy part is used`, async () => {
+    const lazy: string[] = [];
+    const { code, metafile } = await bundle('export { LogDir, SimStorage } from "./src/index.ts";', "esm", [
+      leaveLazyOut(lazy),
+    ]);
     const { inputs, imports } = modulesOf(metafile);
     expect(inputs).toContain("src/log/log-dir.ts");
     expect(inputs).toContain("node_modules/crc-32/crc32c.js"); // the one runtime dependency
     expect(inputs.filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
     expect(inputs.filter((path) => /fs-storage|fs-file|fs-errors/.test(path))).toEqual([]);
     expect(imports.filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
-    expect(Object.values(metafile.outputs).flatMap((output) => output.imports)).toEqual([]); // nothing left external
+    // Left out: exactly the lazy parts, each behind an import(); nothing else is external.
+    expect([...new Set(lazy)].sort()).toEqual([...LAZY].sort());
+    const external = Object.values(metafile.outputs).flatMap((output) => output.imports);
+    expect(external.filter((i) => i.kind !== "dynamic-import" || i.external !== true)).toEqual([]);
+    // And none of what they bring (only their doors, lazy-*.ts): the read-only room, the cleaner's passes, the topics.
+    const lazyRooms =
+      /^src\/log\/((read-only|topic)\/(?!lazy-)|compaction\/(background-cleaner|cleaner\.ts|cleaning-|cleaned-|offset-map))/;
+    const bundled = Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    );
+    expect(bundled.filter((path) => lazyRooms.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
     console.log(
-      `LogDir + SimStorage for a browser: ${code.length} bytes minified, ${gzipped} gzipped (budget ${BUDGET_BYTES})`,
+      `LogDir + SimStorage for a browser, before a lazy part is used: ${code.length} bytes minified, ${gzipped} gzipped (budget ${BUDGET_BYTES})`,
     );
     expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it("a bundler that splits puts each lazy part in a chunk that only an import() loads", async () => {
+    const result = await build({
+      stdin: { contents: 'export { LogDir, SimStorage } from "./src/index.ts";', resolveDir: repo, loader: "ts" },
+      bundle: true,
+      platform: "browser",
+      format: "esm",
+      splitting: true,
+      outdir: resolve(repo, ".tmp/browser-split"), // write: false: the directory is never made
+      minify: true,
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const outputs = result.metafile.outputs;
+    const entry = Object.keys(outputs).find((name) => outputs[name]!.entryPoint !== undefined)!;
+    // The chunks a page loads with the entry: those it imports statically, transitively.
+    const eager = new Set<string>();
+    for (const pending = [entry]; pending.length > 0;) {
+      const name = pending.pop()!;
+      if (eager.has(name)) continue;
+      eager.add(name);
+      pending.push(...outputs[name]!.imports.filter((i) => i.kind === "import-statement").map((i) => i.path));
+    }
+    const chunkOf = (module: string) => Object.keys(outputs).find((name) => module in outputs[name]!.inputs);
+    for (const module of LAZY) {
+      expect(chunkOf(module), module).toBeDefined();
+      expect(eager.has(chunkOf(module)!), `${module} loads with the entry`).toBe(false);
+    }
+    const files = new Map(result.outputFiles.map((f) => [relative(repo, f.path), f.contents]));
+    const size = (names: Iterable<string>) =>
+      gzipSync(Buffer.concat([...names].map((name) => files.get(name)!)), { level: 9 }).length;
+    const lazy = Object.keys(outputs).filter((name) => !eager.has(name) && !name.endsWith(".map"));
+    console.log(
+      `LogDir + SimStorage split by esbuild: ${size(eager)} bytes gzipped load with the entry (${eager.size} files), ${size(lazy)} on first use (${lazy.length} files)`,
+    );
   });
 
   it("the whole root entry imports no Node builtin either", async () => {
@@ -132,10 +222,20 @@ describe("the root entry bundled for a browser", () => {
         await log.append([{ value: "only in the page cache" }]);
         const read = await log.read(0);
         await dir.close();
-        dir = await LogDir.open(disk.crash());
+        const restarted = disk.crash();
+        dir = await LogDir.open(restarted);
         log = await dir.log("orders-0");
         const recovered = await log.read(0);
+        // The lazy parts, inlined in a bundle that does not split: a compacted log, a topic.
+        const compacted = await dir.log("prices-0", { cleanupPolicy: "compact" });
+        await compacted.append([{ key: "a", value: "1" }, { key: "a", value: "2" }]);
+        const compaction = (await compacted.compact()).cleanPoint;
+        const topic = await dir.topic("events", { partitions: 2 });
+        await topic.append([{ key: "k", value: "t" }]);
         await dir.close();
+        const readOnly = await LogDir.open(restarted, { readOnly: true });
+        const followed = (await (await readOnly.log("orders-0")).read(0)).length;
+        await readOnly.close();
         const text = (v) => (typeof v === "string" ? v : new TextDecoder().decode(v));
         const pathError = await LogDir.open("./data").then(() => undefined, (e) => [e.name, e.message]);
         return JSON.stringify({
@@ -143,6 +243,8 @@ describe("the root entry bundled for a browser", () => {
           first,
           read: read.map((r) => [r.offset, text(r.value)]),
           recovered: recovered.slice(0, 2).map((r) => [r.offset, text(r.value)]),
+          compaction,
+          followed: followed === recovered.length,
           pathError,
         });
       })();
@@ -156,6 +258,8 @@ describe("the root entry bundled for a browser", () => {
       first: { baseOffset: number; lastOffset: number };
       read: [number, string][];
       recovered: [number, string][];
+      compaction: number;
+      followed: boolean;
       pathError: [string, string];
     };
     expect(result.globals).toEqual(["undefined", "undefined", "undefined", "undefined"]);
@@ -167,8 +271,62 @@ describe("the root entry bundled for a browser", () => {
     ]);
     // A clean close made everything durable: the crash after it loses nothing.
     expect(result.recovered).toEqual(result.read.slice(0, 2));
+    expect(result.compaction).toBe(0); // nothing below the active segment to clean yet
+    expect(result.followed).toBe(true); // a read-only open reads what the writer left
     // A path needs the Node entry: a TypeError that says to pass a Storage.
     expect(result.pathError[0]).toBe("TypeError");
     expect(result.pathError[1]).toMatch(/pass a Storage/);
+  });
+
+  it("a lazy part whose chunk fails to load fails only the call that needed it, and the next call loads it", async () => {
+    // Each door, as a page whose first fetch of the chunk failed (a network error) would see it.
+    const flakyDoors: Plugin = {
+      name: "flaky-doors",
+      setup(b) {
+        b.onLoad({ filter: /[\\/]src[\\/]log[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, async (args) => {
+          const real = await readFile(args.path, "utf8");
+          const key = JSON.stringify(args.path);
+          const body = real.replace(
+            /return import\(/,
+            `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
+              globalThis.failedOnce.add(${key});
+              return Promise.reject(new Error("chunk not loaded"));
+            }
+            return import(`,
+          );
+          expect(body).not.toBe(real);
+          return { contents: body, loader: "ts" };
+        });
+      },
+    };
+    const { code } = await bundle(
+      `
+      import { LogDir, SimStorage } from "./src/index.ts";
+      globalThis.result = (async () => {
+        const outcome = async (call) => call().then(() => "ok", (e) => e.message);
+        const disk = new SimStorage({ seed: 8 });
+        const dir = await LogDir.open(disk);
+        const topics = [await outcome(() => dir.topic("events")), await outcome(() => dir.topic("events"))];
+        const open = () => dir.log("prices-0", { cleanupPolicy: "compact" });
+        const cleaner = [await outcome(open), await outcome(async () => (await open()).compact())];
+        await (await dir.log("orders-0")).append([{ value: "v" }]);
+        await dir.close();
+        const readOnly = await LogDir.open(disk, { readOnly: true });
+        const opens = [await outcome(() => readOnly.log("orders-0")), await outcome(() => readOnly.log("orders-0"))];
+        await readOnly.close();
+        return JSON.stringify({ topics, cleaner, opens, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+      })();
+      `,
+      "iife",
+      [flakyDoors],
+    );
+    const context = browserLikeContext();
+    runInContext(code, context);
+    expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
+      topics: ["chunk not loaded", "ok"],
+      cleaner: ["chunk not loaded", "ok"],
+      opens: ["chunk not loaded", "ok"],
+      logs: ["events-0", "orders-0", "prices-0"],
+    });
   });
 });

@@ -15,6 +15,10 @@
  * Whatever the case, opening and reading throw nothing but a `PagelogError`, and every record
  * returned is the one appended at its offset: a prefix, never garbage.
  *
+ * Every CRC-32C of the sweep is the native one (`@node-rs/crc32`, pagelog's optional dependency)
+ * from the first byte: the sweep's batches are shorter than the length from which pagelog calls
+ * it by default, and a damaged batch must be caught whichever CRC-32C checks it.
+ *
  * Every case runs on SimStorage (the same files, in memory: about 1 ms a case); every
  * `PAGELOG_SWEEP_FS_EVERY`-th case (default 20, 1 for all) runs on real files too, through
  * FsStorage (about 15 ms a case: a copy of the directory, and the fsyncs of open and close).
@@ -23,7 +27,10 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, trunc
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installNativeCrc32c } from "../../src/format/crc32c-accelerator.js";
+import { crc32cInUse } from "../../src/format/crc32c.js";
 import { LogDir, PagelogError, SimStorage } from "../../src/index.js";
+import { loadNativeCrc32c } from "../../src/storage/fs-native-crc32c.js";
 import type { LogOptions, RecordInput, Storage } from "../../src/index.js";
 
 const NAME = "sweep-0";
@@ -81,6 +88,14 @@ async function writePristine(where: string | Storage): Promise<{ segmentCount: n
 }
 
 beforeAll(async () => {
+  installNativeCrc32c(
+    () => loadNativeCrc32c(),
+    (reason) => {
+      throw new Error(`the sweep runs with the native CRC-32C: ${reason}`);
+    },
+    0,
+  );
+  expect(crc32cInUse()).toMatchObject({ kind: "native", fromBytes: 0 });
   root = mkdtempSync(join(tmpdir(), "pagelog-sweep-"));
   pristine = join(root, "pristine");
   const written = await writePristine(pristine);
@@ -124,6 +139,10 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(() => {
+  installNativeCrc32c(
+    () => loadNativeCrc32c(),
+    () => {},
+  );
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 

@@ -2,11 +2,11 @@
  * The package as users get it: `npm pack`, unpacked into a bare project, loaded through its
  * `exports` map as ESM and as CJS, and its `pagelog` binary run. Tests of the sources alone miss
  * a broken exports map, a missing file in `files`, or an ESM import of `crc-32` without `.js`.
- * The project holds pagelog and its runtime dependency only, no test tools: `pagelog/testing`
+ * The project holds pagelog, its runtime dependency and its optional one only, no test tools: `pagelog/testing`
  * must run there under `node --test`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storageContract } from "../../src/testing/storage-contract.js";
@@ -78,8 +78,9 @@ describe("the packed package", () => {
     expect(JSON.parse(out)).toEqual([false, true, true, "function"]);
   });
 
-  it("holds pagelog and crc-32 only: no test runner can be found from the project", () => {
-    expect(readdirSync(join(project, "node_modules")).sort()).toEqual(["crc-32", "pagelog"]);
+  it("holds pagelog, crc-32 and @node-rs/crc32 only: no test runner can be found from the project", () => {
+    expect(readdirSync(join(project, "node_modules")).sort()).toEqual(["@node-rs", "crc-32", "pagelog"]);
+    expect(readdirSync(join(project, "node_modules/@node-rs"))).toEqual(["crc32"]);
     const out = node([
       "--input-type=module",
       "-e",
@@ -203,14 +204,92 @@ describe("the packed package", () => {
       dir = await cjs.LogDir.open(${JSON.stringify(dir)});
       const read = await (await dir.log("t-0")).read(0);
       await dir.close();
+      // The lazy parts (docs/entry-points.md), loaded by import() in each build: ESM chunks, CJS inlined.
+      const lazyParts = [];
+      for (const [Dir, n] of [[LogDir, 1], [cjs.LogDir, 2]]) {
+        dir = await Dir.open(${JSON.stringify(dir)});
+        const compacted = await dir.log("c-" + n, { cleanupPolicy: "compact" });
+        await compacted.append([{ key: "k", value: "v" }]);
+        lazyParts.push((await compacted.compact()).cleanPoint);
+        await (await dir.topic("e" + n)).append([{ value: "t" }]);
+        await dir.close();
+        dir = await Dir.open(${JSON.stringify(dir)}, { readOnly: true });
+        lazyParts.push((await dir.log("t-0")).endOffset);
+        await dir.close();
+      }
       console.log(JSON.stringify([
         import.meta.resolve("pagelog").endsWith("dist/node.js"), require.resolve("pagelog").endsWith("dist/node.cjs"),
         FsFromSubpath === FsStorage, typeof cjs.FsStorage, typeof require("pagelog/fs").FsStorage,
-        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length,
+        typeof encodeBatch, typeof Segment, typeof require("pagelog/format").decodeBatch, read.length, lazyParts,
       ]));
       `,
     ]);
-    expect(JSON.parse(out)).toEqual([true, true, true, "function", "function", "function", "function", "function", 1]);
+    expect(JSON.parse(out)).toEqual([
+      ...[true, true, true, "function", "function", "function", "function", "function", 1],
+      [0, 1, 0, 1], // each compact() cleans nothing yet (one segment), each read-only open sees t-0's record
+    ]);
+  });
+
+  it("uses the native CRC-32C from the ESM and CJS builds, with no warning; the browser build never loads it", () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `
+        import { createRequire } from "node:module";
+        import { crc32cInUse } from "pagelog";
+        import { crc32c } from "pagelog/format";
+        const require = createRequire(import.meta.url);
+        const cjs = require("pagelog");
+        const big = new Uint8Array(100_000).map((_, i) => i * 31);
+        // pagelog/format's CJS build is a bundle of its own, which no Node entry switched: the table.
+        const table = require("pagelog/format").crc32c;
+        console.log(JSON.stringify([crc32cInUse(), cjs.crc32cInUse(), crc32c(big) === table(big)]));
+        `,
+      ],
+      { cwd: project, encoding: "utf8" },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toBe("");
+    const native = { kind: "native", label: "@node-rs/crc32 1.10.8", fromBytes: expect.any(Number) };
+    expect(JSON.parse(run.stdout)).toEqual([native, native, true]);
+    for (const build of ["index.js", "index.cjs", "format.js", "format.cjs"])
+      expect(readFileSync(join(project, "node_modules/pagelog/dist", build), "utf8")).not.toContain("@node-rs/crc32");
+  });
+
+  it("without @node-rs/crc32: the pure-JS CRC-32C, one PAGELOG_CRC32C_FALLBACK warning for ESM and CJS together, and logs work", () => {
+    const installed = join(project, "node_modules/@node-rs");
+    const hidden = join(project, "node_modules/.hidden-node-rs");
+    renameSync(installed, hidden);
+    try {
+      const run = spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `
+          import { createRequire } from "node:module";
+          import { crc32cInUse, LogDir } from "pagelog";
+          const cjs = createRequire(import.meta.url)("pagelog");
+          const dir = await LogDir.open(${JSON.stringify(join(project, "no-native-data"))});
+          const log = await dir.log("n-0");
+          await log.append(Array.from({ length: 100 }, (_, i) => ({ value: "v".repeat(1000) + i })));
+          const read = await log.read(0, { maxRecords: 1000 });
+          await dir.close();
+          console.log(JSON.stringify([crc32cInUse().kind, cjs.crc32cInUse().kind, read.length]));
+          `,
+        ],
+        { cwd: project, encoding: "utf8" },
+      );
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(["js", "js", 100]);
+      const warnings = run.stderr.split("\n").filter((line) => line.includes("PAGELOG_CRC32C_FALLBACK"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/Warning: pagelog uses its pure-JS CRC-32C .*: @node-rs\/crc32 is not installed/);
+    } finally {
+      renameSync(hidden, installed);
+    }
   });
 
   it("a browser bundle of the packed root takes the browser-clean build; a Node bundle keeps LogDir.open(path)", async () => {

@@ -1,7 +1,8 @@
 /**
  * A bare project with the package as users get it: dist/ built if it is stale, `npm pack`ed, the
- * tarball unpacked into `node_modules/pagelog`, and pagelog's runtime dependency (crc-32) linked
- * from this checkout: nothing else, no test tools, no @types/node, no network. Several suites
+ * tarball unpacked into `node_modules/pagelog`, and pagelog's runtime dependency (crc-32) and its
+ * optional one (@node-rs/crc32, the native CRC-32C, as npm installs it) linked from this
+ * checkout: nothing else, no test tools, no @types/node, no network. Several suites
  * pack at once (the packed-package, published-types and doc-blocks tests): a lock directory in
  * node_modules/.cache serialises the build and the pack, so that no suite packs a dist/ that
  * another is rebuilding. Returns the project's directory; the caller removes it.
@@ -81,8 +82,11 @@ export function packedProject(prefix: string): string {
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "pagelog"), { recursive: true });
   execFileSync("tar", ["-xzf", join(project, filename), "-C", join(modules, "pagelog"), "--strip-components=1"]);
-  // The runtime dependency, from this checkout; nothing else (pagelog/testing needs no test tools).
-  for (const dep of ["crc-32"]) symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  // The runtime dependency and the optional one, from this checkout; nothing else (pagelog/testing
+  // needs no test tools). @node-rs/crc32 finds its platform package from its real path, here.
+  mkdirSync(join(modules, "@node-rs"));
+  for (const dep of ["crc-32", "@node-rs/crc32"])
+    symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   return project;
 }

@@ -7,21 +7,11 @@
  * one turn of the log's queue, the background cleaner (background-cleaner.ts) one per turn.
  */
 import { guard, type LogState } from "../state/log-state.js";
-import { compacts } from "../options/cleanup-policy.js";
 import { endPass, startPass, stepPass } from "./cleaning-pass.js";
 import { nothingCleanable } from "./cleanable.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
 
 export type { CompactionResult, NothingCleanedReason } from "./compaction-result.js";
-
-/** A rejection if the log's policy does not compact (a TypeError: the caller's mistake), else undefined. */
-export function refuseCompaction(s: LogState): Promise<never> | undefined {
-  const policy = s.options.cleanupPolicy;
-  if (compacts(policy)) return undefined;
-  return Promise.reject(
-    new TypeError(`compact() needs cleanupPolicy "compact" or "compact,delete", this log has "${policy}"`),
-  );
-}
 
 /** `Log.compact()` in the log's queue: the clock, then the cleaning under `guard` (a storage error fails the log). */
 export async function compactNow(s: LogState): Promise<CompactionResult> {

@@ -117,13 +117,13 @@ function readOnlyRecovery(clean: boolean, segmentsScanned: number, bytesScanned:
   };
 }
 
-/** What the Log takes from a read-only load besides the segments. */
-export interface ReadOnlyLoaded {
-  readonly readOnly?: { readonly recoveryPoint: number; readonly state: ReadOnlyState };
+/** What the Log takes from a read-only load besides the segments (read-only-open.ts adds the mode). */
+interface ReadOnlyLoaded {
+  readonly readOnly: { readonly recoveryPoint: number; readonly state: ReadOnlyState };
 }
 
 /** What a read-only log needs from its LogDir: how to re-read the checkpoints, how often to poll. */
-export type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
+type ReadOnlyHost = Pick<ReadOnlyState, "readCheckpoints" | "pollMs">;
 
 /** `openLog`'s read-only load: the segments, and the state following them needs. */
 export async function loadReadOnlyLog(input: LoadInput, host: ReadOnlyHost): Promise<LoadedLog & ReadOnlyLoaded> {

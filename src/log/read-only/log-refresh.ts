@@ -19,7 +19,7 @@
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";
 import { checkDurablePrefix, loadReadOnly, MARKED_SEGMENTS, walkSegment } from "./log-load-readonly.js";
-import { activeSegment, checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
+import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import {
   type CheckpointedValues,
   durableOf,
@@ -35,13 +35,6 @@ import { pushSegment, replaceAllSegments, replaceSegment, spliceSegments } from 
 import { SegmentSlot } from "../state/segment-slot.js";
 import type { TailMarks } from "../state/tail-marks.js";
 import { discard, draftOf, publish } from "./refresh-draft.js";
-
-/** `log.refresh()`, in the log's queue: a writable log sees its own end. Resolves with the end. */
-export async function refreshed(s: LogState): Promise<number> {
-  checkReadable(s);
-  if (s.readOnly !== undefined) await refreshLog(s, s.readOnly);
-  return endOffsetOf(s);
-}
 
 /**
  * A refresh that meets the writer half way through a change (a file renamed or deleted between

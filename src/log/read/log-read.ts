@@ -11,7 +11,6 @@ import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import { TimestampTree } from "../state/timestamp-tree.js";
-import { durableOf } from "../state/read-only-state.js";
 import {
   holdsControlRecords,
   hasProducer,
@@ -239,21 +238,6 @@ export function readLimit(s: LogState, durable: boolean): number {
   return durable ? Math.min(end, s.recoveryPoint) : end;
 }
 
-/**
- * A durable read's limit once its bytes are read. A read-only log's recovery point is the
- * writer's checkpoint as the last refresh saw it; since, a truncateTo may have lowered the
- * checkpoint and cut, and the read just found what the writer appended after, unflushed, in
- * the files. So the checkpoint is read again, after the bytes: records at or above it wait.
- * A lower value lowers the view's recovery point too (a follower then waits for a refresh to
- * raise it, rather than read again at once); the next refresh finds the cut itself.
- */
-export async function durableLimitAfterRead(s: LogState, limit: number): Promise<number> {
-  if (s.readOnly === undefined) return limit;
-  const checkpointed = durableOf(await s.readOnly.readCheckpoints());
-  if (checkpointed < s.recoveryPoint) s.recoveryPoint = checkpointed;
-  return Math.min(limit, checkpointed);
-}
-
 /** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
 export async function readDurableRecords(s: LogState, offset: number, o: ResolvedReadOptions): Promise<LogRecord[]> {
   checkInRange(s, offset);
@@ -265,7 +249,7 @@ export async function readDurableRecords(s: LogState, offset: number, o: Resolve
   const records = await (o.maxRecords === Number.POSITIVE_INFINITY
     ? readLogRecords(s, offset, o.maxBytes, want.maxRecords, o.isolation)
     : readFewRecords(s, offset, want));
-  const durable = await durableLimitAfterRead(s, limit);
+  const durable = await s.mode.durableLimitAfterRead(s, limit);
   return records.filter((r) => r.offset < durable);
 }
 
@@ -275,7 +259,7 @@ export async function readDurableBatches(s: LogState, offset: number, maxBytes: 
   const limit = readLimit(s, true);
   if (offset >= limit) return new Uint8Array(0);
   const raw = await readRawBatches(s, offset, maxBytes);
-  const durable = await durableLimitAfterRead(s, limit);
+  const durable = await s.mode.durableLimitAfterRead(s, limit);
   let at = 0;
   while (at < raw.length && readBatchHeader(raw, at).lastOffset < durable) at += batchSize(raw, at);
   return raw.subarray(0, at);

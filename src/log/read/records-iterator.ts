@@ -8,11 +8,10 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import { describeValue } from "../../format/record-codec.js";
 import { type Present, resolveOptions } from "../../options.js";
 import { booleanOption, checkOffset, outOfRange } from "../options/log-arguments.js";
-import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords, durableLimitAfterRead } from "./log-read.js";
+import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords } from "./log-read.js";
 import { type Isolation, isolationOption, knownLastStable } from "./transactions.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
-import { readExplainingGaps } from "../read-only/read-only-retry.js";
 import { gatherAppends } from "./follow-coalesce.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -177,7 +176,7 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       return readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next, o.isolation, skips);
     };
     // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
-    const found = s.readOnly === undefined ? await read() : await readExplainingGaps(s, it.next, read);
+    const found = await s.mode.readRecords(s, it.next, read);
     if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
       // A refresh inside that read (a truncateTo it met) moved the end down to the position or
       // below: a cut below it is told now, else there is nothing to read yet. Not damage.
@@ -194,8 +193,8 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       const message = `log ${s.name} has no record at or after offset ${it.next}, below its end ${endOffsetOf(s)}`;
       throw new PagelogError(message, ErrorCode.CORRUPT, { path: s.name });
     }
-    // A read-only log's writer may have truncated and appended since the view (log-read.ts).
-    if (o.durable) stop = await durableLimitAfterRead(s, stop);
+    // A read-only log's writer may have truncated and appended since the view (read-only-mode.ts).
+    if (o.durable) stop = await s.mode.durableLimitAfterRead(s, stop);
     // (Offsets increase: when the last is below `stop`, every one is.)
     const records = (found.at(-1)?.offset ?? stop) < stop ? found : found.filter((r) => r.offset < stop);
     it.skips = skips;

@@ -5,7 +5,6 @@
  * and the registration happen in one synchronous step.
  */
 import { checkReadable, failedError, type LogState } from "../state/log-state.js";
-import { pollWhileWaiting } from "../read-only/read-only-poll.js";
 
 /**
  * Resolves once `ready()` is true. Rejects with the signal's reason on an abort, `PAGELOG_CLOSED`
@@ -38,6 +37,6 @@ export function waitUntil(s: LogState, ready: () => boolean, signal: AbortSignal
     };
     s.waiters.add(waiter);
     signal?.addEventListener("abort", waiter, { once: true });
-    pollWhileWaiting(s); // read-only: nothing of this process moves the end (read-only-poll.ts)
+    s.mode.waiting(s); // read-only: nothing of this process moves the end, so it polls (read-only-poll.ts)
   });
 }

@@ -15,6 +15,7 @@ import type { TimestampTree } from "./timestamp-tree.js";
 import type { ResolvedLogOptions } from "../options/log-options.js";
 import type { ReadCursors } from "./read-cursors.js";
 import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
+import type { LogMode } from "./log-mode.js";
 import { wake, type Waiters } from "./log-waiters.js";
 import { recoveryPointReached } from "./durable-mark.js";
 
@@ -115,6 +116,8 @@ export interface LogState {
   readonly offsetGaps: { below: number };
   /** Opened read-only (another process may be writing the files): what following them needs. */
   readonly readOnly: ReadOnlyState | undefined;
+  /** Writable or read-only, chosen at open: where reads and waits part ways (log-mode.ts). */
+  readonly mode: LogMode<LogState>;
   /** Followers and `waitFor` calls waiting outside the queue for the log to change (log-waiters.ts). */
   readonly waiters: Waiters;
   /** The background flush of the segments a roll sealed (write/roll-flush.ts). */

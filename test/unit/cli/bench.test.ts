@@ -1,16 +1,22 @@
 // pagelog bench runs, prints its table or JSON, and cleans up after itself. Benchmarks, not timed
 // tests: nothing here looks at a figure's size, only at its shape.
 import { readdirSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveBenchOptions } from "../../../src/bench/options.js";
+import { installNativeCrc32c } from "../../../src/format/crc32c-accelerator.js";
+import { loadNativeCrc32c } from "../../../src/storage/fs-native-crc32c.js";
 import { ROWS } from "../../../src/bench/rows/rows.js";
 import { cli, tempDir } from "./helpers.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // `--crc js` in-process sets pagelog's CRC-32C for the worker: the next file gets the default back.
+  installNativeCrc32c(
+    () => loadNativeCrc32c(),
+    () => {},
+  );
 });
 
 function freshDir(): string {
@@ -69,7 +75,7 @@ describe("pagelog bench", () => {
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { meta: Record<string, unknown>; rows: JsonRow[] };
     expect(out.meta).toMatchObject({ scale: 0.001, repeats: 2, mode: "in-process" });
-    expect(String(out.meta.crc)).toMatch(/^js/);
+    expect(String(out.meta.crc)).toMatch(/^native \(@node-rs\/crc32 /);
     for (const name of asked)
       expect(
         out.rows.some((r) => r.row === name || r.row.startsWith(`${name}/`)),
@@ -94,7 +100,7 @@ describe("pagelog bench", () => {
     const run = await cli(quick(dir, rows));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^pagelog bench · node v\d+/);
-    expect(run.stdout).toMatch(/CRC-32C: js .* scale 0\.001 · repeats 1 · rows run in-process/);
+    expect(run.stdout).toMatch(/CRC-32C: native .* scale 0\.001 · repeats 1 · rows run in-process/);
     expect(run.stdout).toMatch(/^row +unit +pagelog min +median +max +ref median +ratio min/m);
     for (const name of rows.split(",")) expect(run.stdout).toMatch(new RegExp(`^${name} +(MB/s|ms) +\\d`, "m"));
     expect(readdirSync(dir)).toEqual([]);
@@ -118,24 +124,34 @@ describe("pagelog bench", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("--crc native without @node-rs/crc32 installed here says how to install it (exit 2)", async () => {
-    let installed = true;
-    try {
-      createRequire(join(process.cwd(), "x.js")).resolve("@node-rs/crc32");
-    } catch {
-      installed = false;
-    }
+  it("the header says which CRC-32C ran: native by default where @node-rs/crc32 is installed, js with --crc js", async () => {
     const dir = freshDir();
-    const run = await cli(quick(dir, "append-100B", "--crc", "native", "--json"));
-    if (installed) {
+    const crcOf = async (...flags: string[]) => {
+      const run = await cli(quick(dir, "append-100B", ...flags, "--json"));
       expect(run.code, run.stderr).toBe(0);
-      expect(String((JSON.parse(run.stdout) as { meta: { crc: string } }).meta.crc)).toMatch(/^native/);
-    } else {
-      expect(run.code).toBe(2);
-      expect(run.stderr.trim().split("\n")).toHaveLength(1);
-      expect(run.stderr).toMatch(/npm install @node-rs\/crc32/);
-    }
+      return String((JSON.parse(run.stdout) as { meta: { crc: string } }).meta.crc);
+    };
+    // @node-rs/crc32 is pagelog's optional dependency, installed here by npm ci.
+    const native = /^native \(@node-rs\/crc32 \d+\.\d+\.\d+\) from \d+ B, the pure-JS table below$/;
+    expect(await crcOf()).toMatch(native);
+    expect(await crcOf("--crc", "native")).toMatch(native);
+    expect(await crcOf("--crc", "js")).toBe("js (crc-32 (pure JS): --crc js)");
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--crc native where there is no native CRC-32C is one usage line (exit 2)", async () => {
+    vi.stubEnv("PAGELOG_CRC32C", "js");
+    try {
+      const dir = freshDir();
+      const run = await cli(quick(dir, "append-100B", "--crc", "native", "--json"));
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        "pagelog bench: --crc native: no native CRC-32C: PAGELOG_CRC32C=js",
+      ]);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("--dir that does not exist is a usage error", async () => {
@@ -175,7 +191,7 @@ describe("the bench's options object", () => {
     const dir = freshDir();
     const all = resolveBenchOptions({ dir });
     expect(Object.keys(all).sort()).toEqual(["crc", "dir", "inProcess", "json", "repeats", "rows", "scale", "tmpfs"]);
-    expect(all).toMatchObject({ dir, repeats: 5, scale: 1, json: false, crc: "js", inProcess: false });
+    expect(all).toMatchObject({ dir, repeats: 5, scale: 1, json: false, crc: "auto", inProcess: false });
     expect(all.rows).toEqual(ROWS.map((r) => r.name));
     expect(resolveBenchOptions({ dir, tmpfs: dir, rows: ["records", "records"] })).toMatchObject({
       tmpfs: dir,
@@ -188,7 +204,7 @@ describe("the bench's options object", () => {
     expect(() => resolveBenchOptions({ dir, repeats: 0 })).toThrow(/repeats must be an integer in \[1, 1000\]/);
     expect(() => resolveBenchOptions({ dir, scale: 0 })).toThrow(/scale must be a number in \(0, 1000\]/);
     expect(() => resolveBenchOptions({ dir, rows: ["nope"] })).toThrow(/unknown row 'nope'/);
-    expect(() => resolveBenchOptions({ dir, crc: "fast" as never })).toThrow(/crc must be "js" or "native"/);
+    expect(() => resolveBenchOptions({ dir, crc: "fast" as never })).toThrow(/crc must be "auto", "js" or "native"/);
     expect(() => resolveBenchOptions({ dir: join(dir, "missing") })).toThrow(/dir must be an existing directory/);
     expect(() => resolveBenchOptions({ dir, json: "yes" as never })).toThrow(/json must be a boolean/);
   });
