@@ -7,7 +7,18 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { readInto } from "./read-into.js";
-import type { Storage, StorageFile } from "./storage.js";
+import type { OpenOptions, Storage, StorageFile } from "./storage.js";
+
+/**
+ * An optional method of the storage beneath a pool: `storage[REOPEN](path, options, previous)`
+ * opens the file an evicted handle had open again, where the storage can tell more cheaply than
+ * by `open()` that `path` still leads to the same file (`FsStorage` compares the new
+ * descriptor's inode with `previous`'s and skips its root check then). It fails, or opens, as
+ * `open(path, options)` would. A storage without it is reopened through `open()`.
+ */
+export const REOPEN = Symbol("pagelog.storage.reopen");
+
+type Reopen = (path: string, options: OpenOptions, previous: StorageFile) => Promise<StorageFile>;
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
 export interface PoolSide {
@@ -33,6 +44,8 @@ export class PooledFile implements StorageFile {
   /** Where to reopen it; undefined once pinned or lost (its name no longer leads to it). */
   #where: string | undefined;
   #real: StorageFile | undefined;
+  /** The descriptor it had last, kept (closed) after an eviction: what `REOPEN` compares with. */
+  #last: StorageFile | undefined;
   /** Calls running on `#real` now. */
   #busy = 0;
   #opening: Promise<StorageFile> | undefined;
@@ -64,6 +77,7 @@ export class PooledFile implements StorageFile {
   /** @internal Its first descriptor, opened by the pool (which took its slot). */
   _attach(real: StorageFile): void {
     this.#real = real;
+    this.#last = real;
     this.#pool.idle(this);
   }
 
@@ -102,6 +116,7 @@ export class PooledFile implements StorageFile {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
+      this.#last = undefined;
       this.#pool.forget(this);
       // Let an eviction or a reopen in flight finish first: they own the descriptor meanwhile.
       while (this.#evicting !== undefined || this.#opening !== undefined) {
@@ -205,7 +220,8 @@ export class PooledFile implements StorageFile {
   // ---- running calls --------------------------------------------------------------------
 
   async #run<T>(op: string, task: (real: StorageFile) => Promise<T>): Promise<T> {
-    const real = await this.#acquire(op);
+    // An open descriptor (the usual case for a hot file) is taken without an await.
+    const real = this.#acquireOpen(op) ?? (await this.#acquire(op));
     try {
       return await task(real);
     } finally {
@@ -223,6 +239,16 @@ export class PooledFile implements StorageFile {
       // Bumped again when it ends: a sync that began while it ran does not cover it.
       this.#writeGen++;
     }
+  }
+
+  /** `#acquire` when the descriptor is open and not being evicted (no await); else undefined. */
+  #acquireOpen(op: string): StorageFile | undefined {
+    this.#checkOpen(op);
+    const real = this.#real;
+    if (real === undefined || this.#evicting !== undefined) return undefined;
+    this.#busy++;
+    this.#pool.busy(this);
+    return real;
   }
 
   /** The open descriptor, marked busy (not evictable) until `#release()`. */
@@ -263,7 +289,13 @@ export class PooledFile implements StorageFile {
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
       if (this.#lost !== undefined) throw this.#lost;
       // Never `create`: a file that vanished must not come back empty under its old name.
-      real = await this.#pool.inner().open(this.#where!, this.#readOnly ? { readOnly: true } : {});
+      const inner = this.#pool.inner();
+      const options = this.#readOnly ? { readOnly: true } : {};
+      const reopen = (inner as { [REOPEN]?: Reopen })[REOPEN];
+      real =
+        reopen === undefined || this.#last === undefined
+          ? await inner.open(this.#where!, options)
+          : await reopen.call(inner, this.#where!, options, this.#last);
     } catch (err) {
       this.#pool.freeSlot();
       throw err;
@@ -275,6 +307,7 @@ export class PooledFile implements StorageFile {
       this.#checkOpen("open");
     }
     this.#real = real;
+    this.#last = real;
     this.#opening = undefined;
     this.#busy++;
     return real;
