@@ -18,6 +18,19 @@ import type { OpenOptions, Storage, StorageFile } from "./storage.js";
  */
 export const REOPEN = Symbol("pagelog.storage.reopen");
 
+/**
+ * An optional method of a file handle: `file[EVICT_FIRST]()` says its holder read what it
+ * needed and will not use it again soon. A `HandlePool` then closes its descriptor before any
+ * other idle one (its next use makes it an ordinary idle file again). Call it through
+ * `evictFirst`; a handle without it ignores the hint.
+ */
+export const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
+
+/** Tells `file`'s pool (if it is pooled) to close its descriptor first when one is needed. */
+export function evictFirst(file: StorageFile): void {
+  (file as { [EVICT_FIRST]?: () => void })[EVICT_FIRST]?.();
+}
+
 type Reopen = (path: string, options: OpenOptions, previous: StorageFile) => Promise<StorageFile>;
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
@@ -27,6 +40,7 @@ export interface PoolSide {
   takeSlot(): Promise<void>;
   freeSlot(): void;
   idle(file: PooledFile): void;
+  spent(file: PooledFile): void;
   busy(file: PooledFile): void;
   pinned(file: PooledFile): void;
   unpinned(): void;
@@ -130,6 +144,11 @@ export class PooledFile implements StorageFile {
       await real.close();
     })();
     return this.#closing;
+  }
+
+  /** See `EVICT_FIRST`: an idle descriptor becomes the first to close; a busy one is left alone. */
+  [EVICT_FIRST](): void {
+    if (this.#busy === 0 && this.#real !== undefined && !this.#pinned && !this.#closed) this.#pool.spent(this);
   }
 
   // ---- pool internals -------------------------------------------------------------------
