@@ -2,8 +2,10 @@
  * One virtual file of a `HandlePool` (see handle-pool.ts for the rules it keeps): the calls
  * through it, reopening an evicted descriptor on demand, eviction (syncing unsynced writes
  * first), pinning when its name changes, and keeping a failed eviction sync for its next call.
- * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. Internal: the
- * package exports only the pool. No `node:` imports.
+ * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. Also the two hooks
+ * between a pool and what is above and below it: `REOPEN` (a cheaper reopen the storage beneath
+ * may offer) and `evictFirst` (a holder done with a file). Internal: the package exports only
+ * the pool. No `node:` imports.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { readInto } from "./read-into.js";
@@ -24,7 +26,7 @@ export const REOPEN = Symbol("pagelog.storage.reopen");
  * other idle one (its next use makes it an ordinary idle file again). Call it through
  * `evictFirst`; a handle without it ignores the hint.
  */
-export const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
+const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
 
 /** Tells `file`'s pool (if it is pooled) to close its descriptor first when one is needed. */
 export function evictFirst(file: StorageFile): void {
