@@ -27,7 +27,7 @@ import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
 import { FdHandle } from "./fs-fd-handle.js";
 import { DEFAULT_SYNC_READ_LIMITS, gated, SyncGate } from "./sync-gate.js";
-import { REOPEN } from "./pooled-file.js";
+import { REOPEN, type Reopener } from "./pooled-file.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 /**
@@ -127,15 +127,20 @@ export class FsStorage implements Storage {
   /**
    * A `HandlePool`'s reopen of an evicted file (see `REOPEN`): `open` without the root check
    * first, since the descriptor's own fstat (the regular-file check every open makes) tells
-   * whether the name still leads to the file `previous` had open. The same file: nothing else
-   * can have happened that matters (a root moved or replaced holds other files). Another file,
-   * or none: the root is checked then, so a moved root is `PAGELOG_MOVED` as before, and a file
-   * replaced behind the pool's back is opened as `open` would (what the name leads to). One
-   * path lookup (the root's `statx`) fewer on every reopen of a random read.
+   * whether the name still leads to the file the handle had (`identify`: device, inode and
+   * creation time). The same file: nothing else can have happened that matters (a root moved or
+   * replaced holds other files). Another file, or none: the root is checked then, so a moved
+   * root is `PAGELOG_MOVED` as before, and a file replaced behind the pool's back is opened as
+   * `open` would (what the name leads to). One path lookup (the root's `statx`) fewer on every
+   * reopen of a random read.
+   * @internal
    */
-  async [REOPEN](path: string, options: OpenOptions, previous: StorageFile): Promise<StorageFile> {
-    const known = this.#identities.get(previous);
-    if (known === undefined) return this.open(path, options);
+  readonly [REOPEN]: Reopener = {
+    identify: (file) => this.#identities.get(file),
+    reopen: (path, options, identity) => this.#reopen(path, options, identity as FileIdentity),
+  };
+
+  async #reopen(path: string, options: OpenOptions, known: FileIdentity): Promise<StorageFile> {
     this.#checkOpen("open");
     let file: StorageFile;
     try {

@@ -12,13 +12,20 @@ import { readInto } from "./read-into.js";
 import type { OpenOptions, Storage, StorageFile } from "./storage.js";
 
 /**
- * An optional method of the storage beneath a pool: `storage[REOPEN](path, options, previous)`
- * opens the file an evicted handle had open again, where the storage can tell more cheaply than
- * by `open()` that `path` still leads to the same file (`FsStorage` compares the new
- * descriptor's inode with `previous`'s and skips its root check then). It fails, or opens, as
- * `open(path, options)` would. A storage without it is reopened through `open()`.
+ * An optional property of the storage beneath a pool: `storage[REOPEN]`, a `Reopener`, reopens
+ * the file an evicted handle had open more cheaply than `open()` can (`FsStorage` compares the
+ * new descriptor's inode with the old one's and skips its root check then). A storage without
+ * it is reopened through `open()`.
  */
 export const REOPEN = Symbol("pagelog.storage.reopen");
+
+/** See `REOPEN`. */
+export interface Reopener {
+  /** What tells the file `file` has open from any other; kept by the pool while it is evicted (small). */
+  identify(file: StorageFile): unknown;
+  /** Opens `path` (normalized) as `open(path, options)` would, for a handle whose last file `identity` named. */
+  reopen(path: string, options: OpenOptions, identity: unknown): Promise<StorageFile>;
+}
 
 /**
  * An optional method of a file handle: `file[EVICT_FIRST]()` says its holder read what it
@@ -32,8 +39,6 @@ const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
 export function evictFirst(file: StorageFile): void {
   (file as { [EVICT_FIRST]?: () => void })[EVICT_FIRST]?.();
 }
-
-type Reopen = (path: string, options: OpenOptions, previous: StorageFile) => Promise<StorageFile>;
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
 export interface PoolSide {
@@ -52,6 +57,10 @@ export interface PoolSide {
   evictionFailed(file: PooledFile, err: unknown): void;
 }
 
+function reopenerOf(storage: Storage): Reopener | undefined {
+  return (storage as { [REOPEN]?: Reopener })[REOPEN];
+}
+
 /** One virtual file of a HandlePool. */
 export class PooledFile implements StorageFile {
   readonly path: string;
@@ -60,8 +69,8 @@ export class PooledFile implements StorageFile {
   /** Where to reopen it; undefined once pinned or lost (its name no longer leads to it). */
   #where: string | undefined;
   #real: StorageFile | undefined;
-  /** The descriptor it had last, kept (closed) after an eviction: what `REOPEN` compares with. */
-  #last: StorageFile | undefined;
+  /** Which file its last descriptor had open (`Reopener.identify`), kept after an eviction. */
+  #identity: unknown;
   /** Calls running on `#real` now. */
   #busy = 0;
   #opening: Promise<StorageFile> | undefined;
@@ -93,7 +102,7 @@ export class PooledFile implements StorageFile {
   /** @internal Its first descriptor, opened by the pool (which took its slot). */
   _attach(real: StorageFile): void {
     this.#real = real;
-    this.#last = real;
+    this.#identity = reopenerOf(this.#pool.inner())?.identify(real);
     this.#pool.idle(this);
   }
 
@@ -132,7 +141,6 @@ export class PooledFile implements StorageFile {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
-      this.#last = undefined;
       this.#pool.forget(this);
       // Let an eviction or a reopen in flight finish first: they own the descriptor meanwhile.
       while (this.#evicting !== undefined || this.#opening !== undefined) {
@@ -312,11 +320,11 @@ export class PooledFile implements StorageFile {
       // Never `create`: a file that vanished must not come back empty under its old name.
       const inner = this.#pool.inner();
       const options = this.#readOnly ? { readOnly: true } : {};
-      const reopen = (inner as { [REOPEN]?: Reopen })[REOPEN];
+      const reopener = reopenerOf(inner);
       real =
-        reopen === undefined || this.#last === undefined
+        reopener === undefined || this.#identity === undefined
           ? await inner.open(this.#where!, options)
-          : await reopen.call(inner, this.#where!, options, this.#last);
+          : await reopener.reopen(this.#where!, options, this.#identity);
     } catch (err) {
       this.#pool.freeSlot();
       throw err;
@@ -328,7 +336,7 @@ export class PooledFile implements StorageFile {
       this.#checkOpen("open");
     }
     this.#real = real;
-    this.#last = real;
+    this.#identity = reopenerOf(this.#pool.inner())?.identify(real);
     this.#opening = undefined;
     this.#busy++;
     return real;
