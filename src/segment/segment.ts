@@ -18,6 +18,7 @@ import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
 import { checkCrc32c } from "../format/check-crc32c.js";
+import { evictFirst } from "../storage/pooled-file.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import type { ScanStop } from "./batch-scanner.js";
 import { ErrorCode, PagelogError } from "../errors.js";
@@ -386,6 +387,18 @@ export class Segment {
   releaseIndexes(): void {
     this.offsetIndex.release();
     this.timeIndex.release();
+  }
+
+  /**
+   * Says the index files will not be needed soon: their entries are in memory and the segment
+   * takes no appends (the Log calls it for segments it reads that are not the active one). In a
+   * `HandlePool` their descriptors are then the first to close, before the `.log` of any
+   * segment being read (see docs/file-descriptors.md). A hint only: any later use reopens them.
+   * @internal
+   */
+  indexFilesIdle(): void {
+    evictFirst(this.offsetIndex.file);
+    evictFirst(this.timeIndex.file);
   }
 
   /** Whether `close()` was called: the log no longer holds it. */

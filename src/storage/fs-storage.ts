@@ -27,6 +27,7 @@ import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
 import { FdHandle } from "./fs-fd-handle.js";
 import { DEFAULT_SYNC_READ_LIMITS, gated, SyncGate } from "./sync-gate.js";
+import { REOPEN, type Reopener } from "./pooled-file.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 /**
@@ -39,6 +40,10 @@ export class FsStorage implements Storage {
   readonly root: string;
   readonly #files = new Set<FsFile>();
   readonly #locks = new Set<FsLock>();
+  /** Which file each handle opened (from the fstat every open makes): what a pooled reopen compares. */
+  readonly #identities = new WeakMap<StorageFile, FileIdentity>();
+  /** The root and a separator: what a normalized path is appended to (`#abs`). */
+  readonly #rootPrefix: string;
   /** The root directory's identity at open: a path operation first checks it is still there. */
   readonly #rootId: FileIdentity;
   /** One gate for every file: dirty-page throttling slows the whole device, not one file. */
@@ -53,6 +58,7 @@ export class FsStorage implements Storage {
     if (typeof rootId !== "object" || rootId === null)
       throw new TypeError("FsStorage: open one with `await FsStorage.open(root)`, not `new FsStorage(root)`");
     this.root = root;
+    this.#rootPrefix = root.endsWith(nodePath.sep) ? root : root + nodePath.sep;
     this.#rootId = rootId;
   }
 
@@ -115,6 +121,47 @@ export class FsStorage implements Storage {
     // Read-write at any position: never O_APPEND (writes go where pagelog says) and never O_TRUNC
     // (opening must not destroy what recovery is about to read).
     checkOpenOptions(options);
+    return this.#openFile(rel, options);
+  }
+
+  /**
+   * A `HandlePool`'s reopen of an evicted file (see `REOPEN`): `open` without the root check
+   * first, since the descriptor's own fstat (the regular-file check every open makes) tells
+   * whether the name still leads to the file the handle had (`identify`: device, inode and
+   * creation time). The same file: nothing else can have happened that matters (a root moved or
+   * replaced holds other files). Another file, or none: the root is checked then, so a moved
+   * root is `PAGELOG_MOVED` as before, and a file replaced behind the pool's back is opened as
+   * `open` would (what the name leads to). One path lookup (the root's `statx`) fewer on every
+   * reopen of a random read.
+   * @internal
+   */
+  readonly [REOPEN]: Reopener = {
+    identify: (file) => this.#identities.get(file),
+    reopen: (path, options, identity) => this.#reopen(path, options, identity as FileIdentity),
+  };
+
+  async #reopen(path: string, options: OpenOptions, known: FileIdentity): Promise<StorageFile> {
+    this.#checkOpen("open");
+    let file: StorageFile;
+    try {
+      // `path` and `options` are the pool's own, checked when it first opened the file.
+      file = await this.#openFile(path, options);
+    } catch (err) {
+      await this.#checkRoot("open"); // PAGELOG_MOVED says more than whatever the open met
+      throw err;
+    }
+    if (sameFile(this.#identities.get(file)!, known)) return file;
+    try {
+      await this.#checkRoot("open");
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      throw err;
+    }
+    return file;
+  }
+
+  /** Opens `rel` (normalized, options checked) and checks it is a regular file; no root check. */
+  async #openFile(rel: string, options: OpenOptions): Promise<StorageFile> {
     // O_NONBLOCK: opening a FIFO someone put where a file belongs must not wait for a writer for
     // ever (it changes nothing for regular files); the fstat below then refuses it.
     const flags =
@@ -139,8 +186,11 @@ export class FsStorage implements Storage {
       throw fromFsError(err, "open", rel);
     }
     let regular: boolean;
+    let identity: FileIdentity;
     try {
-      regular = (await handle.stat()).isFile();
+      const stats = await handle.stat();
+      regular = stats.isFile();
+      identity = identityOf(stats);
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw fromFsError(err, "open", rel);
@@ -169,6 +219,7 @@ export class FsStorage implements Storage {
       { gate: this.#syncReads, read: (buffer, offset, length, at) => readSync(fd, buffer, offset, length, at) },
     );
     this.#files.add(file);
+    this.#identities.set(file, identity);
     return file;
   }
 
@@ -356,7 +407,10 @@ export class FsStorage implements Storage {
   }
 
   #abs(rel: string): string {
-    return rel === "" ? this.root : nodePath.join(this.root, ...rel.split("/"));
+    if (rel === "") return this.root;
+    // `rel` is normalized (no ".", "..", or empty segments): joining it needs no path.join (a
+    // measurable part of a pooled reopen), only the platform's separator.
+    return this.#rootPrefix + (nodePath.sep === "/" ? rel : rel.split("/").join(nodePath.sep));
   }
 
   /**

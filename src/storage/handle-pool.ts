@@ -117,6 +117,12 @@ export class HandlePool implements Storage {
   #evictionFailures = 0;
   /** Open, idle, unpinned files: the eviction candidates, least recently used first. */
   readonly #idle = new Set<PooledFile>();
+  /**
+   * Idle files whose holder said it read what it needed (`evictFirst`: an index read whole into
+   * memory): evicted before any of `#idle`, so loading a segment does not push the descriptors of
+   * the segments being read out of the pool. Any later use puts a file back in `#idle`.
+   */
+  readonly #idleFirst = new Set<PooledFile>();
   /** Virtual files not yet closed. */
   readonly #files = new Set<PooledFile>();
   /** Calls waiting for a slot, woken one at a time when a slot or an idle file turns up. */
@@ -129,6 +135,7 @@ export class HandlePool implements Storage {
     takeSlot: () => this.#takeSlot(),
     freeSlot: () => this.#freeSlot(),
     idle: (file) => this.#markIdle(file),
+    spent: (file) => this.#markSpent(file),
     busy: (file) => this.#busy(file),
     pinned: (file) => this.#markPinned(file),
     unpinned: () => this.#unpinned(),
@@ -272,8 +279,9 @@ export class HandlePool implements Storage {
         this.#peak = Math.max(this.#peak, this.#inUse + this.#pinned);
         return;
       }
-      const victim = this.#idle.values().next().value;
+      const victim = this.#idleFirst.values().next().value ?? this.#idle.values().next().value;
       if (victim !== undefined) {
+        this.#idleFirst.delete(victim);
         this.#idle.delete(victim);
         this.#evictions++;
         // The victim's slot passes straight to this caller: #inUse does not change.
@@ -292,18 +300,26 @@ export class HandlePool implements Storage {
 
   /** A file's descriptor is open and unused: it may be evicted, least recently used first. */
   #markIdle(file: PooledFile): void {
+    this.#idleFirst.delete(file);
     this.#idle.delete(file);
     this.#idle.add(file);
     this.#wakeOne();
   }
 
+  /** An idle file its holder will not need again soon: the first to evict. */
+  #markSpent(file: PooledFile): void {
+    if (this.#idle.delete(file)) this.#idleFirst.add(file);
+  }
+
   /** A file's descriptor is in use (or gone): not an eviction candidate. */
   #busy(file: PooledFile): void {
+    this.#idleFirst.delete(file);
     this.#idle.delete(file);
   }
 
   /** A file's descriptor leaves the bound: its file was removed or renamed. */
   #markPinned(file: PooledFile): void {
+    this.#idleFirst.delete(file);
     this.#idle.delete(file);
     this.#pinned++;
     this.#freeSlot();
@@ -320,6 +336,7 @@ export class HandlePool implements Storage {
 
   #forget(file: PooledFile): void {
     this.#files.delete(file);
+    this.#idleFirst.delete(file);
     this.#idle.delete(file);
   }
 

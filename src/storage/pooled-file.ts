@@ -2,12 +2,43 @@
  * One virtual file of a `HandlePool` (see handle-pool.ts for the rules it keeps): the calls
  * through it, reopening an evicted descriptor on demand, eviction (syncing unsynced writes
  * first), pinning when its name changes, and keeping a failed eviction sync for its next call.
- * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. Internal: the
- * package exports only the pool. No `node:` imports.
+ * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. Also the two hooks
+ * between a pool and what is above and below it: `REOPEN` (a cheaper reopen the storage beneath
+ * may offer) and `evictFirst` (a holder done with a file). Internal: the package exports only
+ * the pool. No `node:` imports.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { readInto } from "./read-into.js";
-import type { Storage, StorageFile } from "./storage.js";
+import type { OpenOptions, Storage, StorageFile } from "./storage.js";
+
+/**
+ * An optional property of the storage beneath a pool: `storage[REOPEN]`, a `Reopener`, reopens
+ * the file an evicted handle had open more cheaply than `open()` can (`FsStorage` compares the
+ * new descriptor's inode with the old one's and skips its root check then). A storage without
+ * it is reopened through `open()`.
+ */
+export const REOPEN = Symbol("pagelog.storage.reopen");
+
+/** See `REOPEN`. */
+export interface Reopener {
+  /** What tells the file `file` has open from any other; kept by the pool while it is evicted (small). */
+  identify(file: StorageFile): unknown;
+  /** Opens `path` (normalized) as `open(path, options)` would, for a handle whose last file `identity` named. */
+  reopen(path: string, options: OpenOptions, identity: unknown): Promise<StorageFile>;
+}
+
+/**
+ * An optional method of a file handle: `file[EVICT_FIRST]()` says its holder read what it
+ * needed and will not use it again soon. A `HandlePool` then closes its descriptor before any
+ * other idle one (its next use makes it an ordinary idle file again). Call it through
+ * `evictFirst`; a handle without it ignores the hint.
+ */
+const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
+
+/** Tells `file`'s pool (if it is pooled) to close its descriptor first when one is needed. */
+export function evictFirst(file: StorageFile): void {
+  (file as { [EVICT_FIRST]?: () => void })[EVICT_FIRST]?.();
+}
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
 export interface PoolSide {
@@ -16,6 +47,7 @@ export interface PoolSide {
   takeSlot(): Promise<void>;
   freeSlot(): void;
   idle(file: PooledFile): void;
+  spent(file: PooledFile): void;
   busy(file: PooledFile): void;
   pinned(file: PooledFile): void;
   unpinned(): void;
@@ -23,6 +55,10 @@ export interface PoolSide {
   forget(file: PooledFile): void;
   evictionSyncing(): void;
   evictionFailed(file: PooledFile, err: unknown): void;
+}
+
+function reopenerOf(storage: Storage): Reopener | undefined {
+  return (storage as { [REOPEN]?: Reopener })[REOPEN];
 }
 
 /** One virtual file of a HandlePool. */
@@ -33,6 +69,8 @@ export class PooledFile implements StorageFile {
   /** Where to reopen it; undefined once pinned or lost (its name no longer leads to it). */
   #where: string | undefined;
   #real: StorageFile | undefined;
+  /** Which file its last descriptor had open (`Reopener.identify`), kept after an eviction. */
+  #identity: unknown;
   /** Calls running on `#real` now. */
   #busy = 0;
   #opening: Promise<StorageFile> | undefined;
@@ -64,6 +102,7 @@ export class PooledFile implements StorageFile {
   /** @internal Its first descriptor, opened by the pool (which took its slot). */
   _attach(real: StorageFile): void {
     this.#real = real;
+    this.#identity = reopenerOf(this.#pool.inner())?.identify(real);
     this.#pool.idle(this);
   }
 
@@ -115,6 +154,16 @@ export class PooledFile implements StorageFile {
       await real.close();
     })();
     return this.#closing;
+  }
+
+  /**
+   * See `EVICT_FIRST`: an idle descriptor becomes the first to close. A busy one is left alone,
+   * and so is one with writes no sync covered yet (a segment just rolled, its roll flush still
+   * to come): closing it first would cost an fsync where an older clean descriptor costs none.
+   */
+  [EVICT_FIRST](): void {
+    const idle = this.#busy === 0 && this.#real !== undefined && !this.#pinned && !this.#closed;
+    if (idle && this.#writeGen === this.#syncedGen) this.#pool.spent(this);
   }
 
   // ---- pool internals -------------------------------------------------------------------
@@ -205,7 +254,8 @@ export class PooledFile implements StorageFile {
   // ---- running calls --------------------------------------------------------------------
 
   async #run<T>(op: string, task: (real: StorageFile) => Promise<T>): Promise<T> {
-    const real = await this.#acquire(op);
+    // An open descriptor (the usual case for a hot file) is taken without an await.
+    const real = this.#acquireOpen(op) ?? (await this.#acquire(op));
     try {
       return await task(real);
     } finally {
@@ -223,6 +273,16 @@ export class PooledFile implements StorageFile {
       // Bumped again when it ends: a sync that began while it ran does not cover it.
       this.#writeGen++;
     }
+  }
+
+  /** `#acquire` when the descriptor is open and not being evicted (no await); else undefined. */
+  #acquireOpen(op: string): StorageFile | undefined {
+    this.#checkOpen(op);
+    const real = this.#real;
+    if (real === undefined || this.#evicting !== undefined) return undefined;
+    this.#busy++;
+    this.#pool.busy(this);
+    return real;
   }
 
   /** The open descriptor, marked busy (not evictable) until `#release()`. */
@@ -263,7 +323,13 @@ export class PooledFile implements StorageFile {
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value unchanged
       if (this.#lost !== undefined) throw this.#lost;
       // Never `create`: a file that vanished must not come back empty under its old name.
-      real = await this.#pool.inner().open(this.#where!, this.#readOnly ? { readOnly: true } : {});
+      const inner = this.#pool.inner();
+      const options = this.#readOnly ? { readOnly: true } : {};
+      const reopener = reopenerOf(inner);
+      real =
+        reopener === undefined || this.#identity === undefined
+          ? await inner.open(this.#where!, options)
+          : await reopener.reopen(this.#where!, options, this.#identity);
     } catch (err) {
       this.#pool.freeSlot();
       throw err;
@@ -275,6 +341,7 @@ export class PooledFile implements StorageFile {
       this.#checkOpen("open");
     }
     this.#real = real;
+    this.#identity = reopenerOf(this.#pool.inner())?.identify(real);
     this.#opening = undefined;
     this.#busy++;
     return real;

@@ -355,6 +355,9 @@ function firstAboveStart(s: LogState): number {
  */
 function touch(s: LogState, segment: Segment): void {
   if (segment === activeSegment(s)) return;
+  // Its lookups use the index entries in memory (below), not the files: their descriptors go
+  // first when the pool needs one, so reads of cold segments do not push hot ones' `.log` out.
+  segment.indexFilesIdle();
   const had = s.warm.get(segment);
   if (had !== undefined) {
     s.warm.delete(segment);

@@ -8,6 +8,8 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { codeForOsError, fromFsError } from "../../../src/storage/fs-errors.js";
 import { FsFile, type FileHandleLike } from "../../../src/storage/fs-file.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
+import { HandlePool } from "../../../src/storage/handle-pool.js";
+import type { StorageFile } from "../../../src/storage/storage.js";
 import { storageContract } from "../../../src/testing/storage-contract.js";
 
 async function makeTempDir(): Promise<string> {
@@ -352,5 +354,73 @@ describe("FsStorage construction", () => {
     const Construct = FsStorage as unknown as new (root: string) => FsStorage;
     expect(() => new Construct(os.tmpdir())).toThrow(TypeError);
     expect(() => new Construct(os.tmpdir())).toThrow(/FsStorage\.open\(root\)/);
+  });
+});
+
+/**
+ * A HandlePool reopens an evicted FsStorage file through `REOPEN`: the new descriptor's inode is
+ * compared with the one the handle had, and the root is checked only when they differ (or the
+ * open fails). Each case evicts `a` by opening `b` in a pool of one descriptor.
+ */
+describe("FsStorage under a HandlePool: reopening an evicted file", () => {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  let parent: string;
+  let root: string;
+  beforeEach(async () => {
+    parent = await makeTempDir();
+    root = nodePath.join(parent, "root");
+  });
+  afterEach(() => fs.rm(parent, { recursive: true, force: true }));
+
+  async function evicted(): Promise<{ pool: HandlePool; a: StorageFile }> {
+    const pool = new HandlePool(await FsStorage.open(root), { maxOpenFiles: 1 });
+    const a = await pool.open("a", { create: true });
+    await a.write(0, enc.encode("mine"));
+    await a.sync();
+    const b = await pool.open("b", { create: true }); // takes a's descriptor
+    expect(pool.stats.evictions).toBe(1);
+    await b.close();
+    return { pool, a };
+  }
+
+  it("the same file under its name: reopened with no root check (a hard link in a new root is the same file)", async () => {
+    const { pool, a } = await evicted();
+    // The root moves away and a directory at its path holds a's inode under a's name: the
+    // handle follows its file, as it would had its descriptor never been closed.
+    await fs.rename(root, `${root}.moved`);
+    await fs.mkdir(root);
+    await fs.link(nodePath.join(`${root}.moved`, "a"), nodePath.join(root, "a"));
+    expect(dec.decode(await a.read(0, 4))).toBe("mine");
+    expect(pool.stats.opens).toBe(3);
+    await pool.close().catch(() => undefined); // the root moved: the storage's own close may say so
+  });
+
+  it("the root moved and replaced: PAGELOG_MOVED, and the other directory's file is never read", async () => {
+    const { pool, a } = await evicted();
+    await fs.rename(root, `${root}.moved`);
+    await fs.mkdir(root);
+    await fs.writeFile(nodePath.join(root, "a"), "other");
+    await expectCode(() => a.read(0, 5), ErrorCode.MOVED);
+    await pool.close().catch(() => undefined);
+  });
+
+  it("the root moved away: PAGELOG_MOVED, not PAGELOG_NOT_FOUND", async () => {
+    const { pool, a } = await evicted();
+    await fs.rename(root, `${root}.moved`);
+    await expectCode(() => a.size(), ErrorCode.MOVED);
+    await pool.close().catch(() => undefined);
+  });
+
+  it("a file replaced behind the pool's back: the evicted handle reopens what the name leads to, as documented", async () => {
+    const { pool, a } = await evicted();
+    await fs.writeFile(nodePath.join(root, "a.new"), "newer");
+    await fs.rename(nodePath.join(root, "a.new"), nodePath.join(root, "a"));
+    expect(dec.decode(await a.read(0, 5))).toBe("newer");
+    // Reopened once more, the handle compares with the file it has now: the same, no root check.
+    const c = await pool.open("c", { create: true });
+    await c.close();
+    expect(dec.decode(await a.read(0, 5))).toBe("newer");
+    await pool.close();
   });
 });

@@ -9,6 +9,7 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { logEverFailed } from "../../../src/log/log.js";
 import { DEFAULT_MAX_OPEN_FILES, HandlePool } from "../../../src/storage/handle-pool.js";
+import { evictFirst } from "../../../src/storage/pooled-file.js";
 import { keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../../../src/storage/storage.js";
 import { appendBatches, expectCode, expectTypeError, readAll } from "../log/helpers.js";
@@ -44,6 +45,61 @@ describe("HandlePool", () => {
     expect(pool.stats).toMatchObject({ open: 2, peakOpen: 2, files: 3, opens: 5, evictions: 3, evictionSyncs: 0 });
     await Promise.all([a.close(), b.close(), c.close()]);
     expect(pool.stats).toMatchObject({ open: 0, files: 0 });
+  });
+
+  it("evictFirst: an idle file its holder is done with is closed before older idle ones; its next use makes it ordinary", async () => {
+    const sim = new SimStorage({ seed: 1 });
+    const pool = new HandlePool(sim, { maxOpenFiles: 2 });
+    const a = await pool.open("a", { create: true });
+    const b = await pool.open("b", { create: true });
+    await b.size(); // a is the least recently used
+    evictFirst(b);
+    let mark = sim.opCount;
+    const c = await pool.open("c", { create: true });
+    expect(fileOps(sim, mark)).toEqual(["close b", "open c"]);
+    evictFirst(c);
+    await c.size(); // used again: an ordinary idle file, the most recently used
+    mark = sim.opCount;
+    expect(await b.size()).toBe(0);
+    expect(fileOps(sim, mark)).toEqual(["close a", "open b"]);
+    // A busy file ignores the hint: it is not idle, so nothing to close first.
+    const busy = c.size();
+    evictFirst(c);
+    await busy;
+    mark = sim.opCount;
+    expect(await a.size()).toBe(0);
+    expect(fileOps(sim, mark)).toEqual(["close b", "open a"]);
+    // A file with writes no sync covered ignores it too: closing it first would cost an fsync.
+    await b.write(0, enc.encode("dirty")); // b the most recently used, a (clean) the least
+    evictFirst(b);
+    mark = sim.opCount;
+    expect(await c.size()).toBe(0);
+    expect(fileOps(sim, mark)).toEqual(["close a", "open c"]); // LRU order, as without the hint
+    await Promise.all([a.close(), b.close(), c.close()]);
+    expect(pool.stats).toMatchObject({ open: 0, files: 0 });
+  });
+
+  it("a segment's first use leaves its index descriptors first in line: the .log being read keeps its own", async () => {
+    const sim = new SimStorage({ seed: 2 });
+    let dir = await LogDir.open(sim, { log: { segmentBytes: 200 } });
+    let log = await dir.log("t-0");
+    for (let i = 0; i < 4; i++) await log.append([{ value: enc.encode(`record ${i} `.repeat(20)) }]);
+    expect(log.segmentCount).toBeGreaterThanOrEqual(4);
+    await dir.close();
+    dir = await LogDir.open(sim, { maxOpenFiles: 4 });
+    log = await dir.log("t-0");
+    await log.read(0); // loads segment 0: its three files opened, its indexes read into memory
+    const mark = sim.opCount;
+    await log.read(1); // loads segment 1: three descriptors needed, the indexes of segment 0 go first
+    const closed = fileOps(sim, mark).filter((op) => op.startsWith("close"));
+    expect(closed.slice(0, 2).sort()).toEqual([
+      "close t-0/00000000000000000000.index",
+      "close t-0/00000000000000000000.timeindex",
+    ]);
+    const read = sim.opCount;
+    await log.read(0); // segment 0's .log: still open
+    expect(fileOps(sim, read).filter((op) => op.startsWith("open"))).toEqual([]);
+    await dir.close();
   });
 
   it("syncs a descriptor with unsynced writes before closing it; a clean one is only closed", async () => {
