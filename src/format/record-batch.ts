@@ -8,7 +8,7 @@
  * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
-import { corruptError as corrupt, ErrorCode, PagelogError } from "../errors.js";
+import { assertInvariant, corruptError as corrupt, ErrorCode, PagelogError, pagelogBug } from "../errors.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
@@ -167,7 +167,66 @@ export function encodeSnapshots(
   codec: number = CompressionCodec.NONE,
   allocate: (size: number) => Uint8Array = freshBytes,
 ): Uint8Array {
-  const checked = checkedOptions(options, records.length);
+  return encodeChecked(records, checkedOptions(options, records.length), codec, allocate).bytes;
+}
+
+/** A batch just encoded, and its header as written (built from what the encoder wrote, never parsed back). */
+export interface EncodedBatch {
+  readonly bytes: Uint8Array;
+  readonly header: BatchHeader;
+}
+
+/**
+ * The log's append encoder (log/write/log-append.ts): `encodeSnapshots` of uncompressed records
+ * at `baseOffset` with `timestamp` for records without one, minus the public option checks: the
+ * log checked its own `maxBatchBytes` and `crc32c` once, when it opened (resolveLogOptions), and
+ * the offset and time are its own (its end offset, its checked clock). Hands back the header as
+ * written, so the append never parses back what it just encoded.
+ */
+export function encodeAppendBatch(
+  records: readonly RecordSnapshot[],
+  baseOffset: number,
+  timestamp: number,
+  log: { readonly maxBatchBytes: number; readonly crc32c: Crc32c | undefined },
+  allocate: (size: number) => Uint8Array,
+): EncodedBatch {
+  assertInvariant(
+    records.length > 0 && Number.isSafeInteger(baseOffset) && baseOffset >= 0 && Number.isSafeInteger(timestamp),
+    () => `append batch of ${records.length} records at offset ${baseOffset}, time ${timestamp}`,
+  );
+  if (baseOffset + records.length - 1 > Number.MAX_SAFE_INTEGER)
+    throw new RangeError(`baseOffset must be at most ${Number.MAX_SAFE_INTEGER - (records.length - 1)}`);
+  const checked = {
+    ...APPEND_DEFAULTS,
+    baseOffset,
+    defaultTimestamp: timestamp,
+    maxBatchBytes: log.maxBatchBytes,
+    crc32c: log.crc32c,
+  };
+  return encodeChecked(records, checked, CompressionCodec.NONE, allocate);
+}
+
+/** What an append batch carries of the header's optional fields: none of them (no producer, no epoch). */
+const APPEND_DEFAULTS = {
+  partitionLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
+  producerId: NO_PRODUCER_ID,
+  producerEpoch: NO_PRODUCER_EPOCH,
+  baseSequence: NO_SEQUENCE,
+  logAppendTime: undefined,
+  isTransactional: false,
+  isControl: false,
+} as const;
+
+/** Options as `checkedOptions` leaves them: every value checked and defaulted. */
+type CheckedOptions = ReturnType<typeof checkedOptions>;
+
+/** Encodes `records` with options already checked: sizes first, then every byte, then the CRC. */
+function encodeChecked(
+  records: readonly RecordSnapshot[],
+  checked: CheckedOptions,
+  codec: number,
+  allocate: (size: number) => Uint8Array,
+): EncodedBatch {
   const { baseOffset, partitionLeaderEpoch, producerId, producerEpoch, baseSequence } = checked;
   const { defaultTimestamp, maxBatchBytes, logAppendTime } = checked;
 
@@ -188,12 +247,12 @@ export function encodeSnapshots(
 
   // Pass 2: bytes. Every byte of the batch is written below, so `allocate` may hand out used memory.
   const bytes = allocate(size);
-  if (bytes.length !== size) throw new Error(`pagelog bug: asked for ${size} bytes, got ${bytes.length}`);
+  if (bytes.length !== size) throw pagelogBug(`asked for ${size} bytes, got ${bytes.length}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, size);
   let attributes = codec;
   if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
-  if (options.isTransactional === true) attributes |= TRANSACTIONAL_FLAG_MASK;
-  if (options.isControl === true) attributes |= CONTROL_FLAG_MASK;
+  if (checked.isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
+  if (checked.isControl) attributes |= CONTROL_FLAG_MASK;
   writeInt64(view, BASE_OFFSET_OFFSET, baseOffset);
   view.setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
   view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
@@ -207,9 +266,31 @@ export function encodeSnapshots(
   view.setInt32(BASE_SEQUENCE_OFFSET, baseSequence);
   view.setInt32(RECORDS_COUNT_OFFSET, records.length);
   const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, sizes);
-  if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
-  writeCrc(bytes, options.crc32c);
-  return bytes;
+  if (end !== size) throw pagelogBug(`batch sized ${size} bytes but wrote ${end}`);
+  const crc = writeCrc(bytes, checked.crc32c);
+  const header: BatchHeader = {
+    baseOffset,
+    length: size - LOG_OVERHEAD,
+    sizeInBytes: size,
+    partitionLeaderEpoch,
+    magic: MAGIC_V2,
+    crc,
+    attributes,
+    compression: codec,
+    isLogAppendTime: logAppendTime !== undefined,
+    isTransactional: checked.isTransactional,
+    isControl: checked.isControl,
+    hasDeleteHorizon: false,
+    lastOffsetDelta: records.length - 1,
+    lastOffset: baseOffset + records.length - 1,
+    baseTimestamp,
+    maxTimestamp: logAppendTime ?? maxTimestamp,
+    producerId,
+    producerEpoch,
+    baseSequence,
+    recordsCount: records.length,
+  };
+  return { bytes, header };
 }
 
 /** encodeSnapshots' options, each checked (a TypeError or RangeError naming it) and defaulted. */
@@ -217,6 +298,9 @@ function checkedOptions(options: EncodeBatchOptions, count: number) {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
   checkCrc32c(options.crc32c, "options.crc32c");
   return {
+    crc32c: options.crc32c,
+    isTransactional: options.isTransactional === true,
+    isControl: options.isControl === true,
     baseOffset: checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (count - 1)),
     partitionLeaderEpoch: optionalInteger(
       options.partitionLeaderEpoch,
@@ -272,10 +356,11 @@ function scratchSizes(length: number): Int32Array {
   return sizesScratch;
 }
 
-/** Computes the CRC-32C of [21, end) and stores it at 17. */
-function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
+/** Computes the CRC-32C of [21, end), stores it at 17 and returns it. */
+function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): number {
   const crc = (crc32c ?? defaultCrc32c)(bytes.subarray(CRC_COVERED_START)) >>> 0;
   new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).setUint32(CRC_OFFSET, crc);
+  return crc;
 }
 
 /**
