@@ -8,7 +8,7 @@
  * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
-import { assertInvariant, corruptError as corrupt, ErrorCode, PagelogError, pagelogBug } from "../errors.js";
+import { corruptError as corrupt, ErrorCode, PagelogError, pagelogBug } from "../errors.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
@@ -190,32 +190,26 @@ export function encodeAppendBatch(
   log: { readonly maxBatchBytes: number; readonly crc32c: Crc32c | undefined },
   allocate: (size: number) => Uint8Array,
 ): EncodedBatch {
-  assertInvariant(
-    records.length > 0 && Number.isSafeInteger(baseOffset) && baseOffset >= 0 && Number.isSafeInteger(timestamp),
-    () => `append batch of ${records.length} records at offset ${baseOffset}, time ${timestamp}`,
-  );
+  if (!(records.length > 0 && Number.isSafeInteger(baseOffset) && baseOffset >= 0 && Number.isSafeInteger(timestamp)))
+    throw pagelogBug(`append batch of ${records.length} records at offset ${baseOffset}, time ${timestamp}`);
   if (baseOffset + records.length - 1 > Number.MAX_SAFE_INTEGER)
     throw new RangeError(`baseOffset must be at most ${Number.MAX_SAFE_INTEGER - (records.length - 1)}`);
-  const checked = {
-    ...APPEND_DEFAULTS,
+  // Built as checkedOptions builds its result (same fields, same order): encodeChecked sees one shape.
+  const checked: CheckedOptions = {
+    crc32c: log.crc32c,
+    isTransactional: false,
+    isControl: false,
     baseOffset,
+    partitionLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
+    producerId: NO_PRODUCER_ID,
+    producerEpoch: NO_PRODUCER_EPOCH,
+    baseSequence: NO_SEQUENCE,
     defaultTimestamp: timestamp,
     maxBatchBytes: log.maxBatchBytes,
-    crc32c: log.crc32c,
+    logAppendTime: undefined,
   };
   return encodeChecked(records, checked, CompressionCodec.NONE, allocate);
 }
-
-/** What an append batch carries of the header's optional fields: none of them (no producer, no epoch). */
-const APPEND_DEFAULTS = {
-  partitionLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
-  producerId: NO_PRODUCER_ID,
-  producerEpoch: NO_PRODUCER_EPOCH,
-  baseSequence: NO_SEQUENCE,
-  logAppendTime: undefined,
-  isTransactional: false,
-  isControl: false,
-} as const;
 
 /** Options as `checkedOptions` leaves them: every value checked and defaulted. */
 type CheckedOptions = ReturnType<typeof checkedOptions>;
