@@ -155,19 +155,9 @@ export function encodeBatch(records: readonly RecordInput[], options: EncodeBatc
   return encodeSnapshots(snapshotRecords(records), options, CompressionCodec.NONE);
 }
 
-/**
- * @internal {@link encodeBatch} of records already read by `snapshotRecords` (the log takes the
- * snapshot when `append` is called, and encodes when the batch is written). `allocate` gives the
- * batch's memory: the log's reuses memory between writes (write-memory.ts); it must not call
- * the encoder again (the sizes scratch below is in use while it runs).
- */
-export function encodeSnapshots(
-  records: readonly RecordSnapshot[],
-  options: EncodeBatchOptions,
-  codec: number = CompressionCodec.NONE,
-  allocate: (size: number) => Uint8Array = freshBytes,
-): Uint8Array {
-  return encodeChecked(records, checkedOptions(options, records.length), codec, allocate).bytes;
+/** {@link encodeBatch} (and the gzip encoder's uncompressed pass) of records already read by `snapshotRecords`. */
+function encodeSnapshots(records: readonly RecordSnapshot[], options: EncodeBatchOptions, codec: number): Uint8Array {
+  return encodeChecked(records, checkedOptions(options, records.length), codec, freshBytes).bytes;
 }
 
 /** A batch just encoded, and its header as written (built from what the encoder wrote, never parsed back). */
@@ -177,11 +167,14 @@ export interface EncodedBatch {
 }
 
 /**
- * The log's append encoder (log/write/log-append.ts): `encodeSnapshots` of uncompressed records
+ * The log's append encoder (log/write/log-append.ts): `encodeBatch` of records already read by
+ * `snapshotRecords` (the log takes the snapshot when `append` is called), uncompressed,
  * at `baseOffset` with `timestamp` for records without one, minus the public option checks: the
  * log checked its own `maxBatchBytes` and `crc32c` once, when it opened (resolveLogOptions), and
  * the offset and time are its own (its end offset, its checked clock). Hands back the header as
- * written, so the append never parses back what it just encoded.
+ * written, so the append never parses back what it just encoded. `allocate` gives the batch's
+ * memory: the log's reuses memory between writes (write-memory.ts); it must not call the encoder
+ * again (the sizes scratch below is in use while it runs).
  */
 export function encodeAppendBatch(
   records: readonly RecordSnapshot[],
@@ -221,8 +214,7 @@ function encodeChecked(
   codec: number,
   allocate: (size: number) => Uint8Array,
 ): EncodedBatch {
-  const { baseOffset, partitionLeaderEpoch, producerId, producerEpoch, baseSequence } = checked;
-  const { defaultTimestamp, maxBatchBytes, logAppendTime } = checked;
+  const { defaultTimestamp, maxBatchBytes } = checked;
 
   // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
   const baseTimestamp = records[0]!.timestamp ?? defaultTimestamp;
@@ -242,49 +234,67 @@ function encodeChecked(
   // Pass 2: bytes. Every byte of the batch is written below, so `allocate` may hand out used memory.
   const bytes = allocate(size);
   if (bytes.length !== size) throw pagelogBug(`asked for ${size} bytes, got ${bytes.length}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, size);
-  let attributes = codec;
-  if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
-  if (checked.isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
-  if (checked.isControl) attributes |= CONTROL_FLAG_MASK;
-  writeInt64(view, BASE_OFFSET_OFFSET, baseOffset);
-  view.setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
-  view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
-  view.setInt8(MAGIC_OFFSET, MAGIC_V2);
-  view.setInt16(ATTRIBUTES_OFFSET, attributes);
-  view.setInt32(LAST_OFFSET_DELTA_OFFSET, records.length - 1);
-  writeInt64(view, BASE_TIMESTAMP_OFFSET, baseTimestamp);
-  writeInt64(view, MAX_TIMESTAMP_OFFSET, logAppendTime ?? maxTimestamp);
-  writeInt64(view, PRODUCER_ID_OFFSET, producerId);
-  view.setInt16(PRODUCER_EPOCH_OFFSET, producerEpoch);
-  view.setInt32(BASE_SEQUENCE_OFFSET, baseSequence);
-  view.setInt32(RECORDS_COUNT_OFFSET, records.length);
+  const header = headerOf(checked, codec, size, records.length, baseTimestamp, maxTimestamp);
+  writeHeader(bytes, header);
   const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, sizes);
   if (end !== size) throw pagelogBug(`batch sized ${size} bytes but wrote ${end}`);
-  const crc = writeCrc(bytes, checked.crc32c);
-  const header: BatchHeader = {
+  header.crc = writeCrc(bytes, checked.crc32c);
+  return { bytes, header };
+}
+
+/** The header of the batch being encoded (its CRC still 0): what `writeHeader` writes, and the encoder hands over. */
+function headerOf(
+  checked: CheckedOptions,
+  codec: number,
+  size: number,
+  count: number,
+  baseTimestamp: number,
+  maxTimestamp: number,
+): BatchHeader {
+  const { baseOffset, logAppendTime, isTransactional, isControl } = checked;
+  let attributes = codec;
+  if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
+  if (isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
+  if (isControl) attributes |= CONTROL_FLAG_MASK;
+  return {
     baseOffset,
     length: size - LOG_OVERHEAD,
     sizeInBytes: size,
-    partitionLeaderEpoch,
+    partitionLeaderEpoch: checked.partitionLeaderEpoch,
     magic: MAGIC_V2,
-    crc,
+    crc: 0,
     attributes,
     compression: codec,
     isLogAppendTime: logAppendTime !== undefined,
-    isTransactional: checked.isTransactional,
-    isControl: checked.isControl,
+    isTransactional,
+    isControl,
     hasDeleteHorizon: false,
-    lastOffsetDelta: records.length - 1,
-    lastOffset: baseOffset + records.length - 1,
+    lastOffsetDelta: count - 1,
+    lastOffset: baseOffset + count - 1,
     baseTimestamp,
     maxTimestamp: logAppendTime ?? maxTimestamp,
-    producerId,
-    producerEpoch,
-    baseSequence,
-    recordsCount: records.length,
+    producerId: checked.producerId,
+    producerEpoch: checked.producerEpoch,
+    baseSequence: checked.baseSequence,
+    recordsCount: count,
   };
-  return { bytes, header };
+}
+
+/** Writes `header`'s fields (but the CRC, computed last) at the start of `bytes`. */
+function writeHeader(bytes: Uint8Array, h: BatchHeader): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, h.sizeInBytes);
+  writeInt64(view, BASE_OFFSET_OFFSET, h.baseOffset);
+  view.setInt32(LENGTH_OFFSET, h.length);
+  view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, h.partitionLeaderEpoch);
+  view.setInt8(MAGIC_OFFSET, h.magic);
+  view.setInt16(ATTRIBUTES_OFFSET, h.attributes);
+  view.setInt32(LAST_OFFSET_DELTA_OFFSET, h.lastOffsetDelta);
+  writeInt64(view, BASE_TIMESTAMP_OFFSET, h.baseTimestamp);
+  writeInt64(view, MAX_TIMESTAMP_OFFSET, h.maxTimestamp);
+  writeInt64(view, PRODUCER_ID_OFFSET, h.producerId);
+  view.setInt16(PRODUCER_EPOCH_OFFSET, h.producerEpoch);
+  view.setInt32(BASE_SEQUENCE_OFFSET, h.baseSequence);
+  view.setInt32(RECORDS_COUNT_OFFSET, h.recordsCount);
 }
 
 /** encodeSnapshots' options, each checked (a TypeError or RangeError naming it) and defaulted. */

@@ -33,7 +33,7 @@ export interface CheckpointedLog {
 type DirStatus = "open" | "closing" | "closed";
 
 /** What the checkpoints need of their `LogDir`. */
-export interface CheckpointsHost {
+interface CheckpointsHost {
   readonly storage: Storage;
   /** The checkpointed values read at open (kept for logs not opened this session). */
   readonly recoveryPoints: Map<string, number>;

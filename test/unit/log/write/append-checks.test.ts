@@ -11,7 +11,13 @@ import { encodeAppendBatch } from "../../../../src/format/record-batch.js";
 import type { LogState } from "../../../../src/log/state/log-state.js";
 import { checkEncodedBatch } from "../../../../src/log/write/append-checks.js";
 
-const records = snapshotRecords([{ key: "k", value: "v" }, { value: "w", timestamp: 5 }], true);
+const records = snapshotRecords(
+  [
+    { key: "k", value: "v" },
+    { value: "w", timestamp: 5 },
+  ],
+  true,
+);
 const log = { maxBatchBytes: 1 << 20, crc32c: undefined };
 const fresh = (n: number) => new Uint8Array(n);
 const s = { name: "t-0", options: log } as unknown as LogState;
