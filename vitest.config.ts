@@ -16,7 +16,8 @@ export default defineConfig({
     // LogDir.open(path) works in Node through the Node entry: every test file loads it first.
     // file-time.ts: the alarm for a file that outgrows its tier, from each project's fileLimits.
     setupFiles: ["test/setup/node-entry.ts", "test/setup/file-time.ts"],
-    env: { PAGELOG_SEED: seed },
+    // PAGELOG_CHECKS=all: pagelog's expensive invariant checks run in every test (docs/testing.md).
+    env: { PAGELOG_SEED: seed, PAGELOG_CHECKS: "all" },
     projects: [
       {
         extends: true,

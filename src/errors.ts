@@ -85,6 +85,13 @@ export const ErrorCode = {
    * were deleted before they were mirrored), or names another source partition. Nothing is produced.
    */
   MIRROR_DIVERGED: "PAGELOG_MIRROR_DIVERGED",
+  /**
+   * An internal invariant of pagelog failed (a chokepoint's assertion: the segment list, a flush
+   * and the recovery point, an encoded batch, a truncation, a checkpoint): a bug in pagelog, not
+   * in the input or the disk. The message, which starts with "pagelog bug:", names the invariant;
+   * please report it. Nothing past the failed check was written; a write that failed so fails the log.
+   */
+  BUG: "PAGELOG_BUG",
 } as const;
 
 /** The `code` of a `PagelogError`: one of the `ErrorCode` constants' values (`"PAGELOG_CORRUPT"`, …). */
@@ -148,6 +155,40 @@ export class PagelogError extends Error {
 /** True when `err` is a {@link PagelogError}, optionally with the given code. */
 export function isPagelogError(err: unknown, code?: ErrorCode): err is PagelogError {
   return err instanceof PagelogError && (code === undefined || err.code === code);
+}
+
+/**
+ * Whether the expensive invariant checks run (re-parsing what was just encoded, walking the whole
+ * segment list): `PAGELOG_CHECKS=all` in the environment, read once when pagelog loads. The test
+ * setup sets it (vitest.config.ts; docs/testing.md); production and the benchmarks leave it unset,
+ * and run only the cheap checks, which are always on.
+ */
+export const expensiveChecks: boolean = checksSwitch();
+
+function checksSwitch(): boolean {
+  // No `process` in a browser: the expensive checks stay off there.
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.PAGELOG_CHECKS === "all";
+}
+
+/** The `PAGELOG_BUG` error of a failed invariant: `what` says which (it gets the "pagelog bug:" prefix). */
+export function pagelogBug(what: string, path?: string): PagelogError {
+  return new PagelogError(`pagelog bug: ${what}`, ErrorCode.BUG, path === undefined ? {} : { path });
+}
+
+/**
+ * A chokepoint's assertion: throws `PAGELOG_BUG` with `what()` (built only on failure) unless
+ * `ok`. Cheap conditions only here on the hot path; guard an expensive one with `expensiveChecks`.
+ */
+export function assertInvariant(ok: boolean, what: () => string, path?: string): asserts ok {
+  if (!ok) throw pagelogBug(what(), path);
+}
+
+/** True when `err`, or one of its causes, is a failed invariant (`PAGELOG_BUG`). */
+export function isPagelogBug(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (isPagelogError(e, ErrorCode.BUG)) return true;
+  return false;
 }
 
 /** A `PAGELOG_CORRUPT` error: bytes that should be a valid structure are not. */

@@ -8,7 +8,7 @@
  * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
  */
-import { corruptError as corrupt, ErrorCode, PagelogError } from "../errors.js";
+import { corruptError as corrupt, ErrorCode, PagelogError, pagelogBug } from "../errors.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import { readBatchHeader, writeInt64 } from "./batch-header.js";
 import type { BatchHeader } from "./batch-header.js";
@@ -155,21 +155,66 @@ export function encodeBatch(records: readonly RecordInput[], options: EncodeBatc
   return encodeSnapshots(snapshotRecords(records), options, CompressionCodec.NONE);
 }
 
+/** {@link encodeBatch} (and the gzip encoder's uncompressed pass) of records already read by `snapshotRecords`. */
+function encodeSnapshots(records: readonly RecordSnapshot[], options: EncodeBatchOptions, codec: number): Uint8Array {
+  return encodeChecked(records, checkedOptions(options, records.length), codec, freshBytes).bytes;
+}
+
+/** A batch just encoded, and its header as written (built from what the encoder wrote, never parsed back). */
+export interface EncodedBatch {
+  readonly bytes: Uint8Array;
+  readonly header: BatchHeader;
+}
+
 /**
- * @internal {@link encodeBatch} of records already read by `snapshotRecords` (the log takes the
- * snapshot when `append` is called, and encodes when the batch is written). `allocate` gives the
- * batch's memory: the log's reuses memory between writes (write-memory.ts); it must not call
- * the encoder again (the sizes scratch below is in use while it runs).
+ * The log's append encoder (log/write/log-append.ts): `encodeBatch` of records already read by
+ * `snapshotRecords` (the log takes the snapshot when `append` is called), uncompressed,
+ * at `baseOffset` with `timestamp` for records without one, minus the public option checks: the
+ * log checked its own `maxBatchBytes` and `crc32c` once, when it opened (resolveLogOptions), and
+ * the offset and time are its own (its end offset, its checked clock). Hands back the header as
+ * written, so the append never parses back what it just encoded. `allocate` gives the batch's
+ * memory: the log's reuses memory between writes (write-memory.ts); it must not call the encoder
+ * again (the sizes scratch below is in use while it runs).
  */
-export function encodeSnapshots(
+export function encodeAppendBatch(
   records: readonly RecordSnapshot[],
-  options: EncodeBatchOptions,
-  codec: number = CompressionCodec.NONE,
-  allocate: (size: number) => Uint8Array = freshBytes,
-): Uint8Array {
-  const checked = checkedOptions(options, records.length);
-  const { baseOffset, partitionLeaderEpoch, producerId, producerEpoch, baseSequence } = checked;
-  const { defaultTimestamp, maxBatchBytes, logAppendTime } = checked;
+  baseOffset: number,
+  timestamp: number,
+  log: { readonly maxBatchBytes: number; readonly crc32c: Crc32c | undefined },
+  allocate: (size: number) => Uint8Array,
+): EncodedBatch {
+  if (!(records.length > 0 && Number.isSafeInteger(baseOffset) && baseOffset >= 0 && Number.isSafeInteger(timestamp)))
+    throw pagelogBug(`append batch of ${records.length} records at offset ${baseOffset}, time ${timestamp}`);
+  if (baseOffset + records.length - 1 > Number.MAX_SAFE_INTEGER)
+    throw new RangeError(`baseOffset must be at most ${Number.MAX_SAFE_INTEGER - (records.length - 1)}`);
+  // Built as checkedOptions builds its result (same fields, same order): encodeChecked sees one shape.
+  const checked: CheckedOptions = {
+    crc32c: log.crc32c,
+    isTransactional: false,
+    isControl: false,
+    baseOffset,
+    partitionLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
+    producerId: NO_PRODUCER_ID,
+    producerEpoch: NO_PRODUCER_EPOCH,
+    baseSequence: NO_SEQUENCE,
+    defaultTimestamp: timestamp,
+    maxBatchBytes: log.maxBatchBytes,
+    logAppendTime: undefined,
+  };
+  return encodeChecked(records, checked, CompressionCodec.NONE, allocate);
+}
+
+/** Options as `checkedOptions` leaves them: every value checked and defaulted. */
+type CheckedOptions = ReturnType<typeof checkedOptions>;
+
+/** Encodes `records` with options already checked: sizes first, then every byte, then the CRC. */
+function encodeChecked(
+  records: readonly RecordSnapshot[],
+  checked: CheckedOptions,
+  codec: number,
+  allocate: (size: number) => Uint8Array,
+): EncodedBatch {
+  const { defaultTimestamp, maxBatchBytes } = checked;
 
   // Timestamps: base = first record's, max = largest (each checked by snapshotRecords).
   const baseTimestamp = records[0]!.timestamp ?? defaultTimestamp;
@@ -188,28 +233,68 @@ export function encodeSnapshots(
 
   // Pass 2: bytes. Every byte of the batch is written below, so `allocate` may hand out used memory.
   const bytes = allocate(size);
-  if (bytes.length !== size) throw new Error(`pagelog bug: asked for ${size} bytes, got ${bytes.length}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, size);
+  if (bytes.length !== size) throw pagelogBug(`asked for ${size} bytes, got ${bytes.length}`);
+  const header = headerOf(checked, codec, size, records.length, baseTimestamp, maxTimestamp);
+  writeHeader(bytes, header);
+  const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, sizes);
+  if (end !== size) throw pagelogBug(`batch sized ${size} bytes but wrote ${end}`);
+  header.crc = writeCrc(bytes, checked.crc32c);
+  return { bytes, header };
+}
+
+/** The header of the batch being encoded (its CRC still 0): what `writeHeader` writes, and the encoder hands over. */
+function headerOf(
+  checked: CheckedOptions,
+  codec: number,
+  size: number,
+  count: number,
+  baseTimestamp: number,
+  maxTimestamp: number,
+): BatchHeader {
+  const { baseOffset, logAppendTime, isTransactional, isControl } = checked;
   let attributes = codec;
   if (logAppendTime !== undefined) attributes |= TIMESTAMP_TYPE_MASK;
-  if (options.isTransactional === true) attributes |= TRANSACTIONAL_FLAG_MASK;
-  if (options.isControl === true) attributes |= CONTROL_FLAG_MASK;
-  writeInt64(view, BASE_OFFSET_OFFSET, baseOffset);
-  view.setInt32(LENGTH_OFFSET, size - LOG_OVERHEAD);
-  view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
-  view.setInt8(MAGIC_OFFSET, MAGIC_V2);
-  view.setInt16(ATTRIBUTES_OFFSET, attributes);
-  view.setInt32(LAST_OFFSET_DELTA_OFFSET, records.length - 1);
-  writeInt64(view, BASE_TIMESTAMP_OFFSET, baseTimestamp);
-  writeInt64(view, MAX_TIMESTAMP_OFFSET, logAppendTime ?? maxTimestamp);
-  writeInt64(view, PRODUCER_ID_OFFSET, producerId);
-  view.setInt16(PRODUCER_EPOCH_OFFSET, producerEpoch);
-  view.setInt32(BASE_SEQUENCE_OFFSET, baseSequence);
-  view.setInt32(RECORDS_COUNT_OFFSET, records.length);
-  const end = writeRecords(bytes, RECORDS_OFFSET, records, baseTimestamp, defaultTimestamp, sizes);
-  if (end !== size) throw new Error(`pagelog bug: batch sized ${size} bytes but wrote ${end}`);
-  writeCrc(bytes, options.crc32c);
-  return bytes;
+  if (isTransactional) attributes |= TRANSACTIONAL_FLAG_MASK;
+  if (isControl) attributes |= CONTROL_FLAG_MASK;
+  return {
+    baseOffset,
+    length: size - LOG_OVERHEAD,
+    sizeInBytes: size,
+    partitionLeaderEpoch: checked.partitionLeaderEpoch,
+    magic: MAGIC_V2,
+    crc: 0,
+    attributes,
+    compression: codec,
+    isLogAppendTime: logAppendTime !== undefined,
+    isTransactional,
+    isControl,
+    hasDeleteHorizon: false,
+    lastOffsetDelta: count - 1,
+    lastOffset: baseOffset + count - 1,
+    baseTimestamp,
+    maxTimestamp: logAppendTime ?? maxTimestamp,
+    producerId: checked.producerId,
+    producerEpoch: checked.producerEpoch,
+    baseSequence: checked.baseSequence,
+    recordsCount: count,
+  };
+}
+
+/** Writes `header`'s fields (but the CRC, computed last) at the start of `bytes`. */
+function writeHeader(bytes: Uint8Array, h: BatchHeader): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, h.sizeInBytes);
+  writeInt64(view, BASE_OFFSET_OFFSET, h.baseOffset);
+  view.setInt32(LENGTH_OFFSET, h.length);
+  view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, h.partitionLeaderEpoch);
+  view.setInt8(MAGIC_OFFSET, h.magic);
+  view.setInt16(ATTRIBUTES_OFFSET, h.attributes);
+  view.setInt32(LAST_OFFSET_DELTA_OFFSET, h.lastOffsetDelta);
+  writeInt64(view, BASE_TIMESTAMP_OFFSET, h.baseTimestamp);
+  writeInt64(view, MAX_TIMESTAMP_OFFSET, h.maxTimestamp);
+  writeInt64(view, PRODUCER_ID_OFFSET, h.producerId);
+  view.setInt16(PRODUCER_EPOCH_OFFSET, h.producerEpoch);
+  view.setInt32(BASE_SEQUENCE_OFFSET, h.baseSequence);
+  view.setInt32(RECORDS_COUNT_OFFSET, h.recordsCount);
 }
 
 /** encodeSnapshots' options, each checked (a TypeError or RangeError naming it) and defaulted. */
@@ -217,6 +302,9 @@ function checkedOptions(options: EncodeBatchOptions, count: number) {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
   checkCrc32c(options.crc32c, "options.crc32c");
   return {
+    crc32c: options.crc32c,
+    isTransactional: options.isTransactional === true,
+    isControl: options.isControl === true,
     baseOffset: checkInteger(options.baseOffset, "baseOffset", 0, Number.MAX_SAFE_INTEGER - (count - 1)),
     partitionLeaderEpoch: optionalInteger(
       options.partitionLeaderEpoch,
@@ -272,10 +360,11 @@ function scratchSizes(length: number): Int32Array {
   return sizesScratch;
 }
 
-/** Computes the CRC-32C of [21, end) and stores it at 17. */
-function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): void {
+/** Computes the CRC-32C of [21, end), stores it at 17 and returns it. */
+function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): number {
   const crc = (crc32c ?? defaultCrc32c)(bytes.subarray(CRC_COVERED_START)) >>> 0;
   new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).setUint32(CRC_OFFSET, crc);
+  return crc;
 }
 
 /**

@@ -10,25 +10,17 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
-import { type CheckpointEntry, encodeCheckpoint } from "../format/checkpoint.js";
 import { HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./options/path-storage.js";
-import { checkedClock, type Stopwatch, stopwatchFor } from "./options/log-clock.js";
-import { type Clock, type LogOptions, resolveLogOptions, systemClock } from "./options/log-options.js";
-import { SerialQueue } from "./util/serial-queue.js";
+import { type LogOptions, resolveLogOptions } from "./options/log-options.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeFileAtomically } from "./checkpoints/checkpoint-files.js";
 import { CleanerCheckpoint } from "./checkpoints/cleaner-checkpoint.js";
 import { readRoot } from "./checkpoints/root-reads.js";
-import {
-  CLEAN_SHUTDOWN_CONTENT,
-  CLEAN_SHUTDOWN_FILE,
-  LOCK_FILE,
-  LOG_START_CHECKPOINT,
-  RECOVERY_POINT_CHECKPOINT,
-} from "./checkpoints/root-files.js";
+import { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./checkpoints/root-files.js";
+import { OffsetCheckpoints } from "./checkpoints/offset-checkpoints.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
@@ -72,26 +64,16 @@ export class LogDir {
    * each that is a directory must be opened (recovered) before a clean marker (see #close).
    */
   readonly #namesAtOpen: ReadonlySet<string>;
-  /** Checkpointed values as read at open, kept for logs not opened this session. */
-  readonly #recoveryPoints: Map<string, number>;
-  readonly #startOffsets: Map<string, number>;
+  /** The recovery-point and log-start checkpoints, and when they are written (checkpoints/offset-checkpoints.ts). */
+  readonly #offsets: OffsetCheckpoints;
   /** Kafka's cleaner-offset-checkpoint: each compacted log's clean point (compaction/). */
   readonly #cleaner: CleanerCheckpoint;
   readonly #logs = new Map<string, Promise<Log>>();
   readonly #opened = new Map<string, Log>();
-  readonly #checkpoints = new SerialQueue();
-  readonly #checkpointIntervalMs: number;
   readonly #onProgress: ProgressListener | undefined;
   readonly #consumers: DirConsumers;
   /** The topics opened so far (topic/), loaded by the first `topic()`: a directory of plain logs never loads them. */
   #topics: Promise<DirTopics> | undefined;
-  readonly #clock: Clock;
-  /** Elapsed time for the interval: a wall clock set back must not hold checkpoints off. */
-  readonly #stopwatch: Stopwatch;
-  #lastCheckpointAt: number;
-  #checkpointTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A checkpoint requested but not started yet: later requests share it (it reads the values when it starts). */
-  #pendingCheckpoint: Promise<void> | undefined;
   #status: "open" | "closing" | "closed" = "open";
   /** The first close()'s promise: every later call returns it. */
   #closing: Promise<void> | undefined;
@@ -118,49 +100,21 @@ export class LogDir {
     this.#clean = fields.clean;
     this.#defaults = fields.defaults;
     this.#namesAtOpen = fields.namesAtOpen;
-    this.#recoveryPoints = fields.recoveryPoints;
-    this.#startOffsets = fields.startOffsets;
     const kept = (name: string): boolean => this.#namesAtOpen.has(name) || this.#opened.has(name);
     this.#cleaner = new CleanerCheckpoint(fields.storage, fields.cleanPoints, kept);
-    this.#checkpointIntervalMs = fields.checkpointIntervalMs;
+    this.#offsets = new OffsetCheckpoints({
+      storage: fields.storage,
+      recoveryPoints: fields.recoveryPoints,
+      startOffsets: fields.startOffsets,
+      intervalMs: fields.checkpointIntervalMs,
+      clock: fields.defaults.clock,
+      timed: fields.readOnly === undefined,
+      opened: this.#opened,
+      kept,
+      status: () => this.#status,
+    });
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
-    // Checked as the logs' is: a clock that throws is a TypeError naming it, never a failed log.
-    this.#clock = fields.defaults.clock === undefined ? systemClock : checkedClock(fields.defaults.clock);
-    this.#stopwatch = stopwatchFor(this.#clock);
-    this.#lastCheckpointAt = this.#stopwatch.now();
-    const timed = this.#checkpointIntervalMs > 0 && this.#clock === systemClock && this.#readOnly === undefined;
-    if (timed) this.#scheduleCheckpointTimer();
-  }
-
-  /**
-   * Also on a timer, for logs that flushed and went quiet (never with an injected clock: real
-   * time must not decide what a test sees; and not for 0, which checkpoints after every flush).
-   * The timer re-arms itself only after its checkpoint finished, so it never queues a checkpoint
-   * behind an unfinished one of its own, however slow the disk.
-   */
-  #scheduleCheckpointTimer(): void {
-    const timer = setTimeout(() => {
-      void (async () => {
-        try {
-          if (this.#status !== "open") return;
-          if (this.#stopwatch.now() - this.#lastCheckpointAt >= this.#checkpointIntervalMs) await this.checkpoint();
-        } catch {
-          // A failed checkpoint is retried at the next tick; the logs report their own failures.
-        } finally {
-          if (this.#status === "open" && this.#checkpointTimer === timer) this.#scheduleCheckpointTimer();
-        }
-      })();
-    }, this.#checkpointIntervalMs);
-    this.#checkpointTimer = timer;
-    (timer as { unref?: () => void }).unref?.();
-  }
-
-  /** After a log's flush: checkpoint if the interval has passed since the last one. */
-  async #afterFlush(): Promise<void> {
-    if (this.#checkpointIntervalMs === -1 || this.#status !== "open") return;
-    if (this.#stopwatch.now() - this.#lastCheckpointAt < this.#checkpointIntervalMs) return;
-    await this.checkpoint();
   }
 
   /**
@@ -260,8 +214,7 @@ export class LogDir {
         );
       }
       // Its close flushed everything: its own values are the newest, and durable.
-      this.#recoveryPoints.set(name, previous.recoveryPoint);
-      this.#startOffsets.set(name, previous.startOffset);
+      this.#offsets.reopened(name, previous);
       this.#opened.delete(name); // so a concurrent log(name) waits for this reopen instead of starting another
       opening = undefined;
     }
@@ -283,8 +236,8 @@ export class LogDir {
         storage: this.storage,
         clean: this.#clean,
         pollMs: this.#readOnly.pollMs,
-        recoveryPoint: this.#recoveryPoints.get(name),
-        logStartOffset: this.#startOffsets.get(name),
+        recoveryPoint: this.#offsets.recoveryPoint(name),
+        logStartOffset: this.#offsets.startOffset(name),
         cleanPoint: this.#cleaner.get(name),
         checkpoint: () => this.checkpoint(),
       });
@@ -308,14 +261,14 @@ export class LogDir {
       {
         storage: this.storage,
         checkpoint: () => this.checkpoint(),
-        flushed: () => this.#afterFlush(),
+        flushed: () => this.#offsets.afterFlush(),
         cleaned: (offset) => this.#cleaner.set(name, offset),
       },
       options,
       {
         clean: this.#clean,
-        recoveryPoint: fresh ? undefined : this.#recoveryPoints.get(name),
-        logStartOffset: fresh ? undefined : this.#startOffsets.get(name),
+        recoveryPoint: fresh ? undefined : this.#offsets.recoveryPoint(name),
+        logStartOffset: fresh ? undefined : this.#offsets.startOffset(name),
         cleanPoint: fresh ? undefined : this.#cleaner.get(name),
         onProgress: this.#onProgress,
       },
@@ -382,52 +335,11 @@ export class LogDir {
    * Logs record only recovery points whose data is durable, so a checkpoint never claims more.
    */
   checkpoint(): Promise<void> {
-    // A checkpoint queued and not started yet will read every log's values when it starts, so it
-    // serves this request too: the queue never holds more than one running and one waiting.
     if (this.#readOnly !== undefined)
       return Promise.reject(
         new PagelogError("the log directory was opened read-only (checkpoint)", ErrorCode.READ_ONLY),
       );
-    if (this.#pendingCheckpoint !== undefined) return this.#pendingCheckpoint;
-    const queued: Promise<void> = this.#checkpoints.run(async () => {
-      if (this.#pendingCheckpoint === queued) this.#pendingCheckpoint = undefined;
-      // After close the lock is released: another opener may own these files now. (While
-      // closing, close() itself and the logs' last truncations still need to checkpoint.)
-      if (this.#status === "closed") throw new PagelogError("log directory is closed", ErrorCode.CLOSED);
-      for (const [name, log] of this.#opened) {
-        if (log.status === "failed") continue; // keep its last good value: recovery will scan more
-        this.#recoveryPoints.set(name, log.recoveryPoint);
-        this.#startOffsets.set(name, log.startOffset);
-      }
-      await this.#writeCheckpoint(RECOVERY_POINT_CHECKPOINT, this.#recoveryPoints);
-      await this.#writeCheckpoint(LOG_START_CHECKPOINT, this.#startOffsets);
-      await this.storage.syncDir("");
-      // For the interval only: an injected clock that throws keeps the last value (the next
-      // flush checkpoints again) rather than failing a checkpoint that is written, or a close.
-      try {
-        this.#lastCheckpointAt = this.#stopwatch.now();
-      } catch {
-        // kept
-      }
-    });
-    this.#pendingCheckpoint = queued;
-    return queued;
-  }
-
-  async #writeCheckpoint(file: string, values: Map<string, number>): Promise<void> {
-    const entries: CheckpointEntry[] = [];
-    for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      // Entries of logs this process did not open are carried forward as they were read when
-      // anything is at their name: a partition whose directory is a file for now, or whose
-      // dir.log() failed, may be repaired, and without its log start offset the records deleted
-      // below it would reappear. Only a name with nothing there at open drops its entry: that
-      // directory was deleted (its creation is always made durable first), dir.log() would open
-      // it as a new log, and kept for ever such entries would grow the file past its read bound.
-      const kept = this.#opened.has(name) || this.#namesAtOpen.has(name);
-      const parsed = parsePartitionName(name);
-      if (parsed !== undefined && kept) entries.push({ ...parsed, offset });
-    }
-    await writeFileAtomically(this.storage, file, new TextEncoder().encode(encodeCheckpoint(entries)));
+    return this.#offsets.write();
   }
 
   /**
@@ -445,8 +357,7 @@ export class LogDir {
 
   async #close(): Promise<void> {
     this.#status = "closing";
-    if (this.#checkpointTimer !== undefined) clearTimeout(this.#checkpointTimer);
-    this.#checkpointTimer = undefined;
+    this.#offsets.stop();
     let failure: unknown;
     try {
       const results = await Promise.allSettled([...this.#logs.values()].map(async (p) => (await p).close()));

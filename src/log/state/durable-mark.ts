@@ -11,6 +11,7 @@
  * truncation withdraws the file durably before it cuts (`withdrawDurableOffset`), as it lowers
  * the checkpoint; the next flush publishes again.
  */
+import { assertInvariant } from "../../errors.js";
 import { DURABLE_OFFSET_FILE, encodeDurableOffset } from "../../format/durable-offset.js";
 import { joinPath } from "../../storage/paths.js";
 import type { Storage, StorageFile } from "../../storage/storage.js";
@@ -36,7 +37,14 @@ const marks = new WeakMap<LogState, { file: Promise<StorageFile>; published?: nu
  * fsyncs returned: every place the recovery point advances goes through here. A closing log's
  * last flush closes the file.
  */
-export async function recoveryPointReached(s: LogState, to: number): Promise<void> {
+export async function recoveryPointReached(s: LogState, to: number, end: number): Promise<void> {
+  // The recovery point's one way up: never down (a truncation lowers it itself, before its cut),
+  // never past the end (recovery would then skip bytes never written).
+  assertInvariant(
+    to >= s.recoveryPoint && to <= end,
+    () => `recovery point of ${s.name} moving from ${s.recoveryPoint} to ${to}, end ${end}`,
+    s.name,
+  );
   s.recoveryPoint = to;
   let mark = marks.get(s);
   try {

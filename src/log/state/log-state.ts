@@ -174,7 +174,7 @@ export async function flushLog(
   // Only now, after every fsync returned: the recovery point must never claim bytes the disk
   // does not have, or recovery would skip them and a torn batch could be served. (Published to
   // other processes' durable readers there too: durable-mark.ts.)
-  await recoveryPointReached(s, end);
+  await recoveryPointReached(s, end, endOffsetOf(s));
   s.unflushedRecords = 0;
   s.lastFlushAt = startedAt;
   s.flushes++;

@@ -6,10 +6,9 @@
  */
 import type { BatchHeader } from "../../format/index.js";
 import type { BytesInput, RecordSnapshot } from "../../format/record-codec.js";
-import { readBatchHeader } from "../../format/index.js";
-import { ErrorCode, isPagelogError, type PagelogError } from "../../errors.js";
-import { encodeSnapshots } from "../../format/record-batch.js";
-import { CompressionCodec } from "../../format/batch-layout.js";
+import { assertInvariant, ErrorCode, expensiveChecks, isPagelogError, type PagelogError } from "../../errors.js";
+import { type EncodedBatch, encodeAppendBatch } from "../../format/record-batch.js";
+import { checkEncodedBatch } from "./append-checks.js";
 import { WriteMemory } from "./write-memory.js";
 import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
 import { Segment } from "../../segment/segment.js";
@@ -110,9 +109,9 @@ function writableAppends(g: GroupWrite, group: readonly PendingAppend[]): Pendin
 
 /** Encodes the appends of `unit` as one batch, or each alone if that fails; queues what encoded. */
 async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<void> {
-  let bytes: Uint8Array;
+  let encoded: EncodedBatch;
   try {
-    bytes = encodeBatch(g, unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
+    encoded = encodeBatch(g, unit.length === 1 ? unit[0]!.records : unit.flatMap((item) => item.records));
   } catch (err) {
     if (unit.length > 1) {
       for (const item of unit) await addUnit(g, [item]);
@@ -121,7 +120,7 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
     g.settled.push(() => unit[0]!.reject(err)); // a bad append fails alone, before any I/O
     return;
   }
-  const header = readBatchHeader(bytes);
+  const { bytes, header } = encoded;
   const refused = await rollIfDue(g, bytes.length, header);
   if (refused !== undefined) {
     // A reader's retention rule was refused after the roll, before anything was deleted: the
@@ -140,18 +139,16 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
   }
 }
 
-/** One batch at the group's next offset and time, checked by a reader's writeVarint (chapter 1). */
-function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Uint8Array {
-  const { options } = g.s;
-  const encodeOptions = {
-    baseOffset: g.next,
-    timestamp: g.now,
-    maxBatchBytes: options.maxBatchBytes,
-    ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
-  };
-  const bytes = encodeSnapshots(records, encodeOptions, CompressionCodec.NONE, g.memory.allocate);
-  if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, bytes);
-  return bytes;
+/**
+ * One batch at the group's next offset and time, checked by a reader's writeVarint (chapter 1).
+ * Encoded once: its header comes from the encoder, and the log's options were checked at open.
+ */
+function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): EncodedBatch {
+  const encoded = encodeAppendBatch(records, g.next, g.now, g.s.options, g.memory.allocate);
+  // The pair of the encoder's own checks (PAGELOG_CHECKS=all): the bytes read back as the header.
+  if (expensiveChecks) checkEncodedBatch(g.s, encoded, records.length);
+  if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, encoded.bytes);
+  return encoded;
 }
 
 /**
@@ -176,8 +173,16 @@ async function writePending(g: GroupWrite): Promise<void> {
   const out = g.pending;
   g.pending = [];
   g.pendingBytes = 0;
-  s.dirtySegments.add(activeSegment(s));
-  await activeSegment(s).appendBatches(out);
+  const active = activeSegment(s);
+  s.dirtySegments.add(active);
+  await active.appendBatches(out);
+  // The pair of the encoder's offsets: the segment now ends where the last batch written does.
+  const last = out[out.length - 1]!.header;
+  assertInvariant(
+    active.nextOffset === last.lastOffset + 1,
+    () => `append wrote up to ${last.lastOffset} but segment ${active.baseOffset} ends at ${active.nextOffset}`,
+    s.name,
+  );
   for (const p of out) s.unflushedRecords += p.header.recordsCount;
 }
 

@@ -12,7 +12,8 @@ import { segmentBatches } from "../compaction/cleaner-scan.js";
 import { batchSize } from "../options/log-arguments.js";
 import { deleteSegments } from "../state/segment-files.js";
 import { pushSegment, replaceSegment, spliceSegments } from "../state/segment-list.js";
-import { flushLog, keepsLogOpen, type LogState } from "../state/log-state.js";
+import { endOffsetOf, flushLog, keepsLogOpen, type LogState } from "../state/log-state.js";
+import { assertInvariant, expensiveChecks } from "../../errors.js";
 import { cutCursors } from "../state/read-cursors.js";
 import { withdrawDurableOffset } from "../state/durable-mark.js";
 import { SegmentSlot } from "../state/segment-slot.js";
@@ -72,10 +73,33 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   }
   // 3. Durable before resolving. The flush wakes the waiters: a follower past the cut learns of it.
   await flushLog(s, { at: startedAt });
+  checkTruncated(s, offset);
   // Then the clean point comes down to the new end: above it nothing is cleaned any more.
   if (offset < s.offsetGaps.below) {
     s.offsetGaps.below = offset;
     await s.host.cleaned?.(offset);
+  }
+}
+
+/**
+ * The truncation's assertions, once it is durable: the log ends at or below `offset` (below it
+ * only where a cleaned batch was cut whole), its recovery point is that end, and (expensive, with
+ * `PAGELOG_CHECKS=all`) no segment starts past it.
+ */
+export function checkTruncated(s: LogState, offset: number): void {
+  const end = endOffsetOf(s);
+  assertInvariant(
+    end <= offset && s.recoveryPoint === end,
+    () => `truncateTo(${offset}) of ${s.name} left end ${end}, recovery point ${s.recoveryPoint}`,
+    s.name,
+  );
+  if (expensiveChecks) {
+    const past = s.segments.find((slot) => slot.baseOffset > end);
+    assertInvariant(
+      past === undefined,
+      () => `truncateTo(${offset}) of ${s.name} left segment ${past?.baseOffset} past end ${end}`,
+      s.name,
+    );
   }
 }
 

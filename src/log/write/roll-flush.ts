@@ -70,7 +70,7 @@ async function flushUpTo(s: LogState, target: number): Promise<boolean> {
   if (target > s.recoveryPoint && target <= endOffsetOf(s)) {
     // Through the recovery point's one way up, which publishes it to other processes' durable
     // readers (state/durable-mark.ts) as a flush() does.
-    await recoveryPointReached(s, target);
+    await recoveryPointReached(s, target, endOffsetOf(s));
     s.rollFlush.completed++;
     wake(s.waiters); // durable followers and waitFor({ durable }) wait on the recovery point
     s.rollFlush.moved();

@@ -4,7 +4,7 @@
  * order: open on an empty disk, the workload (rebooting at crash steps and after injected
  * faults), the recovery through nested cuts, and the progress check after it.
  */
-import { ErrorCode, PagelogError } from "../../errors.js";
+import { ErrorCode, isPagelogBug, PagelogError } from "../../errors.js";
 import { SimStorage, type TraceEvent } from "../../storage/sim-storage.js";
 import type { AdapterLog, CrashTestAdapter, CrashTestContext, FailedCall, SelfCheckMoment } from "./adapter.js";
 import { recoverThroughNestedCuts } from "./cuts.js";
@@ -139,6 +139,9 @@ export class CutRun {
   }
 
   #isPowerCut(err: unknown): boolean {
+    // A failed assertion of pagelog's (PAGELOG_BUG, itself or as a failed log's cause) is a
+    // violation whenever it comes, even as the power goes: never taken for the cut's doing.
+    if (isPagelogBug(err)) return false;
     // An adapter may wrap or replace the storage's error; the storage knows whether it lost power.
     return this.#sim.poweredOff || (err instanceof PagelogError && err.code === ErrorCode.POWER_CUT);
   }
@@ -228,7 +231,7 @@ export class CutRun {
         } catch (err) {
           // An injected I/O fault must fail the call that meets it: then reboot, as an operator
           // would, and check that nothing durable was lost.
-          if (!armed || this.#isPowerCut(err) || err instanceof CrashViolation) throw err;
+          if (!armed || this.#isPowerCut(err) || err instanceof CrashViolation || isPagelogBug(err)) throw err;
           armed = false;
           await this.#afterFailedCall(s, step, err);
           continue;

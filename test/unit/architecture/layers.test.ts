@@ -59,7 +59,7 @@ const LOG_ROOMS: Record<string, readonly string[]> = {
   util: [],
   policies: [],
   options: ["policies"],
-  checkpoints: ["util"],
+  checkpoints: ["util", "options"],
   state: ["options"],
   compaction: ["state", "options"],
   load: ["state", "options", "util", "compaction"],

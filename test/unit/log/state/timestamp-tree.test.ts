@@ -16,9 +16,12 @@ import { freshLog, recordAt } from "../helpers.js";
 
 /** A log state holding only what the tree reads: slots whose largest timestamps are `maxes` (undefined: idle). */
 function stateOf(maxes: readonly (number | undefined)[]): LogState {
-  const slots = maxes.map((max) => ({ segment: max === undefined ? undefined : { maxTimestamp: max } }));
+  const slots = maxes.map((max, i) => ({
+    baseOffset: 10 * i,
+    segment: max === undefined ? undefined : { maxTimestamp: max },
+  }));
   // The active segment, which the tree leaves out.
-  slots.push({ segment: { maxTimestamp: Number.MAX_SAFE_INTEGER } });
+  slots.push({ baseOffset: 10 * maxes.length, segment: { maxTimestamp: Number.MAX_SAFE_INTEGER } });
   return {
     segments: slots as unknown as SegmentSlot[],
     segmentsVersion: 0,
@@ -60,7 +63,7 @@ describe("TimestampTree", () => {
     const s = stateOf([1, 2, 3]);
     const tree = TimestampTree.of(s);
     expect(TimestampTree.of(s)).toBe(tree);
-    pushSegment(s, { segment: { maxTimestamp: 9 } } as unknown as SegmentSlot);
+    pushSegment(s, { baseOffset: 1000, segment: { maxTimestamp: 9 } } as unknown as SegmentSlot);
     const rebuilt = TimestampTree.of(s);
     expect(rebuilt).not.toBe(tree);
     expect(rebuilt.size).toBe(4);
