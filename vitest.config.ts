@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { CostliestFirst } from "./test/setup/sequencer.js";
 import { drawBaseSeed } from "./test/support/seed.js";
 
 // One base seed for the whole run (test/support/seed.ts): PAGELOG_SEED, or a fresh one that every
@@ -10,6 +11,12 @@ const seed = process.env.PAGELOG_SEED ?? String(drawBaseSeed());
  * unit (fast, in memory, mirrors src/), property (thousands of random or exhaustive cases),
  * integration (real processes, real and huge files, the built and packed package), browser (the
  * web page in Chromium), kafka (a real Apache Kafka broker and Kafka's own tools). `vitest run` runs them all; `--project <name>` runs one.
+ *
+ * All five share one pool of two workers (one per core of the 2-core machines the suite is timed
+ * on) and start in one queue, costliest file first (test/setup/sequencer.ts): no tier waits for
+ * another to finish, and no core idles while a tier's last long file runs. Vitest runs projects of
+ * different `maxWorkers` or `sequence.groupOrder` one group after the other, so every project has
+ * the same `maxWorkers` and no `groupOrder`.
  */
 export default defineConfig({
   test: {
@@ -18,6 +25,7 @@ export default defineConfig({
     setupFiles: ["test/setup/node-entry.ts", "test/setup/file-time.ts"],
     // PAGELOG_CHECKS=all: pagelog's expensive invariant checks run in every test (docs/testing.md).
     env: { PAGELOG_SEED: seed, PAGELOG_CHECKS: "all" },
+    sequence: { sequencer: CostliestFirst },
     projects: [
       {
         extends: true,
@@ -33,8 +41,6 @@ export default defineConfig({
           // Vitest's default is one worker less than the cores: one on this 2-core machine. The unit
           // files are independent, so two workers use both cores (the tier's wall time about halves).
           maxWorkers: 2,
-          // Vitest runs projects with different maxWorkers in separate groups: the unit tier first.
-          sequence: { groupOrder: 0 },
           // The alarm (test/setup/file-time.ts): a unit file is a few seconds; over this it fails. The
           // costliest today (test/unit/cli/fuzz.test.ts) takes about 7 CPU-s.
           provide: { fileLimits: { tier: "unit", cpuSeconds: 15, wallSeconds: 30 } },
@@ -51,7 +57,6 @@ export default defineConfig({
           // Every property file is pure CPU in memory, independent of the others: two workers use
           // both cores (vitest's default here is one), at about 300 MB each.
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
           provide: { fileLimits: { tier: "property", cpuSeconds: 300, wallSeconds: 600 } },
         },
       },
@@ -61,10 +66,16 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
+          // The run's one private build of the package, started in the background (test/support/private-build.ts).
+          globalSetup: ["test/integration/setup/global-setup.ts"],
           testTimeout: 300_000,
           hookTimeout: 600_000,
-          // One worker: these files time child processes and SIGKILLs, and fill memory and disk.
-          sequence: { groupOrder: 2 },
+          // Two workers, as every tier: an integration file may run beside any other file. The
+          // files that time something (the event loop on a slow device, a follower's latency in a
+          // second process) have bounds made for a 2-core machine loaded far more than by one other
+          // worker; each file works in a temporary directory of its own, and the ones that share
+          // something take a lock (the packed package) or read the run's one private build.
+          maxWorkers: 2,
           provide: { fileLimits: { tier: "integration", cpuSeconds: 300, wallSeconds: 600 } },
         },
       },
@@ -76,7 +87,7 @@ export default defineConfig({
           include: ["test/browser/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          sequence: { groupOrder: 2 },
+          maxWorkers: 2,
           provide: { fileLimits: { tier: "browser", cpuSeconds: 120, wallSeconds: 240 } },
         },
       },
@@ -91,9 +102,9 @@ export default defineConfig({
           globalSetup: ["test/kafka/setup/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // vitest's default workers (one on 2 cores): a different maxWorkers would put the tier in
-          // a group of its own instead of beside the integration and browser tiers.
-          sequence: { groupOrder: 2 },
+          // Two files may use the shared broker at once: each makes topics and groups of its own
+          // (freshTopic), and the files that stop or kill a broker start one of their own.
+          maxWorkers: 2,
           provide: { fileLimits: { tier: "kafka", cpuSeconds: 60, wallSeconds: 120 } },
         },
       },

@@ -14,15 +14,11 @@ let buildDir: string;
 const dirs: string[] = [];
 
 beforeAll(() => {
-  buildDir = privateBuild("bench-children", [
-    // Named entries, as tsup.config.ts builds them: main.js and bench-child.js side by side.
-    "--entry.main=src/cli/main.ts",
-    "--entry.bench-child=src/bench/bench-child.ts",
-  ]);
+  buildDir = privateBuild();
 }, 120_000);
 
 afterAll(() => {
-  for (const dir of [buildDir, ...dirs]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const pagelog = (...args: string[]) =>

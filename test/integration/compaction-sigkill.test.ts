@@ -40,13 +40,12 @@ let dataDir: string;
 let failed = false;
 
 beforeAll(() => {
-  buildDir = privateBuild("compaction-sigkill");
+  buildDir = privateBuild();
   // On tmpfs where there is one: a round's fsyncs on a shared disk would take most of its time.
   dataDir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "pagelog-compaction-kill-"));
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   if (dataDir !== undefined && !failed) rmSync(dataDir, { recursive: true, force: true });
 });
 

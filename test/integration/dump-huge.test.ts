@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { encodeBatch } from "../../src/format/record-batch.js";
 import { LogDir } from "../../src/log/log-dir.js";
 import { privateBuild } from "../support/private-build.js";
@@ -16,12 +16,8 @@ const GiB = 2 ** 30;
 let buildDir: string;
 
 beforeAll(() => {
-  buildDir = privateBuild("dump-huge", ["src/cli/main.ts"]);
+  buildDir = privateBuild();
 }, 60_000);
-
-afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
-});
 
 /** `pagelog …` in a 64 MB heap with stdout sent through `filter` (a shell pipeline). */
 function piped(filter: string, ...args: string[]) {

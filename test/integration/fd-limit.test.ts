@@ -26,13 +26,12 @@ let buildDir: string;
 const dataDirs: string[] = [];
 
 beforeAll(() => {
-  // A private build of the package (as sigkill.test.ts makes one): dist/ may be rebuilt by other
-  // suites at the same time.
-  buildDir = privateBuild("fd-limit");
+  // The run's private build of the package (test/support/private-build.ts): dist/ may be rebuilt
+  // by other suites at the same time.
+  buildDir = privateBuild();
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 });
 

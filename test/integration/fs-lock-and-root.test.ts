@@ -6,7 +6,7 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
 import { LOCK_FILE, LogDir } from "../../src/log/log-dir.js";
 import { makeTempDir } from "../unit/log/helpers.js";
@@ -16,10 +16,7 @@ import { FsStorage } from "../../src/storage/fs-storage.js";
 
 let buildDir: string;
 beforeAll(() => {
-  buildDir = privateBuild("fs-lock");
-});
-afterAll(async () => {
-  await fs.rm(buildDir, { recursive: true, force: true });
+  buildDir = privateBuild();
 });
 
 async function expectCode(action: () => Promise<unknown>, code: string): Promise<void> {

@@ -6,11 +6,10 @@
  * without a boot id (macOS, a container hiding /proc/sys): the threads are told apart by the
  * descriptors of the process, not by the boot id.
  */
-import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
 import { LogDir } from "../../src/log/log-dir.js";
 import { FsStorage } from "../../src/storage/fs-storage.js";
@@ -19,10 +18,7 @@ import { privateBuild } from "../support/private-build.js";
 
 let buildDir: string;
 beforeAll(() => {
-  buildDir = privateBuild("fs-lock-threads");
-});
-afterAll(async () => {
-  await fs.rm(buildDir, { recursive: true, force: true });
+  buildDir = privateBuild();
 });
 
 /** Makes `readFileSync` of the boot id fail in the thread that runs it, as where there is none. */

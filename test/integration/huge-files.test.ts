@@ -71,7 +71,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe("huge files, in process: the right records or a PagelogError", () => {
@@ -204,8 +203,8 @@ describe("huge files, in process: verify and dump give a verdict", () => {
 
 describe("huge files, in a child process: never an abort", () => {
   beforeAll(() => {
-    // A private build (as the SIGKILL test makes one): the library and the CLI.
-    buildDir = privateBuild("huge", ["src/node.ts", "src/cli/main.ts"]);
+    // The run's private build (test/support/private-build.ts): the library and the CLI.
+    buildDir = privateBuild();
   }, 60_000);
 
   function node(args: string[]): {
@@ -261,7 +260,7 @@ process.stdout.write(JSON.stringify(values));
   });
 
   it("pagelog verify and dump on 3 GiB, 4 GiB + 1 and 10 GiB files exit with a verdict", () => {
-    const cliPath = join(buildDir, "cli/main.js");
+    const cliPath = join(buildDir, "main.js");
     for (const size of SIZES) {
       const dir = copy(`child-cli-${size}`);
       const base = join(dir, PARTITION, segments[0]!.replace(".log", ""));
@@ -295,7 +294,7 @@ await dir.close();
 `,
     );
     expect(node([script, dir]).status).toBe(0);
-    const cliPath = join(buildDir, "cli/main.js");
+    const cliPath = join(buildDir, "main.js");
     const run = spawnSync(
       "bash",
       [

@@ -26,11 +26,10 @@ let buildDir: string;
 const dirs: string[] = [];
 
 beforeAll(() => {
-  buildDir = privateBuild("procs");
+  buildDir = privateBuild();
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

@@ -32,12 +32,11 @@ let buildDir: string;
 let dataDir: string;
 
 beforeAll(() => {
-  buildDir = privateBuild("readonly");
+  buildDir = privateBuild();
   dataDir = mkdtempSync(join(tmpdir(), "pagelog-readonly-"));
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 

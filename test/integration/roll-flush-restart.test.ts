@@ -23,12 +23,11 @@ let buildDir: string;
 let dataDir: string;
 
 beforeAll(() => {
-  buildDir = privateBuild("roll-flush");
+  buildDir = privateBuild();
   dataDir = mkdtempSync(join(tmpdir(), "pagelog-roll-flush-"));
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 

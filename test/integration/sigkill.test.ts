@@ -62,15 +62,13 @@ let dataDir: string;
 let failed = false;
 
 beforeAll(() => {
-  // A private build of the package: `npm run build` empties dist/ first, and other suites (the
-  // packed-package test's prepack) may rebuild dist/ at the same time. Inside node_modules/.cache
-  // so that the build resolves the package's own dependencies (crc-32) like dist/ does.
-  buildDir = privateBuild("sigkill");
+  // The run's private build of the package (test/support/private-build.ts), not dist/: `npm run
+  // build` empties dist/ first, and the packing suites may rebuild it at the same time.
+  buildDir = privateBuild();
   dataDir = mkdtempSync(join(tmpdir(), "pagelog-sigkill-"));
 }, 60_000);
 
 afterAll(() => {
-  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
   if (dataDir !== undefined && !failed) rmSync(dataDir, { recursive: true, force: true });
 });
 

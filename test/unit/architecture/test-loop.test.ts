@@ -4,12 +4,14 @@
  * that outgrows its tier fails; the property tier uses both cores; test/unit mirrors src/. Each
  * rule is shown refusing a planted violation, so that it cannot pass by checking nothing.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import config from "../../../vitest.config.js";
 import { BUDGETS, SIZES, type SizeName, size, sizeIn } from "../../support/budget.js";
 import { fileTimeVerdict } from "../../support/file-time.js";
+import { FILE_COSTS } from "../../setup/file-costs.js";
+import { CostliestFirst, runOrder } from "../../setup/sequencer.js";
 
 const repo = resolve(import.meta.dirname, "../../..");
 const read = (file: string): string => readFileSync(join(repo, file), "utf8");
@@ -133,11 +135,16 @@ function ciCommands(script: string): string[] {
 }
 
 describe(".ci/run", () => {
-  it("runs npm ci and npm test as the README says, and nothing after them", () => {
+  it("runs npm ci and npm test as the README says, then the soak bounded to 50 minutes, stopping at a failure", () => {
     const commands = ciCommands(read(".ci/run"));
-    expect(commands).toEqual(["npm ci", "npm test"]);
-    // A planted extra run is refused.
-    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")).not.toEqual(["npm ci", "npm test"]);
+    const soak = "timeout --kill-after=60s 50m npm run test:soak -- --bail 1 || status=$?";
+    expect(commands).toEqual(["npm ci", "npm test", soak]);
+    // A planted unbounded soak (no timeout: CI's 90 minutes could run out) is refused.
+    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")).not.toEqual(["npm ci", "npm test", soak]);
+    // Only the timeout's own exit (124) passes; any other failure of the soak fails CI.
+    expect(read(".ci/run")).toMatch(
+      /if \[ "\$status" = 124 \]; then\n[^\n]*\nelif \[ "\$status" != 0 \]; then\n {2}exit "\$status"/,
+    );
   });
 });
 
@@ -170,9 +177,43 @@ describe("the alarm for a file too slow for its tier", () => {
   });
 });
 
-describe("the property tier", () => {
-  it("runs on both cores: its files are independent and pure CPU", () => {
-    expect(projects.find((p) => p.name === "property")!.maxWorkers).toBe(2);
+describe("one pool for every tier, costliest file first", () => {
+  const raw = (config as { test: { projects?: Array<{ test: { sequence?: { groupOrder?: number } } }> } }).test;
+  it("every tier runs on both cores, in one group: the same maxWorkers, no groupOrder", () => {
+    for (const p of projects) expect(p.maxWorkers, p.name).toBe(2);
+    // A tier with its own groupOrder (or maxWorkers) would wait for the others, one core idle at each end.
+    for (const p of raw.projects ?? []) expect(p.test.sequence?.groupOrder).toBeUndefined();
+    expect((config as { test: { sequence?: { sequencer?: unknown } } }).test.sequence?.sequencer).toBe(CostliestFirst);
+  });
+
+  it("orders other tiers' files before the unit tier's, unmeasured first, then costliest first", () => {
+    const costs = { "p/long.ts": 70, "i/longer.ts": 150, "p/short.ts": 2, "u/a.ts": 5, "u/b.ts": 0.3 };
+    const files = [
+      { project: "unit", path: "u/b.ts" },
+      { project: "property", path: "p/short.ts" },
+      { project: "unit", path: "u/new.ts" },
+      { project: "unit", path: "u/a.ts" },
+      { project: "property", path: "p/long.ts" },
+      { project: "integration", path: "i/new.ts" },
+      { project: "integration", path: "i/longer.ts" },
+    ];
+    expect(runOrder(files, costs).map((f) => f.path)).toEqual([
+      "i/new.ts",
+      "i/longer.ts",
+      "p/long.ts",
+      "p/short.ts",
+      "u/new.ts",
+      "u/a.ts",
+      "u/b.ts",
+    ]);
+  });
+
+  it("the cost table names only test files that exist, each with a cost; a planted stale entry is seen", () => {
+    const stale = (costs: Record<string, number>) =>
+      Object.entries(costs).filter(([path, cost]) => !existsSync(join(repo, path)) || !(cost >= 0));
+    expect(stale(FILE_COSTS)).toEqual([]);
+    expect(Object.keys(FILE_COSTS).length).toBeGreaterThan(100);
+    expect(stale({ ...FILE_COSTS, "test/property/gone.test.ts": 3 })).toEqual([["test/property/gone.test.ts", 3]]);
   });
 });
 
