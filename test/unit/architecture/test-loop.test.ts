@@ -135,16 +135,11 @@ function ciCommands(script: string): string[] {
 }
 
 describe(".ci/run", () => {
-  it("runs npm ci and npm test as the README says, then the soak bounded to 50 minutes, stopping at a failure", () => {
-    const commands = ciCommands(read(".ci/run"));
-    const soak = "timeout --kill-after=60s 50m npm run test:soak -- --bail 1 || status=$?";
-    expect(commands).toEqual(["npm ci", "npm test", soak]);
-    // A planted unbounded soak (no timeout: CI's 90 minutes could run out) is refused.
-    expect(ciCommands("npm ci\nnpm test\nnpm run test:soak\n")).not.toEqual(["npm ci", "npm test", soak]);
-    // Only the timeout's own exit (124) passes; any other failure of the soak fails CI.
-    expect(read(".ci/run")).toMatch(
-      /if \[ "\$status" = 124 \]; then\n[^\n]*\nelif \[ "\$status" != 0 \]; then\n {2}exit "\$status"/,
-    );
+  it("runs npm ci and npm test as the README says, and no unbounded or untried soak", () => {
+    expect(ciCommands(read(".ci/run"))).toEqual(["npm ci", "npm test"]);
+    // A planted soak line is seen (so the check above would refuse one added without a decision).
+    expect(ciCommands("npm ci\nnpm test\ntimeout 50m npm run test:soak\n")).toHaveLength(3);
+    expect(read(".ci/run")).toMatch(/soak[^\n]*is not run here yet/);
   });
 });
 
