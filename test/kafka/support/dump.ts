@@ -151,13 +151,29 @@ export function parseDump(lines: readonly string[]): Map<string, DumpedFile> {
     else if (line.startsWith("| offset: ")) file(current).records.push(parseRecord(line));
     else if (/^(offset: \d+ position: \d+|timestamp: -?\d+ offset: \d+)$/.test(line)) file(current).entries.push(line);
     else if (PROBLEM.test(line) && !/passed sanity check/.test(line)) {
-      // A summary line naming a file ("Mismatches in :/path/x.index") belongs to that file.
-      const named = /:(\/\S+)$/.exec(line)?.[1];
+      // A summary line naming a file ("Mismatches in :/path/x.index", "Non-consecutive offsets
+      // in /path/x.log") belongs to that file.
+      const named = /(?::|offsets in )(\/\S+)$/.exec(line)?.[1];
       problemFile = named ?? current;
       file(problemFile).problems.push(line);
     } else file(current).other.push(line);
   }
   return files;
+}
+
+/**
+ * DumpLogSegments' problems less its "Non-consecutive offsets" report of gaps the broker's cleaner
+ * left (pagelog's compacted segments; a broker's `__consumer_offsets` whenever its cleaner ran
+ * before it stopped: timing), each pair kept only if `offsets` (the file's records, in order) do
+ * not show the same gap: a gap a cleaner left is the file's content, not damage.
+ */
+export function gapsBesides(problems: readonly string[], offsets: readonly number[]): string[] {
+  const gaps = new Set(offsets.slice(1).map((offset, i) => `${offsets[i]} is followed by ${offset}`));
+  return problems.filter((line) => {
+    if (/^Non-consecutive offsets in /i.test(line.trim())) return false;
+    const pair = /^(\d+) is followed by (\d+)$/.exec(line.trim());
+    return pair === null || !gaps.has(`${pair[1]} is followed by ${pair[2]}`);
+  });
 }
 
 /** PagelogProbe's `records` lines (kafka-clients' FileRecords, header values included). */
