@@ -3,8 +3,7 @@
  * (`log.cleaner.dedupe.buffer.size`): when it is full the cleaning stops at the batch where it
  * filled, cleans up to there, and the next cleaning goes on from that clean point.
  */
-import type { DecodedRecord } from "../../format/index.js";
-import { keyString } from "./cleaner-scan.js";
+import type { CleanerRecord } from "./cleaner-scan.js";
 
 /**
  * What one entry is counted as: its key's bytes (one character each) plus this, an estimate of
@@ -32,21 +31,20 @@ export class OffsetMap {
    * keys would take the map past its capacity. A batch is never split (the cleaning then ends at
    * a batch boundary), and an empty map takes any batch: every cleaning makes progress.
    */
-  addBatch(records: readonly DecodedRecord[], from: number): boolean {
-    const entries: Array<[string, number]> = [];
-    const fresh = new Set<string>();
+  addBatch(records: readonly CleanerRecord[], from: number): boolean {
+    // First what the batch's new keys would take (a key new twice in one batch counts once),
+    // then, if they fit, the entries: no array of pairs, no set unless a key repeats unseen.
     let extra = 0;
+    let fresh: Set<string> | undefined;
     for (const r of records) {
-      if (r.key === null || r.offset < from) continue;
-      const key = keyString(r.key);
-      entries.push([key, r.offset]);
-      if (!this.latest.has(key) && !fresh.has(key)) {
-        fresh.add(key);
-        extra += key.length + MAP_ENTRY_OVERHEAD;
-      }
+      const key = r.key;
+      if (key === null || r.offset < from || this.latest.has(key)) continue;
+      if (fresh?.has(key) === true) continue;
+      (fresh ??= new Set()).add(key);
+      extra += key.length + MAP_ENTRY_OVERHEAD;
     }
     if (extra > 0 && this.latest.size > 0 && this.#bytes + extra > this.#capacity) return false;
-    for (const [key, offset] of entries) this.latest.set(key, offset);
+    for (const r of records) if (r.key !== null && r.offset >= from) this.latest.set(r.key, r.offset);
     this.#bytes += extra;
     return true;
   }

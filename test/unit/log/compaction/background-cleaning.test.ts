@@ -443,8 +443,7 @@ describe("background cleaning: the bound and what runs beside it", () => {
 
 describe("the bounded offset map (cleanerDedupeBufferBytes)", () => {
   it("takes a batch only if its new keys fit, and any batch when empty", () => {
-    const rec = (key: string, offset: number) =>
-      ({ key: new TextEncoder().encode(key), value: null, offset, timestamp: 0, headers: [] }) as never;
+    const rec = (key: string, offset: number) => ({ key, tombstone: true, offset, timestamp: 0 }) as never;
     const map = new OffsetMap(2 * (2 + MAP_ENTRY_OVERHEAD));
     expect(map.addBatch([rec("aa", 0), rec("bb", 1), rec("cc", 2)], 0)).toBe(true); // empty: taken whole
     expect(map.latest.size).toBe(3);
