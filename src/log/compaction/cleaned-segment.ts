@@ -13,7 +13,7 @@ import { type BatchHeader, readBatchHeader } from "../../format/index.js";
 import { filterBatch } from "../../format/filter-batch.js";
 import { Segment } from "../../segment/segment.js";
 import type { LogState } from "../state/log-state.js";
-import type { CleanerBatch } from "./cleaner-scan.js";
+import { type CleanerBatch, visitRecords } from "./cleaner-scan.js";
 import { CLEANED_SUFFIX, type CleaningRules } from "./cleaning-rules.js";
 
 interface Stats {
@@ -95,37 +95,37 @@ function cleanBatch(
   rules: CleaningRules,
   stats: Stats,
 ): { bytes: Uint8Array; empty: boolean } {
-  const { records } = batch;
-  stats.recordsBefore += records.length;
+  const count = batch.header.recordsCount;
+  stats.recordsBefore += count;
   // Compressed and control batches are copied whole: pagelog writes neither, and re-compressing
   // a batch from another writer is not the cleaner's to do.
   if (batch.whole) {
-    for (const r of records) if (r.key !== null && !r.tombstone) rules.keptValues.add(r.key);
-    stats.recordsAfter += records.length;
+    visitRecords(batch, (_i, _o, _t, key, from, to, tombstone) => {
+      if (key !== null && !tombstone) rules.keptValues.add(key, from, to);
+    });
+    stats.recordsAfter += count;
     return { bytes: batch.bytes, empty: false };
   }
-  const keep = new Array<boolean>(records.length);
+  const keep = new Array<boolean>(count);
+  const timestamps = new Array<number>(count);
   let kept = 0;
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    const k = keepRecord(r.key, r.offset, r.tombstone, maxTimestamp, rules, stats);
+  visitRecords(batch, (i, offset, timestamp, key, from, to, tombstone) => {
+    const k = keepRecord(key, from, to, offset, tombstone, maxTimestamp, rules, stats);
     keep[i] = k;
+    timestamps[i] = timestamp;
     if (k) kept++;
-  }
+  });
   stats.recordsAfter += kept;
-  if (kept === records.length) return { bytes: batch.bytes, empty: false };
-  const bytes = filterBatch(
-    batch.bytes,
-    keep,
-    records.map((r) => r.timestamp),
-    s.options.crc32c,
-  );
+  if (kept === count) return { bytes: batch.bytes, empty: false };
+  const bytes = filterBatch(batch.bytes, keep, timestamps, s.options.crc32c);
   return { bytes, empty: kept === 0 };
 }
 
 /** Whether the cleaning keeps one record (a source segment's newest timestamp is `maxTimestamp`). */
 function keepRecord(
-  key: string | null,
+  key: Uint8Array | null,
+  from: number,
+  to: number,
   offset: number,
   tombstone: boolean,
   maxTimestamp: number,
@@ -133,16 +133,15 @@ function keepRecord(
   stats: Stats,
 ): boolean {
   if (key === null) return true; // never superseded: no key to supersede it by
-  const latest = rules.latest.get(key);
-  if (latest !== undefined && offset < latest) return false;
+  if (offset < rules.latest.latest(key, from, to)) return false;
   if (!tombstone) {
-    rules.keptValues.add(key);
+    rules.keptValues.add(key, from, to);
     return true;
   }
   // A tombstone goes once its retention is over, unless a value of its key is still kept
   // before it (a group the clean point passed but a crash left uncleaned: kept-keys.ts).
   const expired = offset < rules.tombstonesBelow && maxTimestamp <= rules.tombstoneHorizon;
-  if (expired && !rules.keptValues.mightHave(key)) {
+  if (expired && !rules.keptValues.mightHave(key, from, to)) {
     stats.tombstonesRemoved++;
     return false;
   }

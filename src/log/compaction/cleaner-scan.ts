@@ -2,9 +2,10 @@
  * Reading what the log cleaner cleans: every batch of a segment, each one's CRC-32C checked (a
  * cleaner must never copy a damaged record into a segment that then looks clean), and of each
  * record only what the cleaner decides by: its offset, timestamp, key and whether it is a
- * tombstone. An uncompressed batch's records are walked in place (no record objects, no value or
- * header views: the key is read straight into the string the offset map holds); their structure
- * is checked as the decoder checks it, so a batch the cleaner copies is one a reader can decode.
+ * tombstone. An uncompressed batch's records are walked in place (no record objects, no key,
+ * value or header views: the key is handed on as a range of the batch's bytes, which the offset
+ * map reads where it lies); their structure is checked as the decoder checks it, so a batch the
+ * cleaner copies is one a reader can decode.
  */
 import { ErrorCode, PagelogError, corruptError as corrupt } from "../../errors.js";
 import {
@@ -21,23 +22,28 @@ import { BatchScanner } from "../../segment/batch-scanner.js";
 import type { Segment, SegmentOptions } from "../../segment/segment.js";
 import type { StorageFile } from "../../storage/storage.js";
 
-/** One record as the cleaner sees it. */
-export interface CleanerRecord {
-  readonly offset: number;
-  readonly timestamp: number;
-  /** The key, one character per byte (`keyString`), or null. */
-  readonly key: string | null;
-  /** A null value. */
-  readonly tombstone: boolean;
-}
+/**
+ * Told of each record of a batch, in order: its index in the batch, offset, timestamp, its key
+ * as `keyBytes[keyFrom, keyTo)` (`keyBytes` null: no key) and whether it is a tombstone.
+ */
+export type RecordVisitor = (
+  index: number,
+  offset: number,
+  timestamp: number,
+  keyBytes: Uint8Array | null,
+  keyFrom: number,
+  keyTo: number,
+  tombstone: boolean,
+) => void;
 
-/** One batch as the cleaner sees it: its bytes, header and records. */
+/** One batch as the cleaner sees it: its bytes and header, checked; its records by `visitRecords`. */
 export interface CleanerBatch {
   readonly bytes: Uint8Array;
   readonly header: BatchHeader;
-  readonly records: readonly CleanerRecord[];
   /** Copied whole, never filtered: compressed or control (pagelog writes neither). */
   readonly whole: boolean;
+  /** A compressed batch's records, decoded (rare: pagelog never writes one). */
+  readonly decoded: readonly DecodedRecord[] | undefined;
 }
 
 /** One batch of `segmentBatches`: its bytes (a copy), header and decoded records. */
@@ -89,8 +95,11 @@ export async function* cleanerBatches(
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     const { header, bytes } = batch;
     const whole = header.compression !== 0 || (header.attributes & CONTROL_FLAG_MASK) !== 0;
-    const records = header.compression === 0 ? walkRecords(bytes, header) : await decodedRecords(bytes, options);
-    yield { bytes, header, records, whole };
+    // Checked now (a damaged record is found before anything is built on its batch), walked
+    // again by whoever uses it: a walk allocates nothing.
+    if (header.compression === 0) walkRecords(bytes, header, ignore);
+    const decoded = header.compression === 0 ? undefined : await decodedRecords(bytes, options);
+    yield { bytes, header, whole, decoded };
   }
   throwIfDamaged(scanner, source.path);
 }
@@ -127,18 +136,23 @@ function throwIfDamaged(scanner: BatchScanner, path: string): void {
     );
 }
 
+const ignore: RecordVisitor = () => undefined;
+
 /** A compressed batch's records, decoded (pagelog never writes one: rare, so the slow way). */
-async function decodedRecords(bytes: Uint8Array, options: SegmentOptions): Promise<CleanerRecord[]> {
+async function decodedRecords(bytes: Uint8Array, options: SegmentOptions): Promise<readonly DecodedRecord[]> {
   const { records } = await decodeBatch(bytes, {
     verifyCrc: false, // the scanner checked it
     ...(options.crc32c === undefined ? {} : { crc32c: options.crc32c }),
   });
-  return records.map((r) => ({
-    offset: r.offset,
-    timestamp: r.timestamp,
-    key: r.key === null ? null : keyString(r.key, 0, r.key.length),
-    tombstone: r.value === null,
-  }));
+  return records;
+}
+
+/** Tells `visit` of every record of a batch `cleanerBatches` yielded. */
+export function visitRecords(batch: CleanerBatch, visit: RecordVisitor): void {
+  if (batch.decoded === undefined) return walkRecords(batch.bytes, batch.header, visit);
+  batch.decoded.forEach((r, i) =>
+    visit(i, r.offset, r.timestamp, r.key, 0, r.key === null ? 0 : r.key.length, r.value === null),
+  );
 }
 
 /**
@@ -148,12 +162,11 @@ async function decodedRecords(bytes: Uint8Array, options: SegmentOptions): Promi
  * header's. (Header keys are not decoded: their bytes are copied unchanged, and a reader checks
  * them as before.)
  */
-export function walkRecords(bytes: Uint8Array, header: BatchHeader): CleanerRecord[] {
+function walkRecords(bytes: Uint8Array, header: BatchHeader, visit: RecordVisitor): void {
   const { baseOffset, baseTimestamp, maxTimestamp, isLogAppendTime, recordsCount, lastOffsetDelta } = header;
   const end = header.sizeInBytes;
   if (recordsCount < 0 || recordsCount > (end - RECORDS_OFFSET) / MIN_RECORD_SIZE)
     throw corrupt(`batch at offset ${baseOffset} declares ${recordsCount} records in ${end - RECORDS_OFFSET} bytes`);
-  const records: CleanerRecord[] = new Array<CleanerRecord>(recordsCount);
   const cursor: ByteCursor = { bytes, pos: RECORDS_OFFSET, end };
   let previousDelta = -1;
   let largest = Number.NEGATIVE_INFINITY;
@@ -171,12 +184,8 @@ export function walkRecords(bytes: Uint8Array, header: BatchHeader): CleanerReco
       throw corrupt(`record ${i} of the batch at offset ${baseOffset} has offsetDelta ${offsetDelta}`);
     previousDelta = offsetDelta;
     const keyLength = readVarint(cursor);
-    let key: string | null = null;
-    if (keyLength !== -1) {
-      fieldFits(cursor, keyLength, i, baseOffset);
-      key = keyString(bytes, cursor.pos, cursor.pos + keyLength);
-      cursor.pos += keyLength;
-    }
+    const keyFrom = cursor.pos;
+    if (keyLength !== -1) (fieldFits(cursor, keyLength, i, baseOffset), (cursor.pos += keyLength));
     const valueLength = readVarint(cursor);
     if (valueLength !== -1) (fieldFits(cursor, valueLength, i, baseOffset), (cursor.pos += valueLength));
     const headerCount = readVarint(cursor);
@@ -192,29 +201,22 @@ export function walkRecords(bytes: Uint8Array, header: BatchHeader): CleanerReco
       throw corrupt(`record ${i} of the batch at offset ${baseOffset} declares ${length} bytes but its fields differ`);
     const timestamp = isLogAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
     if (timestamp > largest) largest = timestamp;
-    records[i] = { offset: baseOffset + offsetDelta, timestamp, key, tombstone: valueLength === -1 };
+    visit(
+      i,
+      baseOffset + offsetDelta,
+      timestamp,
+      keyLength === -1 ? null : bytes,
+      keyFrom,
+      keyFrom + Math.max(0, keyLength),
+      valueLength === -1,
+    );
   }
   if (cursor.pos !== end) throw corrupt(`batch at offset ${baseOffset} has bytes after its ${recordsCount} records`);
   if (!isLogAppendTime && recordsCount > 0 && largest !== maxTimestamp)
     throw corrupt(`batch at offset ${baseOffset}: maxTimestamp ${maxTimestamp} is not its records' largest ${largest}`);
-  return records;
 }
 
 function fieldFits(cursor: ByteCursor, length: number, record: number, baseOffset: number): void {
   if (length < 0 || length > cursor.end - cursor.pos)
     throw corrupt(`record ${record} of the batch at offset ${baseOffset} has a field of bad length ${length}`);
-}
-
-/** A key as a map key: one character per byte of `bytes[from, to)` (exact, and cheap for short keys). */
-export function keyString(bytes: Uint8Array, from: number, to: number): string {
-  // Short keys (the common case) a byte at a time: spreading a subarray into fromCharCode costs
-  // more than the key itself.
-  if (to - from <= 32) {
-    let short = "";
-    for (let i = from; i < to; i++) short += String.fromCharCode(bytes[i]!);
-    return short;
-  }
-  let out = "";
-  for (let i = from; i < to; i += 4096) out += String.fromCharCode(...bytes.subarray(i, Math.min(to, i + 4096)));
-  return out;
 }

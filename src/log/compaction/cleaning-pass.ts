@@ -27,18 +27,14 @@ import type { SegmentSlot } from "../state/segment-slot.js";
 import { type Cleanable, cleanableRange, groups, loaded } from "./cleanable.js";
 import { type CleanerSource } from "./cleaned-segment.js";
 import { removeCleaned, swapGroup, writeGroup } from "./cleaned-group.js";
-import { type BatchSource, type CleanerBatch, cleanerBatches } from "./cleaner-scan.js";
+import { type BatchSource, type CleanerBatch, cleanerBatches, visitRecords } from "./cleaner-scan.js";
 import type { CleaningRules } from "./cleaning-rules.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
 import { KeptKeys } from "./kept-keys.js";
 import { OffsetMap } from "./offset-map.js";
 
-/**
- * The most a pass keeps of what its scan read, for the rewrite: the batches' bytes plus an
- * estimate of their records' objects (`RECORD_COST` each).
- */
+/** The most a pass keeps of what its scan read, for the rewrite (the batches' bytes: nothing else per record). */
 const READ_ONCE_BYTES = 64 << 20;
-const RECORD_COST = 64;
 
 /** How a pass reaches the log. */
 export interface PassHooks {
@@ -100,7 +96,7 @@ export async function startPass(s: LogState, now: number): Promise<CleaningPass 
     slots: s.segments.slice(0, range.count),
     map: new OffsetMap(s.options.cleanerDedupeBufferBytes),
     rules: {
-      latest: new Map(), // replaced by the map's once it is complete
+      latest: { latest: () => -1 }, // the map, once it is complete
       // A tombstone is dropped only once a cleaning reached it before (it lies below the clean
       // point this cleaning started from) and its segment's newest record is deleteRetentionMs old.
       tombstonesBelow: cleanPoint,
@@ -184,24 +180,30 @@ async function scan(s: LogState, pass: CleaningPass, hooks: PassHooks): Promise<
     if (slot.nextOffset <= dirtyFrom) continue;
     const source = await sourceOf(pass, slot, hooks);
     let kept: CleanerBatch[] | undefined = pass.keptBytes + source.size <= READ_ONCE_BYTES ? [] : undefined;
-    let keptBytes = source.size;
+    const { map } = pass;
+    const add = (_: number, offset: number, _t: number, key: Uint8Array | null, from: number, to: number): void => {
+      if (key !== null && offset >= dirtyFrom) map.add(key, from, to, offset);
+    };
     for await (const batch of cleanerBatches(batchSource(source, hooks), s.segmentOptions)) {
-      if (batch.header.lastOffset >= dirtyFrom && !pass.map.addBatch(batch.records, dirtyFrom)) {
-        pass.end = Math.max(batch.header.baseOffset, dirtyFrom);
-        kept = undefined; // only whole segments are kept
-        break;
+      if (batch.header.lastOffset >= dirtyFrom) {
+        map.startBatch(batch.header.recordsCount);
+        visitRecords(batch, add);
+        if (!map.endBatch()) {
+          pass.end = Math.max(batch.header.baseOffset, dirtyFrom);
+          kept = undefined; // only whole segments are kept
+          break;
+        }
       }
       kept?.push(batch);
-      keptBytes += batch.records.length * RECORD_COST;
     }
-    if (kept !== undefined && pass.keptBytes + keptBytes <= READ_ONCE_BYTES) {
+    if (kept !== undefined) {
       pass.kept.set(slot, { source, batches: kept });
-      pass.keptBytes += keptBytes;
+      pass.keptBytes += source.size;
     }
     if (pass.end !== undefined) break;
   }
   pass.end ??= pass.range.end;
-  (pass.rules as { latest: ReadonlyMap<string, number> }).latest = pass.map.latest;
+  (pass.rules as { latest: CleaningRules["latest"] }).latest = pass.map;
 }
 
 /**
