@@ -14,7 +14,7 @@ import { CLEANED_SUFFIX, type CleaningRules } from "./cleaning-rules.js";
 import { swapIn } from "./swap.js";
 
 /** What one group's rewrite did; `toSwap`: its `.cleaned` files are there, durable, to be swapped in. */
-export interface WrittenGroup {
+interface WrittenGroup {
   readonly bytesBefore: number;
   readonly bytesAfter: number;
   readonly recordsBefore: number;
@@ -28,7 +28,7 @@ export interface WrittenGroup {
  * nothing, removes it again. Damage found while reading removes the partial files and is
  * `PAGELOG_CORRUPT` that leaves the log open.
  */
-export async function writeGroup(
+export async function writeCleanedGroup(
   s: LogState,
   base: number,
   sources: readonly CleanerSource[],

@@ -26,7 +26,7 @@ import type { StorageFile } from "../../storage/storage.js";
  * Told of each record of a batch, in order: its index in the batch, offset, timestamp, its key
  * as `keyBytes[keyFrom, keyTo)` (`keyBytes` null: no key) and whether it is a tombstone.
  */
-export type RecordVisitor = (
+type RecordVisitor = (
   index: number,
   offset: number,
   timestamp: number,
@@ -47,7 +47,7 @@ export interface CleanerBatch {
 }
 
 /** One batch of `segmentBatches`: its bytes (a copy), header and decoded records. */
-export interface DecodedCleanerBatch {
+interface DecodedCleanerBatch {
   readonly bytes: Uint8Array;
   readonly header: BatchHeader;
   readonly records: readonly DecodedRecord[];
@@ -59,16 +59,6 @@ export interface BatchSource {
   readonly baseOffset: number;
   readonly size: number;
   read(position: number, length: number): Promise<Uint8Array>;
-}
-
-/** A loaded segment as a `BatchSource`, read directly. */
-export function segmentSource(segment: Segment): BatchSource {
-  return {
-    path: segment.log.path,
-    baseOffset: segment.baseOffset,
-    size: segment.size,
-    read: (position, length) => segment.log.read(position, length),
-  };
 }
 
 /** How much the cleaner reads at once: one read is one turn of the log's queue for a background cleaning. */

@@ -26,7 +26,7 @@ import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import type { SegmentSlot } from "../state/segment-slot.js";
 import { type Cleanable, cleanableRange, groups, loaded } from "./cleanable.js";
 import { type CleanerSource } from "./cleaned-segment.js";
-import { removeCleaned, swapGroup, writeGroup } from "./cleaned-group.js";
+import { removeCleaned, swapGroup, writeCleanedGroup } from "./cleaned-group.js";
 import { type BatchSource, type CleanerBatch, cleanerBatches, visitRecords } from "./cleaner-scan.js";
 import type { CleaningRules } from "./cleaning-rules.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
@@ -231,7 +231,7 @@ async function cleanOneGroup(
   }
   const base = group[0]!.baseOffset;
   pass.writing = base;
-  const written = await writeGroup(s, base, sources, pass.rules, cleanPoint, hooks.pause);
+  const written = await writeCleanedGroup(s, base, sources, pass.rules, cleanPoint, hooks.pause);
   if (!written.toSwap) pass.writing = undefined; // (its files are gone already)
   for (const slot of group) pass.kept.delete(slot);
   await hooks.inQueue(async () => {

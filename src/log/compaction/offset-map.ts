@@ -19,7 +19,7 @@ export const MAP_ENTRY_OVERHEAD = 48;
 const EMPTY = -1;
 
 /** FNV-1a over `bytes[from, to)`, as an int32. */
-export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h | 0;
