@@ -461,7 +461,7 @@ export class Log {
       const s = this.#s;
       await rollFlushSettled(s); // its fsyncs end before the files close; the flush below covers the rest
       stopTimer(s);
-      this.#cleaner.stop(); // a pass in progress ends here: it leaves no file behind between steps
+      await this.#cleaner.stop(); // a pass in progress ends here, leaving no file behind
       if (s.mode.close !== undefined) return s.mode.close(s); // read-only: writes nothing
       if (s.status === "failed") {
         await Promise.allSettled(s.segments.map((slot) => slot.close()));

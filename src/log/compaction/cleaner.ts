@@ -4,10 +4,11 @@
  * offset-map.ts), then rewrite the segments from the start of the log to the end of what the map
  * covers, grouped into segments of at most `segmentBytes`, each group swapped in by the
  * crash-safe protocol of swap.ts. The steps are cleaning-pass.ts's; `compact()` runs them all in
- * one turn of the log's queue, the background cleaner (background-cleaner.ts) one per turn.
+ * one turn of the log's queue, the background cleaner (background-cleaner.ts) beside the log's
+ * calls, taking the queue only for reads of the sources and the swaps.
  */
 import { guard, type LogState } from "../state/log-state.js";
-import { endPass, startPass, stepPass } from "./cleaning-pass.js";
+import { discardWritten, endPass, type PassHooks, runPass, startPass } from "./cleaning-pass.js";
 import { nothingCleanable } from "./cleanable.js";
 import { type CompactionResult, nothingCleaned } from "./compaction-result.js";
 
@@ -24,9 +25,18 @@ async function compactLog(s: LogState, now: number): Promise<CompactionResult> {
   const pass = await startPass(s, now);
   if (pass === undefined) return nothingCleaned(s.offsetGaps.below, await nothingCleanable(s, now));
   try {
-    while (await stepPass(s, pass));
+    await runPass(s, pass, IN_THIS_TURN);
+  } catch (err) {
+    await discardWritten(s, pass).catch(() => undefined); // (the next open removes them otherwise)
+    throw err;
   } finally {
     endPass(s, pass);
   }
   return pass.totals;
 }
+
+/** `compact()` already has the log to itself: every step runs in its turn, with no pause. */
+const IN_THIS_TURN: PassHooks = {
+  inQueue: (task) => task(),
+  pause: () => Promise.resolve(),
+};

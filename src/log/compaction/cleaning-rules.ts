@@ -4,13 +4,14 @@
  */
 
 import type { KeptKeys } from "./kept-keys.js";
+import type { OffsetMap } from "./offset-map.js";
 
 /** Kafka's suffix of a segment the cleaner is still writing. */
 export const CLEANED_SUFFIX = ".cleaned";
 
 export interface CleaningRules {
-  /** Key (one character per byte) → offset of its latest record in the dirty part. */
-  readonly latest: ReadonlyMap<string, number>;
+  /** Key → offset of its latest record in the dirty part (complete once the scan is). */
+  readonly latest: Pick<OffsetMap, "latest">;
   /** Tombstones below this offset were reached by an earlier cleaning: they may go. */
   readonly tombstonesBelow: number;
   /** ...once their segment's newest record is at or before this time (now − deleteRetentionMs). */

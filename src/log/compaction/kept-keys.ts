@@ -13,29 +13,42 @@ const MASK = BITS - 1;
 export class KeptKeys {
   #bits: Uint32Array | undefined; // allocated at the first key
 
-  add(key: string): void {
+  /** The key `bytes[from, to)`. */
+  add(bytes: Uint8Array, from: number, to: number): void {
     const bits = (this.#bits ??= new Uint32Array(BITS / 32));
-    for (const bit of positions(key)) bits[bit >>> 5]! |= 1 << (bit & 31);
+    hashInto(bytes, from, to);
+    for (let k = 0; k < 3; k++) {
+      const bit = (h1 + k * h2) & MASK;
+      bits[bit >>> 5]! |= 1 << (bit & 31);
+    }
   }
 
-  /** False if no value of `key` was kept before (never a false "false"). */
-  mightHave(key: string): boolean {
+  /** False if no value of the key `bytes[from, to)` was kept before (never a false "false"). */
+  mightHave(bytes: Uint8Array, from: number, to: number): boolean {
     const bits = this.#bits;
     if (bits === undefined) return false;
-    for (const bit of positions(key)) if ((bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    hashInto(bytes, from, to);
+    for (let k = 0; k < 3; k++) {
+      const bit = (h1 + k * h2) & MASK;
+      if ((bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    }
     return true;
   }
 }
 
-/** Three bit positions by double hashing two FNV-1a variants of the key's characters. */
-function positions(key: string): [number, number, number] {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+// The two hashes of the last key hashed (no array per call).
+let h1 = 0;
+let h2 = 0;
+
+/** Two FNV-1a variants of the key's bytes into h1, h2: three bit positions by double hashing. */
+function hashInto(bytes: Uint8Array, from: number, to: number): void {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = from; i < to; i++) {
+    const c = bytes[i]!;
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
   }
-  h2 |= 1;
-  return [h1 & MASK, (h1 + h2) & MASK, (h1 + 2 * h2) & MASK];
+  h1 = a;
+  h2 = b | 1;
 }

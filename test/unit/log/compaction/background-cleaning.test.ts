@@ -443,19 +443,94 @@ describe("background cleaning: the bound and what runs beside it", () => {
 
 describe("the bounded offset map (cleanerDedupeBufferBytes)", () => {
   it("takes a batch only if its new keys fit, and any batch when empty", () => {
-    const rec = (key: string, offset: number) =>
-      ({ key: new TextEncoder().encode(key), value: null, offset, timestamp: 0, headers: [] }) as never;
+    const bytes = (key: string) => new TextEncoder().encode(key);
+    /** Adds one batch of [key, offset] records at or after `from`, as the cleaner's scan does. */
+    const addBatch = (map: OffsetMap, records: Array<[string, number]>, from: number): boolean => {
+      map.startBatch(records.length);
+      for (const [key, offset] of records) if (offset >= from) map.add(bytes(key), 0, key.length, offset);
+      return map.endBatch();
+    };
+    const latest = (map: OffsetMap, key: string) => map.latest(bytes(key), 0, key.length);
     const map = new OffsetMap(2 * (2 + MAP_ENTRY_OVERHEAD));
-    expect(map.addBatch([rec("aa", 0), rec("bb", 1), rec("cc", 2)], 0)).toBe(true); // empty: taken whole
-    expect(map.latest.size).toBe(3);
-    expect(map.addBatch([rec("aa", 3)], 0)).toBe(true); // no new key: fits
-    expect(map.latest.get("aa")).toBe(3);
-    expect(map.addBatch([rec("dd", 4)], 0)).toBe(false); // a new key past the capacity: refused whole
-    expect(map.latest.has("dd")).toBe(false);
+    expect(
+      addBatch(
+        map,
+        [
+          ["aa", 0],
+          ["bb", 1],
+          ["cc", 2],
+        ],
+        0,
+      ),
+    ).toBe(true); // empty: taken whole
+    expect(map.size).toBe(3);
+    expect(addBatch(map, [["aa", 3]], 0)).toBe(true); // no new key: fits
+    expect(latest(map, "aa")).toBe(3);
+    expect(
+      addBatch(
+        map,
+        [
+          ["aa", 5],
+          ["dd", 4],
+        ],
+        0,
+      ),
+    ).toBe(false); // a new key past the capacity: refused whole
+    expect(latest(map, "dd")).toBe(-1);
+    expect(latest(map, "aa")).toBe(3); // (and what it changed undone)
+    expect(map.size).toBe(3);
     const small = new OffsetMap(2 * (2 + MAP_ENTRY_OVERHEAD));
-    expect(small.addBatch([rec("aa", 0), rec("aa", 1), rec("bb", 2)], 1)).toBe(true); // below `from`: not counted
+    expect(
+      addBatch(
+        small,
+        [
+          ["aa", 0],
+          ["aa", 1],
+          ["bb", 2],
+        ],
+        1,
+      ),
+    ).toBe(true); // below `from`: not counted
     expect(small.bytes).toBe(2 * (2 + MAP_ENTRY_OVERHEAD));
-    expect(small.addBatch([rec("cc", 3)], 0)).toBe(false);
+    expect(addBatch(small, [["cc", 3]], 0)).toBe(false);
+  });
+
+  it("is exact on many keys: grows, never confuses two keys, undoes a refused batch whole", () => {
+    const enc = new TextEncoder();
+    const map = new OffsetMap(1 << 30);
+    const truth = new Map<string, number>();
+    let offset = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let b = 0; b < 200; b++) {
+        const keys = Array.from(
+          { length: 50 },
+          (_, i) => `k${(b * 50 + i * 7 + round * 13) % 6000}${"x".repeat(i % 3)}`,
+        );
+        map.startBatch(keys.length);
+        for (const key of keys) {
+          const bytes = enc.encode(`..${key}..`); // the key inside a larger buffer, as in a batch
+          map.add(bytes, 2, bytes.length - 2, offset);
+          truth.set(key, offset++);
+        }
+        expect(map.endBatch()).toBe(true);
+      }
+    }
+    expect(map.size).toBe(truth.size);
+    for (const [key, at] of truth) expect(map.latest(enc.encode(key), 0, key.length)).toBe(at);
+    expect(map.latest(enc.encode("absent"), 0, 6)).toBe(-1);
+    // A full map refuses a batch with new keys and is left exactly as it was.
+    const full = new OffsetMap(10 * (3 + MAP_ENTRY_OVERHEAD));
+    map.startBatch(0);
+    full.startBatch(10);
+    for (let i = 0; i < 10; i++) full.add(enc.encode(`a${i}x`), 0, 3, i);
+    expect(full.endBatch()).toBe(true);
+    full.startBatch(20);
+    for (let i = 0; i < 10; i++) full.add(enc.encode(`a${i}x`), 0, 3, 100 + i);
+    for (let i = 0; i < 10; i++) full.add(enc.encode(`b${i}x`), 0, 3, 200 + i);
+    expect(full.endBatch()).toBe(false);
+    expect(full.size).toBe(10);
+    for (let i = 0; i < 10; i++) expect(full.latest(enc.encode(`a${i}x`), 0, 3)).toBe(i);
+    for (let i = 0; i < 10; i++) expect(full.latest(enc.encode(`b${i}x`), 0, 3)).toBe(-1);
   });
 
   it("a tiny map cleans only up to where it filled; the next cleanings go on from there to the end", async () => {
