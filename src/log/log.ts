@@ -98,7 +98,7 @@ const NO_CLEANER: Cleaner = {
   error: undefined,
   poke: () => undefined,
   recheck: () => undefined,
-  stop: () => undefined,
+  stop: () => Promise.resolve(),
   compact: () => Promise.reject(new TypeError("compact() on a log whose policy does not compact")),
 };
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
