@@ -35,8 +35,12 @@ const repo = resolve(import.meta.dirname, "../..");
  * they are not in this size: 46 KB, at 45.4 KB. The 30 KB of issue 10 is not reached: what is left
  * is the writable log itself (segments, the batch codec, recovery's plan, reads with
  * transactions, retention, the course's policy hooks) and SimStorage; see docs/entry-points.md.
+ * 48 KB since the merges of issue 32's chokepoint assertions (the segment list's, truncation's and
+ * the append's cheap checks, PAGELOG_BUG), the offset checkpoints' own class, issue 36's batched
+ * follower wake-ups and the descriptor pool's kept file identities: 46.9 KB then (48,074 bytes),
+ * raised openly from 46 KB rather than trimmed, the writable log's own growth.
  */
-const BUDGET_BYTES = 46 * 1024;
+const BUDGET_BYTES = 48 * 1024;
 /**
  * The parts a log loads on first use, each behind one `import()` (docs/entry-points.md): the
  * read-only mode (a read-only LogDir's first log), the cleaner (a log whose policy compacts) and
