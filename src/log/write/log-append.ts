@@ -6,7 +6,7 @@
  */
 import type { BatchHeader } from "../../format/index.js";
 import type { BytesInput, RecordSnapshot } from "../../format/record-codec.js";
-import { assertInvariant, ErrorCode, expensiveChecks, isPagelogError, type PagelogError } from "../../errors.js";
+import { assertInvariant, ErrorCode, expensiveChecks, isPagelogError, PagelogError } from "../../errors.js";
 import { type EncodedBatch, encodeAppendBatch } from "../../format/record-batch.js";
 import { checkEncodedBatch } from "./append-checks.js";
 import { WriteMemory } from "./write-memory.js";
@@ -144,6 +144,14 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
  * Encoded once: its header comes from the encoder, and the log's options were checked at open.
  */
 function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): EncodedBatch {
+  // The end after this batch must stay an exact number: a log whose start a checkpoint put at
+  // 2^53 - 1 takes no record there (its end would be 2^53, which a JS number cannot tell from 2^53 + 1).
+  if (g.next + records.length > Number.MAX_SAFE_INTEGER)
+    throw new PagelogError(
+      `append of ${records.length} records at offset ${g.next}: the log's end would pass ${Number.MAX_SAFE_INTEGER}, the largest offset pagelog counts exactly`,
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+      { path: g.s.name },
+    );
   const encoded = encodeAppendBatch(records, g.next, g.now, g.s.options, g.memory.allocate);
   // The pair of the encoder's own checks (PAGELOG_CHECKS=all): the bytes read back as the header.
   if (expensiveChecks) checkEncodedBatch(g.s, encoded, records.length);
