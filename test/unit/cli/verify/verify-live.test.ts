@@ -68,7 +68,9 @@ describe("verify --json on a directory being written", () => {
     const removals = () => runs.filter((r) => r.report.notes.some((n) => n.includes("removed while verify read")));
     try {
       // Until the writer deleted files under verify's feet a few times (else this proves nothing).
-      for (let i = 0; i < 200 && (i < 30 || removals().length < 3); i++) runs.push(await verifyJson(root));
+      // Up to 1,000 runs: a loaded machine gives fewer such races per run (200 once fell short,
+      // at load ~10); a quiet one reaches 3 within the first 30 to 200.
+      for (let i = 0; i < 1000 && (i < 30 || removals().length < 3); i++) runs.push(await verifyJson(root));
     } finally {
       writing = false;
       await writer;
