@@ -28,6 +28,14 @@ describe("the crash engine's compaction workload", () => {
     await replay(1711383384, undefined, { workload: "compaction" });
   });
 
+  // OPEN DEFECT, pinned (found 2026-12-04 by a whole run, PAGELOG_SEED=1892852802; present on the
+  // code of the stop before too): appends of [0, 6) with durable point 4, a crash, then a power
+  // cut 17 storage operations into the recovery; the recovery after that returns [0, 2): flushed
+  // records 2 and 3 lost (and offset 1, a key's latest). It turns red when fixed: make it an `it`.
+  it.fails("open defect: schedule 492962408 loses flushed records after a cut inside recovery", async () => {
+    await replay(492962408, undefined, { workload: "compaction" });
+  });
+
   it(`leaves a valid compaction after every power cut, in ${SCHEDULES} schedules`, async () => {
     const seed = testSeed();
     const report = await fuzz({ seed, schedules: SCHEDULES, workload: "compaction", failFast: true });
