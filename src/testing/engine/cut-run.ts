@@ -365,11 +365,14 @@ export class CutRun {
     const to = Math.max(state.start, state.records.length - back);
     // Cut short by a crash, a truncation may have dropped any part of the tail from `to` on:
     // any prefix of the old records at least `to` long.
-    // A compacted log's records below `to` that a cleaning could drop for a later one of their
-    // key stay allowed to be missing whether the cut came before or after the truncation.
+    // A compacted log's records that a cleaning could drop for a later one of their key stay
+    // allowed to be missing whether the cut came before or after the truncation: below `to`
+    // once it resolved, and, while it runs, below wherever the cut stopped it — a prefix left
+    // there is a truncation to that point, whose cleanings ran on the records of before.
     const truncated = state.compaction && truncatedCompaction(state.compaction, to, state.records);
     const c = truncated === undefined ? {} : { compaction: truncated };
-    const mayGo = truncated === undefined ? {} : { compaction: { ...state.compaction!, mayGo: truncated.mayGo! } };
+    const anyCut = state.compaction && truncatedCompaction(state.compaction, state.records.length, state.records);
+    const mayGo = anyCut === undefined ? {} : { compaction: { ...state.compaction!, mayGo: anyCut.mayGo! } };
     this.#inFlight = { ...state, durable: Math.min(state.durable, to), ...mayGo };
     await this.#current.truncateTo!(to);
     this.#state = {
