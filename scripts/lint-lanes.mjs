@@ -1,20 +1,14 @@
 #!/usr/bin/env node
 /**
  * `npm run lint` (and so the first step of `npm test`): every static check, in two lanes that run
- * at once, because each tool uses one core and CI has two. The lint's wall time is its longer
- * lane's, so the lanes are balanced by measured CPU (on a clean clone, loaded machine): eslint
- * about 68 CPU-s alone; prettier 22, tsc 25, the API reports 22 and the build 3 (its .d.ts
- * rollups are the API check's, kept in .tmp/api-cache by scripts/api.mjs) in the other.
+ * at once, because each tool uses one core and CI has two. Sequential, the steps took about
+ * 150 CPU-seconds; in two balanced lanes the wall time is about half.
  *
- *   lane 1: the type-aware eslint (not cached here: a cached file's type-aware verdict can go
+ *   lane 1: prettier --check (cached: its cache is keyed by content and options, so never stale),
+ *           then the type-aware eslint (not cached here: a cached file's type-aware verdict can go
  *           stale when a file it imports changes; `npm run check` takes that risk, this does not)
- *   lane 2: prettier --check (cached: its cache is keyed by content and options, so never stale),
- *           tsc --noEmit, the API reports (scripts/api.mjs check), dist/ when stale
+ *   lane 2: tsc --noEmit, the API reports (scripts/api.mjs check), dist/ when stale
  *           (scripts/ensure-built.mjs), then publint on it
- *
- * Prettier once ran before eslint in one lane, as in `npm run check`; the order decides nothing
- * here (both lanes run to their end and every failing step is reported), and eslint alone is the
- * longest step. The one order that matters is publint after the build, in one lane.
  *
  * A step's output is shown only when it fails (or with --verbose), after its lane stops; the
  * other lane runs to its end, so one run reports every failing step. Exit 1 if any failed.
@@ -39,9 +33,11 @@ export const PRETTIER_GLOBS = [
 
 /** The two lanes: each a list of [label, command, args], run in order until one fails. */
 export const LANES = [
-  [["eslint", bin("eslint"), ["."]]],
   [
     ["prettier", bin("prettier"), ["--check", "--cache", "--log-level", "warn", ...PRETTIER_GLOBS]],
+    ["eslint", bin("eslint"), ["."]],
+  ],
+  [
     ["tsc", bin("tsc"), ["--noEmit"]],
     ["api reports", process.execPath, ["scripts/api.mjs", "check"]],
     ["build", process.execPath, ["scripts/ensure-built.mjs"]],
@@ -79,9 +75,9 @@ async function runLane(steps, verbose) {
 }
 
 /**
- * The checks `npm test` counts on that `lanes` leaves out, as "command args" strings: every step
- * somewhere, and publint after the build in one lane (publint reads dist/). The lint-rules and
- * test-tiers tests hold LANES to it.
+ * The checks `npm test` counts on that `lanes` leaves out, as "command args" strings: prettier
+ * before eslint in one lane, and every other step somewhere. The lint-rules and test-tiers tests
+ * hold LANES to it.
  */
 export function missingChecks(lanes) {
   const steps = lanes.map((lane) =>
@@ -96,12 +92,12 @@ export function missingChecks(lanes) {
     /^publint --strict/,
   ];
   const missing = required.filter((re) => !steps.some((lane) => lane.some((s) => re.test(s)))).map(String);
-  const builtFirst = steps.some((lane) => {
-    const b = lane.findIndex((s) => required[4].test(s));
-    const p = lane.findIndex((s) => required[5].test(s));
-    return b !== -1 && b < p;
+  const formattedFirst = steps.some((lane) => {
+    const p = lane.findIndex((s) => required[0].test(s));
+    const e = lane.findIndex((s) => required[1].test(s));
+    return p !== -1 && p < e;
   });
-  if (!builtFirst) missing.push("the build before publint in one lane");
+  if (!formattedFirst) missing.push("prettier before eslint in one lane");
   return missing;
 }
 

@@ -74,22 +74,16 @@ export function rethrow(err: unknown): never {
 `;
 
 describe("npm run lint: the type-aware rules", () => {
-  it("npm run lint runs eslint (scripts/lint-lanes.mjs), and refuses lanes without it or with publint before the build", () => {
+  it("npm run lint runs eslint after prettier (scripts/lint-lanes.mjs), and refuses lanes without it", () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
     expect(scripts.lint).toBe("node scripts/lint-lanes.mjs");
     expect(missingChecks(LANES)).toEqual([]);
     const withoutEslint = LANES.map((lane) => lane.filter(([label]) => label !== "eslint"));
-    expect(missingChecks(withoutEslint)).toEqual(["/^eslint \\.$/"]);
-    // publint reads dist/: in the lane that builds it, after the build.
-    const publintFirst = LANES.map((lane) => [...lane].reverse());
-    expect(missingChecks(publintFirst)).toEqual(["the build before publint in one lane"]);
-    const publintApart = [
-      [...LANES[0]!, ...LANES[1]!.filter(([label]) => label === "publint")],
-      LANES[1]!.filter(([label]) => label !== "publint"),
-    ];
-    expect(missingChecks(publintApart)).toEqual(["the build before publint in one lane"]);
+    expect(missingChecks(withoutEslint)).toEqual(["/^eslint \\.$/", "prettier before eslint in one lane"]);
+    const eslintFirst = [[...LANES[0]!].reverse(), LANES[1]!];
+    expect(missingChecks(eslintFirst)).toEqual(["prettier before eslint in one lane"]);
   });
 
   it("reports each planted promise, throw, switch and cast mistake, and not a rethrown unknown", async () => {
