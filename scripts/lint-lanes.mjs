@@ -8,7 +8,8 @@
  *           then the type-aware eslint (not cached here: a cached file's type-aware verdict can go
  *           stale when a file it imports changes; `npm run check` takes that risk, this does not)
  *   lane 2: tsc --noEmit, the API reports (scripts/api.mjs check), dist/ when stale
- *           (scripts/ensure-built.mjs), then publint on it
+ *           (scripts/ensure-built.mjs, whose .d.ts rollups are the API check's, kept by content
+ *           hash in .tmp/api-cache), then publint on it
  *
  * A step's output is shown only when it fails (or with --verbose), after its lane stops; the
  * other lane runs to its end, so one run reports every failing step. Exit 1 if any failed.

@@ -6,11 +6,12 @@
  * must run there under `node --test`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storageContract } from "../../src/testing/storage-contract.js";
-import { packedProject, repo } from "../support/packed-project.js";
+import { packedContentKey, packedProject, repo } from "../support/packed-project.js";
 
 let project: string;
 
@@ -508,5 +509,43 @@ it("the built package does not mention the test fixtures", () => {
   const dist = join(project, "node_modules/pagelog/dist");
   for (const file of readdirSync(dist).filter((f) => f.endsWith(".js") || f.endsWith(".cjs"))) {
     expect(readFileSync(join(dist, file), "utf8"), file).not.toMatch(/fixtures\/kafka|\.bin["'`]/);
+  }
+});
+
+// The suites share one tarball, kept under this key: a stale key would test an old package.
+it("the kept tarball's key moves with every file npm packs, and with no other", () => {
+  const root = mkdtempSync(join(tmpdir(), "pagelog-pack-key-"));
+  try {
+    const write = (path: string, text: string) => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write("package.json", JSON.stringify({ name: "fixture", files: ["dist", "docs"] }));
+    write("dist/a/index.js", "1");
+    write("docs/x.md", "x");
+    write("README.md", "r");
+    write("src/a.ts", "s");
+    const keys = [packedContentKey(root)];
+    for (const [path, text] of [
+      ["dist/a/index.js", "2"],
+      ["dist/b.js", ""],
+      ["docs/x.md", "y"],
+      ["README.md", "R"],
+      ["LICENSE", "MIT"],
+      ["package.json", JSON.stringify({ name: "fixture", files: ["dist", "docs"], version: "1.0.0" })],
+    ] as const) {
+      write(path, text);
+      keys.push(packedContentKey(root));
+    }
+    expect(new Set(keys).size).toBe(keys.length);
+    // What npm leaves out of the tarball leaves the key alone.
+    write("src/a.ts", "changed");
+    write("notes.txt", "n");
+    expect(packedContentKey(root)).toBe(keys.at(-1));
+    // A file moved from one name to another is a different tarball.
+    renameSync(join(root, "dist/b.js"), join(root, "dist/c.js"));
+    expect(packedContentKey(root)).not.toBe(keys.at(-1));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });
