@@ -50,12 +50,22 @@ export async function refreshLog(s: LogState, ro: ReadOnlyState): Promise<void> 
     for (let tries = 1; ; tries++) {
       // A draft, published at once (refresh-draft.ts): the getters never see a refresh half way.
       const draft = draftOf(s, ro);
+      let raced: boolean;
       try {
-        await refreshFiles(draft.s, draft.ro);
+        raced = await refreshFiles(draft.s, draft.ro);
       } catch (err) {
         await discard(s, draft);
         if (tries >= REFRESH_TRIES || !mayBeRace(err)) throw err;
         // Give the writer's change a moment to finish (another process: its next few calls).
+        await new Promise((resolve) => setTimeout(resolve, tries));
+        continue;
+      }
+      if (raced && tries < REFRESH_TRIES) {
+        // The view stops short of the listing because a cleaning swapped files in under a clean
+        // point newer than the one this try read: its gaps looked like a truncation in progress,
+        // and publishing would move the end down with nothing cut. Read it all again. (On the
+        // last try the short view is published: it is what the files held under that clean point.)
+        await discard(s, draft);
         await new Promise((resolve) => setTimeout(resolve, tries));
         continue;
       }
@@ -76,25 +86,29 @@ function mayBeRace(err: unknown): boolean {
   );
 }
 
-async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
+/**
+ * Brings the draft up to date; resolves with whether it raced a cleaning (`stoppedShortByCleaning`):
+ * then the caller reads again rather than publish.
+ */
+async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<boolean> {
   const checkpointed = await ro.readCheckpoints();
   followCleanPoint(s.offsetGaps, checkpointed); // before the files are read: the gaps a cleaning made are legal
   const bases = await listSegmentBases(s.host.storage, s.name);
   const listed = new Set(bases);
   if (ro.phantom || !s.segments.some((slot) => listed.has(slot.baseOffset))) {
-    if (ro.phantom && bases.length === 0) return;
+    if (ro.phantom && bases.length === 0) return false;
     // Nothing the reader holds is there any more (or nothing was): start from the listing again.
     if (!ro.phantom) cutCursors(s.cursors, s.startOffset);
     await reload(s, ro, checkpointed);
     noteCheckpoints(ro, checkpointed);
-    return;
+    return stoppedShortByCleaning(s, ro, listed, checkpointed);
   }
   if ((await cleanedSince(s, ro, listed, checkpointed)) !== undefined) {
     // The writer's cleaner rewrote segments the reader holds (a swap: refresh-cleaned.ts). Every
     // offset keeps its record or lost it, so nothing is cut: iterators go on from their positions.
     await reload(s, ro, checkpointed);
     noteCheckpoints(ro, checkpointed);
-    return;
+    return stoppedShortByCleaning(s, ro, listed, checkpointed);
   }
   dropDeletedFront(s, ro, listed);
   // Only a truncateTo lowers the checkpointed recovery point (before it cuts): since the last
@@ -132,6 +146,26 @@ async function refreshFiles(s: LogState, ro: ReadOnlyState): Promise<void> {
   // The checkpoint lags the writer's flushes, and a cut takes back what it passed.
   s.recoveryPoint = cut < Infinity ? Math.min(durable, cut) : Math.max(Math.min(s.recoveryPoint, end), durable);
   noteCheckpoints(ro, checkpointed);
+  return stoppedShortByCleaning(s, ro, listed, checkpointed);
+}
+
+/**
+ * Whether the view stops before segments the listing holds while the clean point moved since
+ * this refresh read it. The writer's cleaner writes its clean point, then swaps the cleaned files
+ * in: a refresh that read the old clean point and then walked a swapped-in segment sees the
+ * cleaning's gap before the next segment as a segment that does not continue its predecessor (a
+ * truncateTo in progress), and stops there, below the end it showed before. Only then is the
+ * checkpoint read again (a view that reaches the last listed segment needs no second read).
+ */
+async function stoppedShortByCleaning(
+  s: LogState,
+  ro: ReadOnlyState,
+  listed: ReadonlySet<number>,
+  checkpointed: CheckpointedValues,
+): Promise<boolean> {
+  const last = activeSegment(s).baseOffset;
+  if (![...listed].some((base) => base > last)) return false;
+  return (await ro.readCheckpoints()).cleanPoint !== checkpointed.cleanPoint;
 }
 
 /** Retention deleted the oldest segments (the front is gone, a later one of ours is still there). */

@@ -9,7 +9,7 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { LOG_SUFFIX } from "../../segment/segment-names.js";
-import type { LogState } from "../state/log-state.js";
+import { endOffsetOf, type LogState } from "../state/log-state.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
 import { refreshLog } from "./log-refresh.js";
 
@@ -51,7 +51,10 @@ function staleSegment(err: unknown): boolean {
  */
 function unexplainedGap(s: LogState, next: number, found: readonly { readonly offset: number }[]): boolean {
   const below = s.offsetGaps.below;
-  if (found.length === 0) return next >= below;
+  // Nothing found: explained only if the read went on to the end through the cleaned part. A
+  // read from below the clean point stops empty at the first batch at or past it that holds no
+  // record (log-read.ts), and a newer cleaning may have emptied or dropped the batches there.
+  if (found.length === 0) return next >= below || endOffsetOf(s) > below;
   for (const record of found) {
     if (record.offset !== next && !(next < below && record.offset <= below)) return true;
     next = record.offset + 1;
