@@ -15,7 +15,10 @@
  *   in a compacted log the reader asks it only about the active segment, which the cleaner
  *   never rewrites (read/follow-tail.ts);
  * - its batches are in memory the writer never reuses (`WriteMemory.take(true)`): a group whose
- *   memory goes back to the pool is never kept.
+ *   memory goes back to the pool is never kept;
+ * - each batch is handed out once: the records yielded view its bytes, as a read's view its own
+ *   buffer, so a caller that changes them in place changes nothing another reader gets (a second
+ *   follower, or a batch asked for again, reads the file).
  * Records it hands out are then checked as a read's are (records-iterator.ts `settle`): a cut
  * after the hand-off drops what was read ahead. Kept only while a follower wants it: one that
  * waited at the end within the last `TAIL_BYTES` written; a writer nobody follows keeps nothing.
@@ -30,6 +33,8 @@ interface TailBatch {
   readonly baseOffset: number;
   readonly lastOffset: number;
   readonly bytes: Uint8Array;
+  /** Handed to a follower already: its records may have been changed in place since. */
+  handed: boolean;
 }
 
 /** The written tail of one writable log (see the file header). */
@@ -65,7 +70,8 @@ export class WrittenTail {
     const last = this.#batches[this.#batches.length - 1];
     if (last !== undefined && last.lastOffset + 1 !== batches[0]?.header.baseOffset) this.clear();
     for (const b of batches) {
-      this.#batches.push({ baseOffset: b.header.baseOffset, lastOffset: b.header.lastOffset, bytes: b.bytes });
+      const { baseOffset, lastOffset } = b.header;
+      this.#batches.push({ baseOffset, lastOffset, bytes: b.bytes, handed: false });
       this.#bytes += b.bytes.length;
     }
     while (this.#bytes > TAIL_BYTES && this.#head < this.#batches.length - 1) {
@@ -88,7 +94,8 @@ export class WrittenTail {
 
   /**
    * The batches from the one holding `offset` on, up to about `maxBytes` (at least one), if the
-   * tail holds `offset` and reaches `end`, the log's end offset; else undefined: read the file.
+   * tail holds `offset` and reaches `end`, the log's end offset, and none of them was handed out
+   * before; else undefined: read the file. They count as handed out from now on.
    */
   batchesFrom(offset: number, end: number, maxBytes: number): Uint8Array[] | undefined {
     const batches = this.#batches;
@@ -103,11 +110,15 @@ export class WrittenTail {
       if (batches[mid]!.lastOffset < offset) lo = mid + 1;
       else hi = mid;
     }
+    if (batches[lo]!.handed) return undefined;
     const out: Uint8Array[] = [];
     let bytes = 0;
-    for (let i = lo; i < batches.length && (out.length === 0 || bytes + batches[i]!.bytes.length <= maxBytes); i++) {
-      out.push(batches[i]!.bytes);
-      bytes += batches[i]!.bytes.length;
+    for (let i = lo; i < batches.length && !batches[i]!.handed; i++) {
+      const batch = batches[i]!;
+      if (out.length > 0 && bytes + batch.bytes.length > maxBytes) break;
+      batch.handed = true;
+      out.push(batch.bytes);
+      bytes += batch.bytes.length;
     }
     return out;
   }

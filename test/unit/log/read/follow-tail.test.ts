@@ -88,16 +88,35 @@ describe("a follower fed from the writer's memory", () => {
     });
     tail.want();
     tail.written([batch(0, 4), batch(5, 9)], true);
-    expect(tail.batchesFrom(6, 10, 1 << 20)?.length).toBe(1);
-    expect(tail.batchesFrom(0, 10, 1 << 20)?.length).toBe(2);
-    expect(tail.batchesFrom(0, 10, 10)?.length).toBe(1); // about maxBytes, at least one batch
     expect(tail.batchesFrom(6, 11, 1 << 20)).toBeUndefined(); // a write it did not see
+    expect(tail.batchesFrom(0, 10, 10)?.length).toBe(1); // about maxBytes, at least one batch
+    expect(tail.batchesFrom(0, 10, 1 << 20)).toBeUndefined(); // handed out once only
+    expect(tail.batchesFrom(6, 10, 1 << 20)?.length).toBe(1);
+    expect(tail.batchesFrom(6, 10, 1 << 20)).toBeUndefined();
     tail.written([batch(12, 13)], true); // not after the last: it starts again
     expect(tail.batchesFrom(9, 14, 1 << 20)).toBeUndefined();
     expect(tail.batchesFrom(12, 14, 1 << 20)?.length).toBe(1);
     tail.written([batch(14, 15)], false); // pooled memory: the tail empties
     expect(tail.batchesFrom(12, 16, 1 << 20)).toBeUndefined();
     expect(tail.batchesFrom(14, 16, 1 << 20)).toBeUndefined();
+  });
+
+  it("hands each batch out once: records changed in place reach no other follower", async () => {
+    const { dir, log, reads } = await countedLog();
+    const a = log.records({ follow: true });
+    const b = log.records({ follow: true });
+    const firstA = a.next();
+    const firstB = b.next();
+    await settleDown();
+    await log.append([recordAt(0, undefined, 50), recordAt(1, undefined, 50)]);
+    const got = [(await firstA).value as LogRecord, (await a.next()).value as LogRecord];
+    for (const r of got) r.value!.fill(0x21); // a caller decoding in place
+    const other = [(await firstB).value as LogRecord, (await b.next()).value as LogRecord];
+    expect(other.map(plain)).toEqual([expectedAt(0, undefined, 50), expectedAt(1, undefined, 50)]);
+    expect(reads()).toBe(1); // the first was handed the memory, the second read the file
+    await a.return(undefined);
+    await b.return(undefined);
+    await dir.close();
   });
 
   it("a truncation at or above its position: it goes on in the new history, never a batch the cut removed", async () => {
