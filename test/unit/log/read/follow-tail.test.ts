@@ -174,7 +174,7 @@ describe("a follower fed from the writer's memory", () => {
       }
     })();
     expect(rest).toEqual([1, 2]);
-    await expectCode(() => Promise.reject(err as Error), ErrorCode.FAILED);
+    await expectCode(() => Promise.reject(err), ErrorCode.FAILED);
     await expect(dir.close()).rejects.toBeDefined();
   });
 
