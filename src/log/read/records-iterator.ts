@@ -13,6 +13,7 @@ import { type Isolation, isolationOption, knownLastStable } from "./transactions
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import { gatherAppends } from "./follow-coalesce.js";
+import { followsTail, tailRecords } from "./follow-tail.js";
 import { waitUntil } from "./wait-until.js";
 
 /** The range, the mode, and the signal that stops it, of `Log.records`. */
@@ -175,8 +176,10 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
       skips = [];
       return readLogRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next, o.isolation, skips);
     };
-    // A read-only log's clean point may be older than the files just read (read-only-retry.ts).
-    const found = await s.mode.readRecords(s, it.next, read);
+    // A follower of this process's writer is handed its bytes when it can be (follow-tail.ts);
+    // else the read: a read-only log's clean point may be older than the files just read (read-only-retry.ts).
+    const fromTail = followsTail(s, o) ? await tailRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next) : undefined;
+    const found = fromTail ?? (await s.mode.readRecords(s, it.next, read));
     if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
       // A refresh inside that read (a truncateTo it met) moved the end down to the position or
       // below: a cut below it is told now, else there is nothing to read yet. Not damage.
@@ -216,6 +219,7 @@ async function awaitChange(it: Iteration): Promise<void> {
   const { s, o } = it;
   const cursor = it.cursor!;
   const moved = (): boolean => cursor.cut !== Infinity || s.startOffset > it.next;
+  if (followsTail(s, o)) s.writtenTail.want(); // the writes it waits for: keep them in memory for it
   await waitUntil(s, () => limitOf(s, o) > it.next || moved(), o.signal);
   // Woken by an append while more are coming: read them together (follow-coalesce.ts).
   if (o.durable || s.readOnly !== undefined || moved()) return;

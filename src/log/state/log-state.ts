@@ -18,6 +18,7 @@ import { readOnlyError, type ReadOnlyState } from "./read-only-state.js";
 import type { LogMode } from "./log-mode.js";
 import { wake, type Waiters } from "./log-waiters.js";
 import { recoveryPointReached } from "./durable-mark.js";
+import type { WrittenTail } from "./written-tail.js";
 
 /**
  * Where a `Log` is in its life: `open`, `closing` (close() called, appends refused), `closed`, or `failed` (a storage
@@ -106,6 +107,8 @@ export interface LogState {
    * coming waits for it and reads both at once (read/follow-coalesce.ts).
    */
   appendGroups: number;
+  /** The batches last written, kept for a follower of the end in this process (written-tail.ts). */
+  readonly writtenTail: WrittenTail;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
   /**

@@ -90,7 +90,8 @@ function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | 
     return undefined;
   }
   const varintPolicy = s.options.policies?.writeVarint;
-  const memory = WriteMemory.take();
+  // A follower of the end will be handed these batches (state/written-tail.ts): memory of their own.
+  const memory = WriteMemory.take(s.writtenTail.wanted);
   return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
 }
 
@@ -191,6 +192,8 @@ async function writePending(g: GroupWrite): Promise<void> {
     () => `append wrote up to ${last.lastOffset} but segment ${active.baseOffset} ends at ${active.nextOffset}`,
     s.name,
   );
+  // On the file now: a follower of the end may be handed these bytes instead of reading them back.
+  s.writtenTail.written(out, g.memory.owned);
   for (const p of out) s.unflushedRecords += p.header.recordsCount;
 }
 

@@ -7,6 +7,9 @@
  * Storage contract lets the caller reuse bytes then), so no batch is overwritten while a write
  * still reads it. At most `MAX_ARENAS` exist in the process, however many logs append at once:
  * a group that finds none free, or a batch larger than what is left, gets fresh memory as before.
+ *
+ * A group whose batches a follower will be handed (state/written-tail.ts) takes no arena: its
+ * bytes outlive the group, in the records the follower yields.
  */
 
 /** Bytes of one arena: a group of 100 x 1 KiB appends takes a tenth of it. */
@@ -21,13 +24,20 @@ let arenasMade = 0;
 export class WriteMemory {
   #buffer: ArrayBuffer | undefined;
   #used = 0;
+  /** No batch of this group is in an arena: no later group overwrites them. */
+  readonly owned: boolean;
 
   private constructor(buffer: ArrayBuffer | undefined) {
     this.#buffer = buffer;
+    this.owned = buffer === undefined;
   }
 
-  /** An arena if one is free (or may still be made), else fresh memory for every batch. */
-  static take(): WriteMemory {
+  /**
+   * An arena if one is free (or may still be made), else fresh memory for every batch. `keep`:
+   * fresh memory always, for bytes that must outlive the group.
+   */
+  static take(keep = false): WriteMemory {
+    if (keep) return new WriteMemory(undefined);
     const buffer = freeArenas.pop() ?? (arenasMade < MAX_ARENAS ? newArena() : undefined);
     return new WriteMemory(buffer);
   }
