@@ -20,7 +20,7 @@ import { build } from "esbuild";
 const repo = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const web = args.includes("--web");
-const top = Number(args[args.indexOf("--top") + 1]) || 25;
+const top = args.includes("--top") ? Number(args[args.indexOf("--top") + 1]) : 25;
 
 /** Leaves every `import()` out, as a splitting bundler leaves it to a chunk loaded on first use. */
 const leaveLazyOut = {
