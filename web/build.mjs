@@ -6,12 +6,13 @@
  *
  * One classic script cannot load a part later (file:// loads no module chunks): esbuild would
  * inline every `import()` behind lazy initialisers, which costs more than the part. pagelog's
- * lazy parts (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`). The page
+ * lazy parts (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`, and the
+ * segment's load `src/segment/load/lazy-segment-load.ts`). The page
  * uses neither the read-only mode, the cleaner nor the topics (its checks run the swarm workload,
  * which never compacts), so the build swaps their doors for ones that reject, saying the page
  * leaves that part out (LEFT_OUT): those parts are not in app.js at all. It does recover and
- * truncate logs, so the loader's and truncation's doors become static imports (KEPT): in app.js,
- * with no lazy wrapper.
+ * truncate logs, so the loader's, truncation's and the segment's load's doors become static
+ * imports (KEPT): in app.js, with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -59,7 +60,7 @@ export function webBuildOptions() {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
@@ -67,13 +68,18 @@ const LEFT_OUT = {
 };
 
 /**
- * pagelog's lazy doors the page keeps (`src/log/<room>/<file>`), each with the function it
+ * pagelog's lazy doors the page keeps (as in LEFT_OUT), each with the function it
  * exports, the module it loads and the names pagelog takes from it (only those: a namespace
  * object would keep every export of the module).
  */
 const KEPT = {
   "load/lazy-loader.ts": ["loadLoader", "./log-loader.js", ["loadLog"]],
   "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
+  "load/lazy-segment-load.ts": [
+    "loadSegmentLoad",
+    "./segment-load.js",
+    ["commit", "planLoadClean", "planRecovery", "scanTail"],
+  ],
 };
 
 /**
@@ -83,7 +89,7 @@ const KEPT = {
 const leaveLazyPartsOut = {
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]log[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
       if (door in KEPT) {
         const [name, module, names] = KEPT[door];
