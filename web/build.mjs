@@ -6,10 +6,13 @@
  *
  * One classic script cannot load a part later (file:// loads no module chunks): esbuild would
  * inline every `import()` behind lazy initialisers, which costs more than the part. pagelog's
- * lazy parts (docs/entry-points.md) are the read-only mode, the cleaner and the topics, and the
- * page uses none of them (its checks run the swarm workload, which never compacts), so the build
- * swaps the one door each has (`src/log/<room>/lazy-*.ts`) for one that rejects, saying the page
- * leaves that part out (LEFT_OUT): the parts are not in app.js at all.
+ * lazy parts (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`, and the
+ * segment's load `src/segment/load/lazy-segment-load.ts`). The page
+ * uses neither the read-only mode, the cleaner nor the topics (its checks run the swarm workload,
+ * which never compacts), so the build swaps their doors for ones that reject, saying the page
+ * leaves that part out (LEFT_OUT): those parts are not in app.js at all. It does recover and
+ * truncate logs, so the loader's, truncation's and the segment's load's doors become static
+ * imports (KEPT): in app.js, with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -30,7 +33,18 @@ export const FILES = ["index.html", "style.css", "app.js"];
  */
 export async function buildWeb(outdir = DEFAULT_OUTDIR) {
   await checkOutdir(outdir);
-  const result = await build({
+  const result = await build(webBuildOptions());
+  const js = result.outputFiles[0].contents;
+  await mkdir(outdir, { recursive: true });
+  await writeFile(join(outdir, "app.js"), js);
+  await copyFile(join(WEB, "index.html"), join(outdir, "index.html"));
+  await copyFile(join(WEB, "style.css"), join(outdir, "style.css"));
+  return { outdir: resolve(outdir), jsBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
+}
+
+/** esbuild's options for app.js (scripts/bundle-report.mjs --web builds with them too). */
+export function webBuildOptions() {
+  return {
     entryPoints: [join(WEB, "src/main.ts")],
     plugins: [leaveLazyPartsOut],
     bundle: true,
@@ -43,30 +57,51 @@ export async function buildWeb(outdir = DEFAULT_OUTDIR) {
     logLevel: "warning",
     banner: { js: "(function pagelogDemo(){" },
     footer: { js: "})();" },
-  });
-  const js = result.outputFiles[0].contents;
-  await mkdir(outdir, { recursive: true });
-  await writeFile(join(outdir, "app.js"), js);
-  await copyFile(join(WEB, "index.html"), join(outdir, "index.html"));
-  await copyFile(join(WEB, "style.css"), join(outdir, "style.css"));
-  return { outdir: resolve(outdir), jsBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
+  };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
   "topic/lazy-topics.ts": ["loadTopics", "topics"],
 };
 
-/** The esbuild plugin that swaps each door of LEFT_OUT for one that rejects (see the file comment). */
+/**
+ * pagelog's lazy doors the page keeps (as in LEFT_OUT), each with the function it
+ * exports, the module it loads and the names pagelog takes from it (only those: a namespace
+ * object would keep every export of the module).
+ */
+const KEPT = {
+  "load/lazy-loader.ts": ["loadLoader", "./log-loader.js", ["loadLog"]],
+  "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
+  "load/lazy-segment-load.ts": [
+    "loadSegmentLoad",
+    "./segment-load.js",
+    ["commit", "planLoadClean", "planRecovery", "scanTail"],
+  ],
+};
+
+/**
+ * The esbuild plugin that swaps each door of LEFT_OUT for one that rejects, and each of KEPT for
+ * a static import of what it loads (see the file comment).
+ */
 const leaveLazyPartsOut = {
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]log[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
+      if (door in KEPT) {
+        const [name, module, names] = KEPT[door];
+        const list = names.join(", ");
+        return {
+          contents: `import { ${list} } from ${JSON.stringify(module)};\nexport function ${name}() { return Promise.resolve({ ${list} }); }`,
+          loader: "ts",
+          resolveDir: dirname(args.path),
+        };
+      }
       if (!(door in LEFT_OUT))
-        throw new Error(`web/build.mjs: pagelog has a lazy door LEFT_OUT does not name: ${door}`);
+        throw new Error(`web/build.mjs: pagelog has a lazy door neither LEFT_OUT nor KEPT names: ${door}`);
       const [name, part] = LEFT_OUT[door];
       const message = JSON.stringify(`the web demo leaves out ${part}`);
       return { contents: `export function ${name}() { return Promise.reject(new Error(${message})); }`, loader: "js" };

@@ -15,7 +15,8 @@ import { type RecordSnapshot, describeValue, snapshotRecords } from "../format/r
 import { checkOffset, outOfRange } from "./options/log-arguments.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeGroup } from "./write/log-append.js";
-import { type LoadedLog, loadLog, type LogRecovery } from "./load/log-loader.js";
+import type { LoadedLog, LogRecovery } from "./load/log-loader.js";
+import { openLogFiles } from "./load/open-log-files.js";
 import type { LoadInput } from "./load/log-load-input.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
@@ -51,7 +52,7 @@ import {
   type PendingAppend,
   stopTimer,
 } from "./state/log-state.js";
-import { truncateLog } from "./write/log-truncate.js";
+import { loadTruncation } from "./write/lazy-truncate.js";
 import { compacts } from "./options/cleanup-policy.js";
 import { refuseCompaction, refuseKeyless } from "./compaction/keys.js";
 import type { CompactionResult } from "./compaction/compaction-result.js";
@@ -334,6 +335,8 @@ export class Log {
       checkOffset(offset, "offset");
       if (offset < s.startOffset) throw outOfRange(offset, s.startOffset, this.endOffset);
       if (offset >= this.endOffset) return;
+      // Loaded outside `guard`: a chunk that fails to load fails this call, never the log.
+      const { truncateLog } = await loadTruncation();
       await guard(s, () => truncateLog(s, offset));
     });
   }
@@ -510,7 +513,7 @@ export async function openLog(
     cleanPoint?: number | undefined;
     onProgress?: ProgressListener | undefined;
   },
-  load: LogLoad = loadLog,
+  load: LogLoad = openLogFiles,
 ): Promise<Log> {
   // The clean point as checkpointed: below it gaps are a cleaning's, legal (compaction/).
   const segmentOptions = segmentOptionsOf(options, state.cleanPoint ?? 0);

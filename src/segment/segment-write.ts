@@ -5,7 +5,7 @@
 import type { BatchHeader } from "../format/index.js";
 import { gapAllowed } from "./batch-scanner.js";
 import { MAX_INT32 } from "./offset-index.js";
-import { scanTail } from "./segment-load.js";
+import { loadSegmentLoad } from "./load/lazy-segment-load.js";
 import { findBatch, indexBatch, loadIndexes, type SegmentState } from "./segment-state.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
@@ -80,6 +80,8 @@ export async function appendBatches(
 
 /** Drops the batch holding `offset` and every later one; returns the new next offset. */
 export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
+  // Before anything changes (truncation's door has loaded it already: lazy-segment-load.ts).
+  const { scanTail } = await loadSegmentLoad();
   await loadIndexes(s);
   if (offset >= s.nextOffset) return s.nextOffset;
   const found = await findBatch(s, Math.max(offset, s.baseOffset));

@@ -12,8 +12,8 @@
  */
 //
 // This file is the class shell: opening the three files and the public surface. The work is in
-// plain functions over `SegmentState` (segment-state.ts): segment-load.ts (plan, then commit),
-// segment-write.ts and segment-read.ts.
+// plain functions over `SegmentState` (segment-state.ts): segment-load.ts (plan, then commit;
+// loaded on first use through lazy-segment-load.ts), segment-write.ts and segment-read.ts.
 import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
@@ -26,7 +26,7 @@ import { absentFile } from "./absent-file.js";
 import { createdOnWrite } from "./created-on-write.js";
 import { catchUp, planFollow, type WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
-import { commit, planLoadClean, planRecovery } from "./segment-load.js";
+import { loadSegmentLoad } from "./load/lazy-segment-load.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
 import { readSegment, segmentOffsetForTimestamp } from "./segment-read.js";
 import { indexFull, type SegmentState } from "./segment-state.js";
@@ -269,7 +269,7 @@ export class Segment {
    */
   planRecovery(options: RecoverOptions = {}, rewriteFrom?: number): Promise<SegmentRecovery> {
     checkKnownKeys(options, "recover options", RECOVER_OPTIONS);
-    return planRecovery(this.#s, options, rewriteFrom);
+    return loadSegmentLoad().then((load) => load.planRecovery(this.#s, options, rewriteFrom));
   }
 
   /**
@@ -307,7 +307,7 @@ export class Segment {
 
   /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. @internal */
   planLoadClean(): Promise<{ indexesRebuilt: boolean }> {
-    return planLoadClean(this.#s);
+    return loadSegmentLoad().then((load) => load.planLoadClean(this.#s));
   }
 
   /**
@@ -318,7 +318,7 @@ export class Segment {
    * @internal
    */
   commit(): Promise<void> {
-    return commit(this.#s);
+    return loadSegmentLoad().then((load) => load.commit(this.#s));
   }
 
   // ---- writing (segment-write.ts) ----------------------------------------------------------

@@ -205,13 +205,19 @@ describe("the packed package", () => {
       dir = await cjs.LogDir.open(${JSON.stringify(dir)});
       const read = await (await dir.log("t-0")).read(0);
       await dir.close();
-      // The lazy parts (docs/entry-points.md), loaded by import() in each build: ESM chunks, CJS inlined.
+      // The lazy parts (docs/entry-points.md), loaded by import() in each build: ESM chunks, CJS inlined
+      // (the cleaner, the topics, read-only, the loader and truncation).
       const lazyParts = [];
       for (const [Dir, n] of [[LogDir, 1], [cjs.LogDir, 2]]) {
         dir = await Dir.open(${JSON.stringify(dir)});
         const compacted = await dir.log("c-" + n, { cleanupPolicy: "compact" });
         await compacted.append([{ key: "k", value: "v" }]);
         lazyParts.push((await compacted.compact()).cleanPoint);
+        // A reopen (the loader) and a cut (truncation): t-0 ends where it did.
+        const reopened = await dir.log("t-0");
+        await reopened.append([{ value: "cut" }]);
+        await reopened.truncateTo(reopened.endOffset - 1);
+        lazyParts.push(reopened.endOffset);
         await (await dir.topic("e" + n)).append([{ value: "t" }]);
         await dir.close();
         dir = await Dir.open(${JSON.stringify(dir)}, { readOnly: true });
@@ -227,7 +233,9 @@ describe("the packed package", () => {
     ]);
     expect(JSON.parse(out)).toEqual([
       ...[true, true, true, "function", "function", "function", "function", "function", 1],
-      [0, 1, 0, 1], // each compact() cleans nothing yet (one segment), each read-only open sees t-0's record
+      // Each compact() cleans nothing yet (one segment), each cut leaves t-0 its one record, each
+      // read-only open sees it.
+      [0, 1, 1, 0, 1, 1],
     ]);
   });
 

@@ -95,14 +95,15 @@ function now(): number {
  * Opens a partition's segments: the interrupted swaps finished, then the two phases, the plan
  * (`survey`, which files are there, then `decide`, which opens the segments and plans, reading
  * only: a rejection leaves every file as it was) and its carrying out (`carryOut`,
- * log-load-apply.ts). Then only the active segment stays loaded.
+ * log-load-apply.ts). Then only the active segment stays loaded. A writable log comes here
+ * through open-log-files.ts, which starts an empty directory's log without this module.
  */
-export async function loadLog(input: LoadInput): Promise<LoadedLog> {
+export async function loadLog(input: LoadInput, listing?: readonly string[]): Promise<LoadedLog> {
   const started = now();
   // Interrupted compactions first (compaction/complete-swaps.ts): the plan sees the log as the cleaner left it.
   // One listing serves both unless a swap changed the directory (a log never compacted costs no
-  // storage call more than before).
-  const listed = await input.storage.list(input.dir);
+  // storage call more than before); `listing` is the directory's, when the caller just listed it.
+  const listed = listing ?? (await input.storage.list(input.dir));
   const swapsCompleted = await completeSwaps(input, listed);
   // Any `.swap` (of a log or an index) was finished or removed: list again.
   const names = listed.some((n) => SWAP.test(n)) ? await input.storage.list(input.dir) : listed;

@@ -3,11 +3,12 @@
  * `planLoadClean()` only read, and leave the segment's state in memory as it will be (next
  * offset, size, rebuilt indexes); `commit()` then writes that state and makes it durable. A
  * loader can plan every segment, reject the log with every file as it found it, and commit only
- * a plan it accepts. `scanTail` is also how a truncation learns the new end.
+ * a plan it accepts. `scanTail` is also how a truncation learns the new end. Loaded on first need
+ * through its door (lazy-segment-load.ts): a new segment never runs any of it.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
-import { BatchScanner, gapAllowed, type ScanStop } from "./batch-scanner.js";
-import { flushSegment } from "./segment-flush.js";
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { BatchScanner, gapAllowed, type ScanStop } from "../batch-scanner.js";
+import { flushSegment } from "../segment-flush.js";
 import {
   beginWalk,
   corruptAt,
@@ -19,10 +20,10 @@ import {
   scanOptions,
   type SegmentState,
   timeEntryLies,
-} from "./segment-state.js";
-import { keptByPolicy } from "./policies/recover-policy.js";
-import type { RecoverOptions, SegmentRecovery } from "./segment-types.js";
-import { NO_TIMESTAMP } from "./time-index.js";
+} from "../segment-state.js";
+import { keptByPolicy } from "../policies/recover-policy.js";
+import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
+import { NO_TIMESTAMP } from "../time-index.js";
 
 /**
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
