@@ -83,11 +83,18 @@ const ranBefore = new Map<string, CaseResult>();
 const readOnlyBefore = new Map<string, { outcome: string; violations: string[] }>();
 let repeated = 0;
 
-/** Every entry of a prepared directory, `.lock` included, by its full content hash: equal keys, equal bytes. */
+/**
+ * Every entry of a prepared directory, `.lock` included: equal keys, equal bytes. A file byte for
+ * byte the pristine one's is named as such (a compare, not a hash: most files of a case are).
+ */
 function treeKey(tree: Tree, variant: Variant): string {
-  const lines = [...tree].map(([path, v]) =>
-    v === "dir" ? `${path}/` : `${path} ${v.length} ${createHash("sha256").update(v).digest("base64")}`,
-  );
+  const lines = [...tree].map(([path, v]) => {
+    if (v === "dir") return `${path}/`;
+    const was = pristine.tree.get(path);
+    if (was !== undefined && was !== "dir" && Buffer.from(v.buffer, v.byteOffset, v.length).equals(was))
+      return `${path} =`;
+    return `${path} ${v.length} ${createHash("sha256").update(v).digest("base64")}`;
+  });
   return `${variant}\n${lines.sort().join("\n")}`;
 }
 
