@@ -9,6 +9,7 @@
  */
 import { checkCrc32c } from "./check-crc32c.js";
 import { type Crc32c, setNativeCrc32c, tableCrc32c } from "./crc32c.js";
+import { xorshift32Bytes } from "../util/xorshift32.js";
 
 /**
  * From this many bytes up the native CRC-32C is called, the table below: the crossover measured
@@ -32,17 +33,9 @@ const AGREEMENT_LENGTHS = [
 ];
 const POOL_BYTES = 24_577 + 8;
 
-/** Deterministic pseudo-random bytes (xorshift32): the same buffers in every process. */
+/** Deterministic pseudo-random bytes: the same buffers in every process (`seed | 1`: never zero). */
 function pseudoRandomBytes(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed | 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
+  return xorshift32Bytes(length, seed | 1);
 }
 
 /**

@@ -4,7 +4,7 @@
  * batch header field, every record field (varints over-long, non-canonical, out of range),
  * checkpoint texts, the marker, the lock, leftovers and names; then seeded random damage.
  */
-import { gzipSync } from "node:zlib";
+import { constants, gzipSync } from "node:zlib";
 import { offsetName } from "../../../src/format.js";
 import { seededBytes } from "../../support/seeded-bytes.js";
 import {
@@ -987,6 +987,7 @@ function kindOf(path: string): string {
 let bombBytes: Uint8Array | undefined;
 /** 200 MiB of zeros, gzipped (about 200 KB), made once. */
 function bomb(): Uint8Array {
-  bombBytes ??= new Uint8Array(gzipSync(new Uint8Array(200 << 20), { level: 9 }));
+  // Run-length matching only (Z_RLE): the same size of stream for zeros, in a third of the time.
+  bombBytes ??= new Uint8Array(gzipSync(new Uint8Array(200 << 20), { level: 9, strategy: constants.Z_RLE }));
   return bombBytes;
 }

@@ -18,8 +18,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** What each layer may import, besides itself and the two modules every layer shares (`errors.ts`, `options.ts`). */
 const MAY_IMPORT: LayerRules["mayImport"] = {
+  util: [],
   storage: [],
-  format: [],
+  format: ["util"],
   policies: [],
   text: [],
   segment: ["storage", "format", "policies"],
