@@ -50,9 +50,12 @@ const repo = resolve(import.meta.dirname, "../..");
  * position writer (about 0.5 KB: `dir.consumer()` is synchronous and positions are read at open),
  * transactions' aborted-record filter (0.6 KB), retention (1.4 KB, but the append path checks it);
  * past those, 30 KB needs the writable path itself smaller (the batch codec, the handle pool,
- * SimStorage), about 10 KB of it.
+ * SimStorage), about 10 KB of it. 42 KB since the same stop's merge of the follower fed from
+ * the writer's batches in memory (the written tail a writer keeps while a follower in its
+ * process reads, and the follower's read of it): 41.3 KB then (42,301 bytes), raised openly by
+ * the 0.6 KB it added to the writable log, not trimmed.
  */
-const BUDGET_BYTES = 41 * 1024;
+const BUDGET_BYTES = 42 * 1024;
 /**
  * What a bundler that splits (esbuild's `splitting`) loads with the entry: the entry's chunk and
  * every chunk it imports statically. More than BUDGET_BYTES, because a module that the entry and a
