@@ -25,6 +25,23 @@
  *   a page fault). It is when the call began that counts: a call longer than the cooldown itself
  *   (a slow device) ends after the next cooldown would have ended, and is lasting all the same.
  *
+ * - a busy machine is not a slow device: a call that took long because the thread was
+ *   descheduled (a 2-core machine at load 12 does it to one call in several hundred, for 5 to
+ *   100 ms) waited for a CPU, not for the device, and the thread pool is then the slower way by
+ *   far (each round trip waits for two threads to be scheduled: milliseconds a call where a
+ *   synchronous one takes microseconds). Where the limits can tell (`cpuWaitMs`: on Linux the
+ *   calling thread's run-queue wait, from /proc/thread-self/schedstat), a slow call whose
+ *   excess over what it was allowed is covered by the time the thread waited for a CPU leaves
+ *   the gate as it was. A thread waiting for a device sleeps, which is not run-queue time,
+ *   whatever the file system (a disk, NFS, FUSE), so such a call still shuts the gate. The
+ *   counter costs a system call, so the gate reads it only while it is watchful: for `watchMs`
+ *   after a slow call, at the start of each turn and every `SAMPLE_EVERY` calls. A wait for a
+ *   CPU earlier in that window counts too, which is why it is kept short: a call that waited
+ *   for the device no longer than the thread was descheduled before it in the window is let
+ *   pass, and every slow call starts a fresh window, so the device's next one is judged alone.
+ *   The first slow call after a quiet spell shuts the gate as ever; without the counter (not
+ *   Linux) every one does.
+ *
  * So under lasting slowness the event loop waits for one probe at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s,
  * then one every 2 s, each of at most `maxBytes` (the first) or about `graceMs` of the device's
  * time (the later ones). An `FsStorage` keeps two gates: one for writes and one for reads and
@@ -60,7 +77,21 @@ export interface SyncGateLimits {
   readonly now: () => number;
   /** Runs `callback` on a later turn of the event loop. */
   readonly nextTurn: (callback: () => void) => void;
+  /**
+   * How long (ms, from any fixed origin, non-decreasing) the calling thread has waited for a CPU
+   * while runnable, if the platform tells (else undefined: a descheduled call is taken for a slow
+   * device, as it always was). Read only while the gate is watchful.
+   */
+  readonly cpuWaitMs?: () => number | undefined;
+  /** How long after a slow call the gate reads `cpuWaitMs` around calls (ms). */
+  readonly watchMs?: number;
 }
+
+/** While watchful, the CPU wait is read again every this many synchronous calls (and each turn). */
+const SAMPLE_EVERY = 8;
+
+/** 30 s: on a machine that stays busy, slow calls come every second or two, so it stays watchful. */
+const DEFAULT_WATCH_MS = 30_000;
 
 /** The least a learned call size falls to: one page, the least a device reads or writes. */
 const MIN_LEARNED_CALL_BYTES = 4096;
@@ -119,6 +150,12 @@ export class SyncGate {
   #turnStartedAt: number | undefined;
   /** The largest call that may go synchronously: `maxBytes`, or what a slow call showed the device moves in `graceMs`. */
   #callBytes: number;
+  /** Until when the gate reads the context switches around calls (see the file header). */
+  #watchUntil = -Infinity;
+  /** The thread's CPU wait when the current window began; undefined outside a watchful spell. */
+  #sample: number | undefined;
+  /** Synchronous calls since `#sample` was read. */
+  #sinceSample = 0;
 
   constructor(limits: SyncGateLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
@@ -136,9 +173,32 @@ export class SyncGate {
     if (bytes > this.#callBytes) return undefined;
     const now = this.#limits.now();
     if (now < this.#shutUntil) return undefined;
-    if (this.#turnStartedAt === undefined) this.#startTurn(now);
-    else if (now - this.#turnStartedAt > this.#limits.turnBudgetMs) return undefined;
+    const turnStarts = this.#turnStartedAt === undefined;
+    if (turnStarts) this.#startTurn(now);
+    else if (now - this.#turnStartedAt! > this.#limits.turnBudgetMs) return undefined;
+    if (now < this.#watchUntil && (turnStarts || ++this.#sinceSample >= SAMPLE_EVERY)) this.#resample();
     return now;
+  }
+
+  /** Starts a new window: the next slow call is judged by the CPU wait since. */
+  #resample(): void {
+    this.#sample = this.#limits.cpuWaitMs?.();
+    this.#sinceSample = 0;
+  }
+
+  /**
+   * Whether a slow call that just ended, `excessMs` over what it was allowed, was only
+   * descheduled: the thread waited for a CPU at least that long since the window began. A new
+   * window starts.
+   */
+  #descheduled(startedAt: number, now: number, excessMs: number): boolean {
+    // Outside a watchful spell the window is stale (or was never read): nothing to judge by.
+    const before = startedAt < this.#watchUntil ? this.#sample : undefined;
+    this.#watchUntil = now + (this.#limits.watchMs ?? DEFAULT_WATCH_MS);
+    this.#resample();
+    const after = this.#sample;
+    if (before === undefined || after === undefined) return false;
+    return after - before >= excessMs;
   }
 
   /** Starts this turn's budget, and ends it on a later turn of the event loop. */
@@ -158,6 +218,8 @@ export class SyncGate {
       this.#callBytes = Math.min(maxBytes, Math.max(this.#callBytes, 2 * bytes));
       return;
     }
+    // It waited for a CPU, not for the device: nothing learned about the device.
+    if (this.#descheduled(startedAt, now, took - allowed)) return;
     if (bytes > 0) {
       // What the device moved in graceMs at the speed just measured: a probe of that size costs
       // the event loop about graceMs if the device is still this slow.
