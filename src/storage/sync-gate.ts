@@ -34,13 +34,16 @@
  *   excess over what it was allowed is covered by the time the thread waited for a CPU leaves
  *   the gate as it was. A thread waiting for a device sleeps, which is not run-queue time,
  *   whatever the file system (a disk, NFS, FUSE), so such a call still shuts the gate. The
- *   counter costs a system call, so the gate reads it only while it is watchful: for `watchMs`
- *   after a slow call, at the start of each turn and every `SAMPLE_EVERY` calls. A wait for a
- *   CPU earlier in that window counts too, which is why it is kept short: a call that waited
- *   for the device no longer than the thread was descheduled before it in the window is let
- *   pass, and every slow call starts a fresh window, so the device's next one is judged alone.
- *   The first slow call after a quiet spell shuts the gate as ever; without the counter (not
- *   Linux) every one does.
+ *   counter costs a system call (a tenth of a lookup's time if read around every call), so the
+ *   gate reads it only while it is watchful (for `watchMs` after a slow call), and then at the
+ *   start of each turn and every `SAMPLE_EVERY` calls: a window of a few calls, whose earlier
+ *   waits for a CPU count too. So a call excused by a window may have waited for the device (on
+ *   a machine at load 16 the waits after the calls before it covered a 2 ms device wait about
+ *   half the time): for the next `EXACT_CALLS` calls after it, and after every shut, the gate
+ *   reads the counter around each call, and only the call's own wait may excuse it. The
+ *   device's next slow call then shuts the gate; a busy machine's are excused again. The first
+ *   slow call after a quiet spell shuts the gate as ever; without the counter (not Linux) every
+ *   one does.
  *
  * So under lasting slowness the event loop waits for one probe at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s,
  * then one every 2 s, each of at most `maxBytes` (the first) or about `graceMs` of the device's
@@ -87,11 +90,17 @@ export interface SyncGateLimits {
   readonly watchMs?: number;
 }
 
-/** While watchful, the CPU wait is read again every this many synchronous calls (and each turn). */
+/**
+ * 10 s: on a machine that stays busy, descheduled calls come every second or two, so it stays
+ * watchful; a quiet one pays the counter's system call for 10 s after a one-off.
+ */
+const DEFAULT_WATCH_MS = 10_000;
+
+/** While watchful, the counter is read again every this many synchronous calls (and each turn). */
 const SAMPLE_EVERY = 8;
 
-/** 30 s: on a machine that stays busy, slow calls come every second or two, so it stays watchful. */
-const DEFAULT_WATCH_MS = 30_000;
+/** How many calls after a doubtful excuse, or a shut, are judged by their own wait alone. */
+const EXACT_CALLS = 64;
 
 /** The least a learned call size falls to: one page, the least a device reads or writes. */
 const MIN_LEARNED_CALL_BYTES = 4096;
@@ -150,12 +159,16 @@ export class SyncGate {
   #turnStartedAt: number | undefined;
   /** The largest call that may go synchronously: `maxBytes`, or what a slow call showed the device moves in `graceMs`. */
   #callBytes: number;
-  /** Until when the gate reads the context switches around calls (see the file header). */
+  /** Until when the gate reads the thread's CPU wait around calls (see the file header). */
   #watchUntil = -Infinity;
   /** The thread's CPU wait when the current window began; undefined outside a watchful spell. */
   #sample: number | undefined;
   /** Synchronous calls since `#sample` was read. */
   #sinceSample = 0;
+  /** How many more calls get a window of their own (see `EXACT_CALLS`). */
+  #exactCalls = 0;
+  /** Whether the running call's window began with it (the counter was read at its start). */
+  #windowIsCall = false;
 
   constructor(limits: SyncGateLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
@@ -176,29 +189,32 @@ export class SyncGate {
     const turnStarts = this.#turnStartedAt === undefined;
     if (turnStarts) this.#startTurn(now);
     else if (now - this.#turnStartedAt! > this.#limits.turnBudgetMs) return undefined;
-    if (now < this.#watchUntil && (turnStarts || ++this.#sinceSample >= SAMPLE_EVERY)) this.#resample();
+    // (Calls are synchronous: none starts before the last one's `ran`.)
+    this.#windowIsCall =
+      now < this.#watchUntil && (turnStarts || this.#exactCalls > 0 || ++this.#sinceSample >= SAMPLE_EVERY);
+    if (this.#windowIsCall) {
+      this.#sample = this.#limits.cpuWaitMs?.();
+      this.#sinceSample = 0;
+    }
     return now;
-  }
-
-  /** Starts a new window: the next slow call is judged by the CPU wait since. */
-  #resample(): void {
-    this.#sample = this.#limits.cpuWaitMs?.();
-    this.#sinceSample = 0;
   }
 
   /**
    * Whether a slow call that just ended, `excessMs` over what it was allowed, was only
-   * descheduled: the thread waited for a CPU at least that long since the window began. A new
-   * window starts.
+   * descheduled: the thread waited for a CPU at least that long in its window (see the file
+   * header). A new window starts.
    */
   #descheduled(startedAt: number, now: number, excessMs: number): boolean {
-    // Outside a watchful spell the window is stale (or was never read): nothing to judge by.
+    // Begun outside a watchful spell, the call was not sampled: nothing to judge it by.
     const before = startedAt < this.#watchUntil ? this.#sample : undefined;
     this.#watchUntil = now + (this.#limits.watchMs ?? DEFAULT_WATCH_MS);
-    this.#resample();
-    const after = this.#sample;
-    if (before === undefined || after === undefined) return false;
-    return after - before >= excessMs;
+    this.#sample = this.#limits.cpuWaitMs?.();
+    this.#sinceSample = 0;
+    const excused = before !== undefined && this.#sample !== undefined && this.#sample - before >= excessMs;
+    // A window of several calls may have excused a wait for the device: judge the next ones alone.
+    // So are the calls after a shut (the probes of a device that may still be slow).
+    if (!(excused && this.#windowIsCall)) this.#exactCalls = EXACT_CALLS;
+    return excused;
   }
 
   /** Starts this turn's budget, and ends it on a later turn of the event loop. */
@@ -209,6 +225,7 @@ export class SyncGate {
 
   /** A synchronous call of `bytes` that began at `startedAt` has ended (done or failed). */
   ran(startedAt: number, bytes = 0): void {
+    if (this.#exactCalls > 0) this.#exactCalls--;
     const { now: clock, slowMs, graceMs, minBytesPerMs, cooldownMs, maxCooldownMs, maxBytes } = this.#limits;
     const now = clock();
     const took = now - startedAt;

@@ -276,12 +276,38 @@ describe("SyncGate: a busy machine is not a slow device (the thread's wait for a
     expect(gate.shut).toBe(true);
   });
 
-  it("a CPU wait before the window began does not count: the window restarts every few calls", () => {
+  it("a CPU wait earlier in the window excuses a slow call once; the next calls are judged alone", () => {
     const { gate, counter, call, reopen } = busyGate();
     call(20);
     reopen();
-    counter.waitedMs += 50; // descheduled long before the call below
-    for (let i = 0; i < 8; i++) call(1);
+    for (let i = 0; i < 64; i++) call(1); // past the calls judged alone after the shut
+    expect(call(1)).toBe(true); // the window's first call
+    counter.waitedMs += 50; // descheduled between the calls
+    expect(call(20)).toBe(true); // a 20 ms device wait: the window's 50 ms cover it
+    expect(gate.shut).toBe(false);
+    expect(call(1)).toBe(true);
+    counter.waitedMs += 50;
+    expect(call(20)).toBe(true); // judged alone now: 0 ms of its own wait
+    expect(gate.shut).toBe(true);
+  });
+
+  it("reads the counter every 8 calls while watchful, around each call for 64 after a shut", () => {
+    const { counter, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    let reads = counter.reads;
+    for (let i = 0; i < 64; i++) call(1);
+    expect(counter.reads - reads).toBe(64);
+    reads = counter.reads;
+    for (let i = 0; i < 80; i++) call(1);
+    expect(counter.reads - reads).toBe(10);
+  });
+
+  it("probes after a shut are judged by their own wait", () => {
+    const { gate, counter, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    counter.waitedMs += 50;
     expect(call(20)).toBe(true);
     expect(gate.shut).toBe(true);
   });
