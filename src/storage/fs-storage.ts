@@ -20,6 +20,7 @@ import { checkKnownKeys } from "../options.js";
 import * as fs from "node:fs/promises";
 import { constants as fsConstants, open as openCallback, openSync, readSync, statSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
 import { normalizePath, parentOf } from "./paths.js";
@@ -39,12 +40,13 @@ let schedstat: { fd: number; text: Uint8Array } | null | undefined;
  * the second field of Linux's /proc/thread-self/schedstat (run-queue wait, ns), re-read through
  * one descriptor kept open (a read at 0 renders it anew). Undefined where there is none (not
  * Linux, no /proc): the gate then takes every slow call for the device's, as before. Opened on
- * first use, by the thread that reads it (a worker's module state is its own).
+ * first use and never closed, so only on the main thread: a worker's descriptor would outlive
+ * the worker (descriptors are the process's), one more each time a worker is started.
  */
 function threadCpuWaitMs(): number | undefined {
   if (schedstat === undefined) {
     try {
-      schedstat = { fd: openSync("/proc/thread-self/schedstat", "r"), text: new Uint8Array(96) };
+      schedstat = isMainThread ? { fd: openSync("/proc/thread-self/schedstat", "r"), text: new Uint8Array(96) } : null;
     } catch {
       schedstat = null;
     }
