@@ -20,6 +20,7 @@ import { checkKnownKeys } from "../options.js";
 import * as fs from "node:fs/promises";
 import { constants as fsConstants, open as openCallback, openSync, readSync, statSync, writeSync } from "node:fs";
 import * as nodePath from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { ErrorCode, PagelogError } from "../errors.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
 import { normalizePath, parentOf } from "./paths.js";
@@ -29,6 +30,44 @@ import { FdHandle } from "./fs-fd-handle.js";
 import { DEFAULT_SYNC_READ_LIMITS, gated, SyncGate } from "./sync-gate.js";
 import { REOPEN, type Reopener } from "./pooled-file.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
+
+/** The descriptor `threadCpuWaitMs` reads; null where there is none, undefined before the first try. */
+let schedstat: { fd: number; text: Uint8Array } | null | undefined;
+
+/**
+ * How long this thread has waited for a CPU while runnable (ms), for the read gate to tell a
+ * call descheduled on a busy machine from one that waited for the device (see sync-gate.ts):
+ * the second field of Linux's /proc/thread-self/schedstat (run-queue wait, ns), re-read through
+ * one descriptor kept open (a read at 0 renders it anew). Undefined where there is none (not
+ * Linux, no /proc): the gate then takes every slow call for the device's, as before. Opened on
+ * first use and never closed, so only on the main thread: a worker's descriptor would outlive
+ * the worker (descriptors are the process's), one more each time a worker is started.
+ */
+function threadCpuWaitMs(): number | undefined {
+  if (schedstat === undefined) {
+    try {
+      schedstat = isMainThread ? { fd: openSync("/proc/thread-self/schedstat", "r"), text: new Uint8Array(96) } : null;
+    } catch {
+      schedstat = null;
+    }
+  }
+  if (schedstat === null) return undefined;
+  try {
+    const n = readSync(schedstat.fd, schedstat.text, 0, schedstat.text.length, 0);
+    // "<on-cpu ns> <run-queue wait ns> <timeslices>\n": the digits of the second field.
+    let field = 0;
+    let ns = 0;
+    for (let i = 0; i < n; i++) {
+      const c = schedstat.text[i]!;
+      if (c === 0x20) {
+        if (++field > 1) break;
+      } else if (field === 1) ns = ns * 10 + (c - 0x30);
+    }
+    return field >= 1 ? ns / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * `Storage` on a real directory through `node:fs/promises` (Node only): every path is checked by `normalizePath` and
@@ -49,7 +88,7 @@ export class FsStorage implements Storage {
   /** One gate for every file: dirty-page throttling slows the whole device, not one file. */
   readonly #syncWrites = new SyncGate();
   /** Reads, opens, stats and closes: one gate too, since a cold device is cold for every file. */
-  readonly #syncReads = new SyncGate(DEFAULT_SYNC_READ_LIMITS);
+  readonly #syncReads = new SyncGate({ ...DEFAULT_SYNC_READ_LIMITS, cpuWaitMs: threadCpuWaitMs });
   #closing: Promise<void> | undefined;
 
   private constructor(root: string, rootId: FileIdentity) {

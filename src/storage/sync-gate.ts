@@ -25,6 +25,26 @@
  *   a page fault). It is when the call began that counts: a call longer than the cooldown itself
  *   (a slow device) ends after the next cooldown would have ended, and is lasting all the same.
  *
+ * - a busy machine is not a slow device: a call that took long because the thread was
+ *   descheduled (a 2-core machine at load 12 does it to one call in several hundred, for 5 to
+ *   100 ms) waited for a CPU, not for the device, and the thread pool is then the slower way by
+ *   far (each round trip waits for two threads to be scheduled: milliseconds a call where a
+ *   synchronous one takes microseconds). Where the limits can tell (`cpuWaitMs`: on Linux the
+ *   calling thread's run-queue wait, from /proc/thread-self/schedstat), a slow call whose
+ *   excess over what it was allowed is covered by the time the thread waited for a CPU leaves
+ *   the gate as it was. A thread waiting for a device sleeps, which is not run-queue time,
+ *   whatever the file system (a disk, NFS, FUSE), so such a call still shuts the gate. The
+ *   counter costs a system call (a tenth of a lookup's time if read around every call), so the
+ *   gate reads it only while it is watchful (for `watchMs` after a slow call), and then at the
+ *   start of each turn and every `SAMPLE_EVERY` calls: a window of a few calls, whose earlier
+ *   waits for a CPU count too. So a call excused by a window may have waited for the device (on
+ *   a machine at load 16 the waits after the calls before it covered a 2 ms device wait about
+ *   half the time): for the next `EXACT_CALLS` calls after it, and after every shut, the gate
+ *   reads the counter around each call, and only the call's own wait may excuse it. The
+ *   device's next slow call then shuts the gate; a busy machine's are excused again. The first
+ *   slow call after a quiet spell shuts the gate as ever; without the counter (not Linux) every
+ *   one does.
+ *
  * So under lasting slowness the event loop waits for one probe at 0, 0.1, 0.3, 0.7, 1.5, 3.1 s,
  * then one every 2 s, each of at most `maxBytes` (the first) or about `graceMs` of the device's
  * time (the later ones). An `FsStorage` keeps two gates: one for writes and one for reads and
@@ -60,7 +80,27 @@ export interface SyncGateLimits {
   readonly now: () => number;
   /** Runs `callback` on a later turn of the event loop. */
   readonly nextTurn: (callback: () => void) => void;
+  /**
+   * How long (ms, from any fixed origin, non-decreasing) the calling thread has waited for a CPU
+   * while runnable, if the platform tells (else undefined: a descheduled call is taken for a slow
+   * device, as it always was). Read only while the gate is watchful.
+   */
+  readonly cpuWaitMs?: () => number | undefined;
+  /** How long after a slow call the gate reads `cpuWaitMs` around calls (ms). */
+  readonly watchMs?: number;
 }
+
+/**
+ * 10 s: on a machine that stays busy, descheduled calls come every second or two, so it stays
+ * watchful; a quiet one pays the counter's system call for 10 s after a one-off.
+ */
+const DEFAULT_WATCH_MS = 10_000;
+
+/** While watchful, the counter is read again every this many synchronous calls (and each turn). */
+const SAMPLE_EVERY = 8;
+
+/** How many calls after a doubtful excuse, or a shut, are judged by their own wait alone. */
+const EXACT_CALLS = 64;
 
 /** The least a learned call size falls to: one page, the least a device reads or writes. */
 const MIN_LEARNED_CALL_BYTES = 4096;
@@ -119,6 +159,16 @@ export class SyncGate {
   #turnStartedAt: number | undefined;
   /** The largest call that may go synchronously: `maxBytes`, or what a slow call showed the device moves in `graceMs`. */
   #callBytes: number;
+  /** Until when the gate reads the thread's CPU wait around calls (see the file header). */
+  #watchUntil = -Infinity;
+  /** The thread's CPU wait when the current window began; undefined outside a watchful spell. */
+  #sample: number | undefined;
+  /** Synchronous calls since `#sample` was read. */
+  #sinceSample = 0;
+  /** How many more calls get a window of their own (see `EXACT_CALLS`). */
+  #exactCalls = 0;
+  /** Whether the running call's window began with it (the counter was read at its start). */
+  #windowIsCall = false;
 
   constructor(limits: SyncGateLimits = DEFAULT_SYNC_WRITE_LIMITS) {
     this.#limits = limits;
@@ -136,9 +186,35 @@ export class SyncGate {
     if (bytes > this.#callBytes) return undefined;
     const now = this.#limits.now();
     if (now < this.#shutUntil) return undefined;
-    if (this.#turnStartedAt === undefined) this.#startTurn(now);
-    else if (now - this.#turnStartedAt > this.#limits.turnBudgetMs) return undefined;
+    const turnStarts = this.#turnStartedAt === undefined;
+    if (turnStarts) this.#startTurn(now);
+    else if (now - this.#turnStartedAt! > this.#limits.turnBudgetMs) return undefined;
+    // (Calls are synchronous: none starts before the last one's `ran`.)
+    this.#windowIsCall =
+      now < this.#watchUntil && (turnStarts || this.#exactCalls > 0 || ++this.#sinceSample >= SAMPLE_EVERY);
+    if (this.#windowIsCall) {
+      this.#sample = this.#limits.cpuWaitMs?.();
+      this.#sinceSample = 0;
+    }
     return now;
+  }
+
+  /**
+   * Whether a slow call that just ended, `excessMs` over what it was allowed, was only
+   * descheduled: the thread waited for a CPU at least that long in its window (see the file
+   * header). A new window starts.
+   */
+  #descheduled(startedAt: number, now: number, excessMs: number): boolean {
+    // Begun outside a watchful spell, the call was not sampled: nothing to judge it by.
+    const before = startedAt < this.#watchUntil ? this.#sample : undefined;
+    this.#watchUntil = now + (this.#limits.watchMs ?? DEFAULT_WATCH_MS);
+    this.#sample = this.#limits.cpuWaitMs?.();
+    this.#sinceSample = 0;
+    const excused = before !== undefined && this.#sample !== undefined && this.#sample - before >= excessMs;
+    // A window of several calls may have excused a wait for the device: judge the next ones alone.
+    // So are the calls after a shut (the probes of a device that may still be slow).
+    if (!(excused && this.#windowIsCall)) this.#exactCalls = EXACT_CALLS;
+    return excused;
   }
 
   /** Starts this turn's budget, and ends it on a later turn of the event loop. */
@@ -149,6 +225,7 @@ export class SyncGate {
 
   /** A synchronous call of `bytes` that began at `startedAt` has ended (done or failed). */
   ran(startedAt: number, bytes = 0): void {
+    if (this.#exactCalls > 0) this.#exactCalls--;
     const { now: clock, slowMs, graceMs, minBytesPerMs, cooldownMs, maxCooldownMs, maxBytes } = this.#limits;
     const now = clock();
     const took = now - startedAt;
@@ -158,6 +235,8 @@ export class SyncGate {
       this.#callBytes = Math.min(maxBytes, Math.max(this.#callBytes, 2 * bytes));
       return;
     }
+    // It waited for a CPU, not for the device: nothing learned about the device.
+    if (this.#descheduled(startedAt, now, took - allowed)) return;
     if (bytes > 0) {
       // What the device moved in graceMs at the speed just measured: a probe of that size costs
       // the event loop about graceMs if the device is still this slow.

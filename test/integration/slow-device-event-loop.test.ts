@@ -1,7 +1,7 @@
 /*
  * The event loop on a slow disk: a real Log on a real FsStorage whose file calls are slowed to a
  * device that reads and writes 2 MB/s (a cold disk, or one mounted `-o sync`). The synchronous
- * calls the sync gate makes (`readSync`, `writeSync`) busy-wait for their bytes at that speed, on
+ * calls the sync gate makes (`readSync`, `writeSync`) sleep for their bytes at that speed, on
  * the main thread, as the kernel would make them wait; the thread-pool calls (`fs.read`,
  * `fs.write`) take the same time off the main thread. `monitorEventLoopDelay` and a 1 ms interval
  * measure how long the event loop stood still while a scan of 4 MB of cold data and a run of
@@ -25,11 +25,18 @@ const device = vi.hoisted(() => ({ bytesPerMs: 0 }));
 
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
-  /** The device's time for `bytes` on the calling (main) thread: the event loop stands still. */
+  /**
+   * The device's time for `bytes` on the calling (main) thread: the event loop stands still. The
+   * thread sleeps, as one waiting for a device does in the kernel, not spinning: a spinning
+   * thread on a busy machine waits for a CPU too, which the read gate takes for a call that was
+   * only descheduled (see sync-gate.ts).
+   */
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const wait = (bytes: number): void => {
     if (device.bytesPerMs === 0) return;
     const until = performance.now() + bytes / device.bytesPerMs;
-    while (performance.now() < until);
+    for (let left = until - performance.now(); left > 0; left = until - performance.now())
+      Atomics.wait(sleeper, 0, 0, left);
   };
   /** The device's time for `bytes` on a pool thread: the callback comes that much later. */
   const later = (bytes: number, done: () => void): void => {

@@ -216,3 +216,130 @@ describe("SyncGate: the budget of one event-loop turn", () => {
     expect(gate.start(1)).toBe(0);
   });
 });
+
+describe("SyncGate: a busy machine is not a slow device (the thread's wait for a CPU)", () => {
+  /** A gate whose CPU-wait counter the test moves; `call` as `write` above, descheduled `waited` ms of it. */
+  function busyGate(limits: Partial<SyncGateLimits> = {}) {
+    const counter = { waitedMs: 0, reads: 0 };
+    const { gate, clock } = gateAt({
+      cpuWaitMs: () => {
+        counter.reads++;
+        return counter.waitedMs;
+      },
+      watchMs: 1000,
+      ...limits,
+    });
+    /** A synchronous call of `ms`, `waited` of which the thread spent waiting for a CPU. */
+    const call = (ms: number, waited = 0): boolean => {
+      const startedAt = gate.start(10);
+      if (startedAt === undefined) return false;
+      clock.t += ms;
+      counter.waitedMs += waited;
+      gate.ran(startedAt, 10);
+      return true;
+    };
+    const reopen = () => {
+      while (gate.shut) clock.t += 1;
+    };
+    return { gate, clock, counter, call, reopen };
+  }
+
+  it("reads no counter while no call was slow", () => {
+    const { gate, counter, call } = busyGate();
+    for (let i = 0; i < 100; i++) expect(call(1)).toBe(true);
+    expect(counter.reads).toBe(0);
+    expect(gate.shut).toBe(false);
+  });
+
+  it("the first slow call shuts it (nothing to judge it by); later descheduled ones do not", () => {
+    const { gate, call, reopen } = busyGate();
+    expect(call(20, 19)).toBe(true);
+    expect(gate.shut).toBe(true);
+    reopen();
+    for (let i = 0; i < 20; i++) {
+      expect(call(1)).toBe(true);
+      // 30 ms, 25 of them waiting for a CPU: 5 ms of its own, within slowMs.
+      expect(call(30, 25)).toBe(true);
+      expect(gate.shut).toBe(false);
+    }
+  });
+
+  it("a slow call the CPU wait does not cover shuts it: it waited for the device", () => {
+    const { gate, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    expect(call(1)).toBe(true);
+    expect(call(30, 20)).toBe(true); // 10 ms of its own, past slowMs (5): 5 ms not covered
+    expect(gate.shut).toBe(true);
+    reopen();
+    expect(call(20)).toBe(true); // never descheduled
+    expect(gate.shut).toBe(true);
+  });
+
+  it("a CPU wait earlier in the window excuses a slow call once; the next calls are judged alone", () => {
+    const { gate, counter, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    for (let i = 0; i < 64; i++) call(1); // past the calls judged alone after the shut
+    expect(call(1)).toBe(true); // the window's first call
+    counter.waitedMs += 50; // descheduled between the calls
+    expect(call(20)).toBe(true); // a 20 ms device wait: the window's 50 ms cover it
+    expect(gate.shut).toBe(false);
+    expect(call(1)).toBe(true);
+    counter.waitedMs += 50;
+    expect(call(20)).toBe(true); // judged alone now: 0 ms of its own wait
+    expect(gate.shut).toBe(true);
+  });
+
+  it("reads the counter every 8 calls while watchful, around each call for 64 after a shut", () => {
+    const { counter, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    let reads = counter.reads;
+    for (let i = 0; i < 64; i++) call(1);
+    expect(counter.reads - reads).toBe(64);
+    reads = counter.reads;
+    for (let i = 0; i < 80; i++) call(1);
+    expect(counter.reads - reads).toBe(10);
+  });
+
+  it("probes after a shut are judged by their own wait", () => {
+    const { gate, counter, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    counter.waitedMs += 50;
+    expect(call(20)).toBe(true);
+    expect(gate.shut).toBe(true);
+  });
+
+  it("every slow call starts a fresh window: a CPU wait counts for one call only", () => {
+    const { gate, call, reopen } = busyGate();
+    call(20);
+    reopen();
+    expect(call(40, 40)).toBe(true);
+    expect(gate.shut).toBe(false);
+    expect(call(20)).toBe(true);
+    expect(gate.shut).toBe(true);
+  });
+
+  it("stops reading the counter watchMs after the last slow call", () => {
+    const { gate, clock, counter, call, reopen } = busyGate({ watchMs: 500 });
+    call(20);
+    reopen();
+    clock.t += 500;
+    const reads = counter.reads;
+    for (let i = 0; i < 100; i++) call(1);
+    expect(counter.reads).toBe(reads);
+    // A slow call now is judged as the first one was: it shuts the gate.
+    expect(call(20, 20)).toBe(true);
+    expect(gate.shut).toBe(true);
+  });
+
+  it("without the counter (not Linux) every slow call shuts it, as before", () => {
+    const { gate, call, reopen } = busyGate({ cpuWaitMs: () => undefined });
+    call(20, 20);
+    reopen();
+    expect(call(20, 20)).toBe(true);
+    expect(gate.shut).toBe(true);
+  });
+});
