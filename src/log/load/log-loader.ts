@@ -28,6 +28,7 @@ import { LOG_SUFFIX, segmentBaseOf } from "../../segment/segment-names.js";
 import { joinPath } from "../../storage/paths.js";
 import type { Storage } from "../../storage/storage.js";
 import { inOrder, OPENING_AT_ONCE } from "../util/in-order.js";
+import { type LogRecovery, millisecondsNow } from "./recovery-report.js";
 import type { LoadInput } from "./log-load-input.js";
 import { carryOut } from "./log-load-apply.js";
 import { RETIRED_SUFFIX } from "../state/segment-files.js";
@@ -35,44 +36,7 @@ import { type Plan, planCleanLoad, planLoad, recoveryPointPastEnd, Tally } from 
 import { SegmentSlot, type SlotContext } from "../state/segment-slot.js";
 import { completeSwaps } from "./complete-swaps.js";
 
-/** What opening a log had to do, so a user can see what a crash cost. */
-export interface LogRecovery {
-  /** The directory was shut down cleanly: nothing was scanned but the index sanity checks. */
-  readonly clean: boolean;
-  /** Segments whose batches were walked and validated. */
-  readonly segmentsScanned: number;
-  /** Bytes of `.log` walked. */
-  readonly bytesScanned: number;
-  /** Bytes cut off at the first invalid batch. */
-  readonly bytesTruncated: number;
-  /** Segments deleted because they came after a truncation or a gap. */
-  readonly segmentsDeleted: number;
-  /**
-   * Segments whose `.index` and `.timeindex` were rebuilt from the log: by the open, and since
-   * then by the first uses of old segments (which a clean open checks on first use).
-   */
-  readonly indexesRebuilt: number;
-  /** Leftover files removed (`*.tmp`, `*.deleted`, orphaned indexes). */
-  readonly filesRemoved: number;
-  /** Their names, in the partition directory: what a crash had left half done. */
-  readonly leftoversRemoved: readonly string[];
-  /**
-   * Where the open cut a torn tail (`bytesTruncated` counts its bytes): `"last-segment"`, or
-   * `"mid-log"` when the damage was in an earlier segment and every later one was deleted (they
-   * are among `segmentsDeleted`); `"none"` when nothing was cut.
-   */
-  readonly tailCut: "none" | "last-segment" | "mid-log";
-  /** Segments deleted because they did not continue the log (an offset gap above the recovery point). */
-  readonly segmentsDeletedAfterGap: number;
-  /** Interrupted `truncateTo` calls the open finished: a replacement segment overlapped the one it was cutting. */
-  readonly truncationsFinished: number;
-  /** The checkpointed start offset was past every surviving record: the log started over, empty, there. */
-  readonly startedOver: boolean;
-  /** Interrupted compactions the open finished (a cleaned `<base>.log.swap` renamed into place: docs/compaction.md). */
-  readonly swapsCompleted: number;
-  /** Milliseconds spent opening this log. */
-  readonly durationMs: number;
-}
+export type { LogRecovery } from "./recovery-report.js";
 
 export interface LoadedLog {
   /** Every segment but the last idle (see segment-slot.ts); the last, the active one, loaded. */
@@ -87,9 +51,7 @@ const LEFTOVER = /\.(tmp|deleted|cleaned)$/;
 
 const SWAP = /\.swap$/;
 
-function now(): number {
-  return typeof performance === "undefined" ? Date.now() : performance.now();
-}
+const now = millisecondsNow;
 
 /**
  * Opens a partition's segments: the interrupted swaps finished, then the two phases, the plan

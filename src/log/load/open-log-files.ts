@@ -8,8 +8,9 @@
 import { Segment } from "../../segment/segment.js";
 import { SegmentSlot, type SlotContext } from "../state/segment-slot.js";
 import type { LoadInput } from "./log-load-input.js";
-import type { LoadedLog, LogRecovery } from "./log-loader.js";
+import type { LoadedLog } from "./log-loader.js";
 import { loadLoader } from "./lazy-loader.js";
+import { millisecondsNow, unrepairedRecovery } from "./recovery-report.js";
 
 /**
  * Loads the log in `input.dir`, or starts it if the directory is empty (see the file comment).
@@ -45,31 +46,6 @@ async function startNewLog(input: LoadInput, start: number): Promise<LoadedLog> 
     segments: [SegmentSlot.of(slotContext, segment)],
     slotContext,
     startOffset: start,
-    recovery: { ...nothingRecovered(input.clean), durationMs: millisecondsNow() - started },
+    recovery: unrepairedRecovery(input.clean, started),
   };
-}
-
-/** A recovery report for an open that found nothing to recover (its `durationMs` 0). */
-function nothingRecovered(clean: boolean): LogRecovery {
-  return {
-    clean,
-    segmentsScanned: 0,
-    bytesScanned: 0,
-    bytesTruncated: 0,
-    segmentsDeleted: 0,
-    indexesRebuilt: 0,
-    filesRemoved: 0,
-    leftoversRemoved: [],
-    tailCut: "none",
-    segmentsDeletedAfterGap: 0,
-    truncationsFinished: 0,
-    startedOver: false,
-    swapsCompleted: 0,
-    durationMs: 0,
-  };
-}
-
-/** A clock for `durationMs`, as the loader's: `performance` where there is one, else the date. */
-function millisecondsNow(): number {
-  return typeof performance === "undefined" ? Date.now() : performance.now();
 }

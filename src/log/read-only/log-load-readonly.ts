@@ -15,7 +15,8 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import { cleanedAway } from "../../segment/batch-scanner.js";
 import { Segment } from "../../segment/segment.js";
 import type { LoadInput } from "../load/log-load-input.js";
-import type { LoadedLog, LogRecovery } from "../load/log-loader.js";
+import type { LoadedLog } from "../load/log-loader.js";
+import { millisecondsNow, unrepairedRecovery } from "../load/recovery-report.js";
 import { LOG_SUFFIX, segmentBaseOf, segmentFilePath } from "../../segment/segment-names.js";
 import { checkSwap } from "../load/complete-swaps.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
@@ -35,7 +36,7 @@ interface ReadOnlyLoad extends LoadedLog {
 export const MARKED_SEGMENTS = 2;
 
 export async function loadReadOnly(input: LoadInput, context?: SlotContext): Promise<ReadOnlyLoad> {
-  const started = typeof performance === "undefined" ? Date.now() : performance.now();
+  const started = millisecondsNow();
   const slotContext: SlotContext = context ?? {
     storage: input.storage,
     dir: input.dir,
@@ -93,27 +94,8 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
     recoveryPoint: Math.min(recoveryPoint, end),
     marks,
     phantom,
-    recovery: readOnlyRecovery(input.clean, slots.length - first, bytesScanned, started),
-  };
-}
-
-/** A read-only load's `log.recovery`: what it walked, and nothing changed (only the writer repairs). */
-function readOnlyRecovery(clean: boolean, segmentsScanned: number, bytesScanned: number, started: number): LogRecovery {
-  return {
-    clean,
-    segmentsScanned,
-    bytesScanned,
-    bytesTruncated: 0,
-    segmentsDeleted: 0,
-    indexesRebuilt: 0,
-    filesRemoved: 0,
-    leftoversRemoved: [],
-    tailCut: "none",
-    segmentsDeletedAfterGap: 0,
-    truncationsFinished: 0,
-    startedOver: false,
-    swapsCompleted: 0, // only the writer finishes an interrupted compaction's swap
-    durationMs: (typeof performance === "undefined" ? Date.now() : performance.now()) - started,
+    // What it walked, and nothing changed: only the writer repairs.
+    recovery: unrepairedRecovery(input.clean, started, { segments: slots.length - first, bytes: bytesScanned }),
   };
 }
 
