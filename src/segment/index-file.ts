@@ -53,6 +53,8 @@ export abstract class IndexFile {
    * decides everything before it writes anything, so an open that rejects changes no byte.
    */
   #rebuildPending = false;
+  /** The file's size when the rebuild began: what a crash during `commitRebuild` may leave of it. */
+  #sizeBeforeRebuild = 0;
   /** A rebuild whose write found the disk full: kept in memory, written by a later sync (commitRebuild). */
   #writeDeferred = false;
   /** Bumped by every change of the entries in memory: a copy made for a course policy is stale once it moves. */
@@ -221,6 +223,7 @@ export abstract class IndexFile {
    * @internal
    */
   beginRebuild(): void {
+    if (!this.#rebuildPending) this.#sizeBeforeRebuild = this.#loadedSize;
     this.bytes = new Uint8Array(this.entrySize * 16);
     this.view = new DataView(this.bytes.buffer);
     this.#loaded = true;
@@ -239,6 +242,13 @@ export abstract class IndexFile {
   /**
    * Replaces the file's content with the rebuilt entries (one truncate, one write; not a sync).
    *
+   * `emptyFirst` (an index the next open will trust, below the recovery point): when the file
+   * held entries, the truncation is made durable before the write. Otherwise a crash between the
+   * write and its fsync could bring back the old size with some pages old and some rebuilt: a
+   * mixture the structural checks may pass, whose last entry need not be the segment's largest
+   * timestamp. After the fsync a crash leaves the file either empty or whole, and the loader
+   * refuses an empty time index beside a non-empty offset index (`planLoadClean`).
+   *
    * On a full disk (`PAGELOG_NO_SPACE`, often filled by the log itself) the file is left empty
    * (a truncation needs no block) and the rebuild stays in memory, pending: an empty index is a
    * correct one (lookups walk from the segment's start), so the log still opens, reads, and can
@@ -246,10 +256,14 @@ export abstract class IndexFile {
    *
    * @internal
    */
-  async commitRebuild(): Promise<void> {
+  async commitRebuild({ emptyFirst = false }: { emptyFirst?: boolean } = {}): Promise<void> {
     if (!this.#rebuildPending) return;
     this.#unsynced = true;
     await this.file.truncate(0);
+    if (emptyFirst && this.#sizeBeforeRebuild > 0) {
+      await this.file.sync();
+      this.#sizeBeforeRebuild = 0;
+    }
     const used = this.#entries * this.entrySize;
     try {
       if (used > 0) await this.file.write(0, this.bytes.subarray(0, used));

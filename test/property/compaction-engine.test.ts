@@ -38,12 +38,12 @@ describe("the crash engine's compaction workload", () => {
     await replay(492962408, undefined, { workload: "compaction" });
   });
 
-  // OPEN DEFECT, pinned (found 2026-12-04 by a soak-budget run of this file, PAGELOG_SEED=41001;
-  // present on the code this stop began from too): appends, a compact, a truncateTo, more appends,
-  // then a power cut in flight and two more inside the recoveries; the log comes back [0, 13) as it
-  // should, but offsetForTimestamp(1700000000000) answers 7 where a scan finds 2: a time-index or
-  // timestamp-tree entry left stale by a recovery cut short. It turns red when fixed: make it an `it`.
-  it.fails("open defect: schedule 1109143074, a timestamp lookup wrong after nested recovery cuts", async () => {
+  // Found 2026-12-04 by a soak-budget run of this file (PAGELOG_SEED=41001): an open finished an
+  // interrupted swap (removing the segment's indexes), the next open rebuilt them and the power
+  // went before their fsync; the time index came back empty beside a whole offset index, the open
+  // after trusted it, and offsetForTimestamp skipped the segment (7 where a scan finds 2). The
+  // loader now refuses that pair (test/unit/log/load/index-rebuild-trust.test.ts).
+  it("schedule 1109143074: a timestamp lookup stays right after nested recovery cuts", async () => {
     await replay(1109143074, undefined, { workload: "compaction" });
   });
 

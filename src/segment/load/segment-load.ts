@@ -77,6 +77,7 @@ export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: 
       await scanTail(s);
       s.offsetIndex.sanityCheck(s.size, s.nextOffset);
       s.timeIndex.sanityCheck(s.size, s.nextOffset);
+      checkTimeIndexNotLost(s);
       await checkLastTimeEntry(s);
     } catch (err) {
       if (!(err instanceof PagelogError && err.code === ErrorCode.CORRUPT && err.path !== s.log.path)) throw err;
@@ -89,6 +90,23 @@ export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: 
   }
   s.pendingCommit ??= "indexes";
   return { indexesRebuilt: rebuild };
+}
+
+/**
+ * An offset-index entry is never written without a time-index entry beside it (the first
+ * time-index entry is written whatever its timestamp, as Kafka's `maybeAppend` does), so an
+ * empty time index beside a non-empty offset index lost its entries: a rebuild whose write a
+ * crash undid, or one deferred by a full disk. Trusted, it would hide every timestamp before the
+ * offset index's last entry (the tail scan starts there), and timestamp lookups would skip the
+ * segment. (Both empty is harmless: the tail scan then reads the whole segment.)
+ */
+function checkTimeIndexNotLost(s: SegmentState): void {
+  if (s.timeIndex.entries === 0 && s.offsetIndex.entries > 0)
+    throw new PagelogError(
+      `index ${s.timeIndex.file.path} is corrupt: it is empty beside ${s.offsetIndex.entries} offset-index entries`,
+      ErrorCode.CORRUPT,
+      { path: s.timeIndex.file.path },
+    );
 }
 
 /**
@@ -120,8 +138,10 @@ export async function commit(s: SegmentState): Promise<void> {
     await s.log.truncate(s.pendingTruncate);
     s.pendingTruncate = undefined;
   }
-  await s.offsetIndex.commitRebuild();
-  await s.timeIndex.commitRebuild();
+  // Below the recovery point the next open trusts these files: see commitRebuild's emptyFirst.
+  const emptyFirst = mode !== "recovery";
+  await s.offsetIndex.commitRebuild({ emptyFirst });
+  await s.timeIndex.commitRebuild({ emptyFirst });
   if (s.indexFilesWereMissing) {
     // Create a lost index file even when it stays empty (a truncation to its own size is
     // otherwise a no-op), so the segment has its three files, as Kafka's always do.
