@@ -196,8 +196,17 @@ async function replaceStraddlingBatch(
     await file.close();
   }
   dropSegmentsAfter(s, index);
+  // The later segments go first, durably. Once the replacement has its name, a later segment left
+  // behind (a crash before its deletion) would follow a gap at the cut: the replacement ends at
+  // `offset - 1`, the next segment starts further on. Below the clean point the loader takes such
+  // a gap for the cleaner's, keeps the segments after it, and the cut is lost with the record at
+  // its edge. Found by the compaction workload, schedule 1512701580.
+  const later = spliceSegments(s, index + 1);
+  if (later.length > 0) {
+    await deleteSegments(storage, s.name, later);
+    await storage.syncDir(s.name);
+  }
   if (base === segment.baseOffset) {
-    await deleteSegments(storage, s.name, spliceSegments(s, index + 1));
     s.dirtySegments.delete(segment);
     await segment.close();
   } else {
@@ -216,7 +225,6 @@ async function replaceStraddlingBatch(
     s.dirtySegments.add(segment);
     await segment.truncateTo(base);
     await segment.flush();
-    await deleteSegments(storage, s.name, spliceSegments(s, index + 1));
     pushSegment(s, SegmentSlot.of(s.slotContext, replacement));
     s.activeCreatedAt = startedAt;
   }
