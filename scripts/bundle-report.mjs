@@ -3,7 +3,8 @@
  * What is in the browser bundle, by source file and by folder:
  *
  *   node scripts/bundle-report.mjs            # LogDir + SimStorage, as the budget test builds it
- *   node scripts/bundle-report.mjs --web      # the web demo's app.js (web/build.mjs)
+ *   node scripts/bundle-report.mjs --web      # the web demo's app.js (web/build.mjs), loaded at start
+ *   node scripts/bundle-report.mjs --web-checks  # its checks.js, loaded on the first check
  *   node scripts/bundle-report.mjs --top 40   # more rows (default 25)
  *
  * The entry is built the way test/integration/browser-bundle.test.ts measures it: esbuild for the
@@ -19,7 +20,8 @@ import { build } from "esbuild";
 
 const repo = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const web = args.includes("--web");
+const webChecks = args.includes("--web-checks");
+const web = webChecks || args.includes("--web");
 const top = args.includes("--top") ? Number(args[args.indexOf("--top") + 1]) : 25;
 
 /** Leaves every `import()` out, as a splitting bundler leaves it to a chunk loaded on first use. */
@@ -50,7 +52,7 @@ async function entryBundle() {
 async function webBundle() {
   // web/build.mjs's own options (its plugin that leaves the lazy parts out), with a metafile.
   const { webBuildOptions } = await import("../web/build.mjs");
-  const result = await build({ ...webBuildOptions(), write: false, metafile: true });
+  const result = await build({ ...webBuildOptions(webChecks ? "checks" : "page"), write: false, metafile: true });
   return { code: result.outputFiles[0].text, metafile: result.metafile };
 }
 
@@ -72,7 +74,7 @@ for (const f of files) folders.set(folderOf(f.path), (folders.get(folderOf(f.pat
 const kb = (n) => (n / 1024).toFixed(1).padStart(6);
 const pct = (n) => `${((n / minified) * 100).toFixed(1).padStart(5)}%`;
 console.log(
-  `${web ? "web demo app.js" : "LogDir + SimStorage (browser, before a lazy part is used)"}: ` +
+  `${webChecks ? "web demo checks.js" : web ? "web demo app.js" : "LogDir + SimStorage (browser, before a lazy part is used)"}: ` +
     `${code.length} bytes minified, ${gzipped} gzipped (${(gzipped / 1024).toFixed(1)} KiB), ${files.length} files`,
 );
 console.log(`\nby folder (KiB gz share, KiB minified, share)`);

@@ -1,18 +1,30 @@
 /**
  * Builds the web demo into a folder that works opened from disk or served statically:
- * index.html, style.css and app.js, one classic script (IIFE, minified) bundled by esbuild from
- * web/src/main.ts and pagelog's own sources. The bundle is wrapped in `function pagelogDemo()`
- * so the page can start its checks' Web Worker from that function's source (web/src/main.ts).
+ * index.html, style.css and two classic scripts (IIFE, minified) bundled by esbuild from
+ * pagelog's own sources:
  *
- * One classic script cannot load a part later (file:// loads no module chunks): esbuild would
- * inline every `import()` behind lazy initialisers, which costs more than the part. pagelog's
- * lazy parts (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`, and the
- * segment's load `src/segment/load/lazy-segment-load.ts`). The page
- * uses neither the read-only mode, the cleaner nor the topics (its checks run the swarm workload,
- * which never compacts), so the build swaps their doors for ones that reject, saying the page
- * leaves that part out (LEFT_OUT): those parts are not in app.js at all. It does recover and
- * truncate logs, so the loader's, truncation's and the segment's load's doors become static
- * imports (KEPT): in app.js, with no lazy wrapper.
+ * - app.js (web/src/main.ts), the page: the log on the simulated disk, the steps, the strip. The
+ *   page loads this one script at start, and nothing else.
+ * - checks.js (web/src/checks/main.ts), the checks' Web Worker: the course's cases and the
+ *   crash-test engine (`crashTest`) with its own copy of the log. The page adds it as a
+ *   `<script>` only when the reader first asks for it ("Check my code", or "Run the log on my
+ *   code", whose trial runs the cases), and starts the worker from its source: the bundle is
+ *   wrapped in `function pagelogChecks()`, which in a window only hands itself to the page
+ *   (`globalThis.pagelogChecks`, read by web/src/checks/loader.ts) and in the worker runs the
+ *   checks.
+ *
+ * Classic scripts, not module chunks: a page opened from file:// loads no modules (Chromium
+ * refuses them, and any worker file, from a file:// URL), so esbuild's `splitting` cannot serve
+ * it; a classic `<script>` added later does load, and a worker from a Blob URL does start.
+ *
+ * One classic script cannot load a part of itself later: esbuild would inline every `import()`
+ * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
+ * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`, and the segment's load
+ * `src/segment/load/lazy-segment-load.ts`). Neither script uses the read-only mode, the cleaner
+ * nor the topics (the checks run the swarm workload, which never compacts), so the build swaps
+ * their doors for ones that reject, saying the page leaves that part out (LEFT_OUT): those parts
+ * are in neither script. Both recover and truncate logs, so the loader's, truncation's and the
+ * segment's load's doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -23,29 +35,43 @@ import { build } from "esbuild";
 const WEB = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_OUTDIR = join(WEB, "dist");
 /** The files the built folder holds, and nothing else (web/serve.mjs serves exactly these). */
-export const FILES = ["index.html", "style.css", "app.js"];
+export const FILES = ["index.html", "style.css", "app.js", "checks.js"];
 
 /**
  * Builds into `outdir`, writing only the page's own files (FILES) and leaving the folder
- * otherwise as it was; returns the script's size, minified and gzipped. A folder that holds
+ * otherwise as it was; returns each script's size, minified and gzipped (`js…`: app.js, what the
+ * page loads at start; `checks…`: checks.js, loaded on the first check). A folder that holds
  * anything else is refused before anything is written: `node web/serve.mjs ~` must never touch
  * a reader's files.
  */
 export async function buildWeb(outdir = DEFAULT_OUTDIR) {
   await checkOutdir(outdir);
-  const result = await build(webBuildOptions());
-  const js = result.outputFiles[0].contents;
+  const [page, checks] = await Promise.all([build(webBuildOptions()), build(webBuildOptions("checks"))]);
+  const js = page.outputFiles[0].contents;
+  const checksJs = checks.outputFiles[0].contents;
   await mkdir(outdir, { recursive: true });
   await writeFile(join(outdir, "app.js"), js);
+  await writeFile(join(outdir, "checks.js"), checksJs);
   await copyFile(join(WEB, "index.html"), join(outdir, "index.html"));
   await copyFile(join(WEB, "style.css"), join(outdir, "style.css"));
-  return { outdir: resolve(outdir), jsBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
+  return {
+    outdir: resolve(outdir),
+    jsBytes: js.length,
+    jsGzipBytes: gzipSync(js, { level: 9 }).length,
+    checksBytes: checksJs.length,
+    checksGzipBytes: gzipSync(checksJs, { level: 9 }).length,
+  };
 }
 
-/** esbuild's options for app.js (scripts/bundle-report.mjs --web builds with them too). */
-export function webBuildOptions() {
+/**
+ * esbuild's options for app.js, or with "checks" for checks.js (scripts/bundle-report.mjs
+ * --web builds with them too). checks.js is wrapped in `function pagelogChecks()`, which in a
+ * window hands itself to the page and returns before any of the bundle runs.
+ */
+export function webBuildOptions(script = "page") {
+  const checks = script === "checks";
   return {
-    entryPoints: [join(WEB, "src/main.ts")],
+    entryPoints: [join(WEB, checks ? "src/checks/main.ts" : "src/main.ts")],
     plugins: [leaveLazyPartsOut],
     bundle: true,
     format: "iife",
@@ -55,8 +81,12 @@ export function webBuildOptions() {
     legalComments: "none",
     write: false,
     logLevel: "warning",
-    banner: { js: "(function pagelogDemo(){" },
-    footer: { js: "})();" },
+    ...(checks && {
+      banner: {
+        js: '(function pagelogChecks(){if(typeof document<"u"){globalThis.pagelogChecks=pagelogChecks;return}',
+      },
+      footer: { js: "})();" },
+    }),
   };
 }
 
@@ -127,11 +157,13 @@ async function checkOutdir(outdir) {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const { outdir, jsBytes, jsGzipBytes } = await buildWeb(process.argv[2]).catch((err) => {
+  const built = await buildWeb(process.argv[2]).catch((err) => {
     console.error(`web/build.mjs: ${err.message}`);
     process.exit(2);
   });
+  const { outdir, jsBytes, jsGzipBytes, checksBytes, checksGzipBytes } = built;
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(`built ${outdir}: app.js ${kb(jsBytes)} minified, ${kb(jsGzipBytes)} gzipped`);
+  console.log(`built ${outdir}: app.js ${kb(jsBytes)} minified, ${kb(jsGzipBytes)} gzipped (loaded at start)`);
+  console.log(`  checks.js ${kb(checksBytes)} minified, ${kb(checksGzipBytes)} gzipped (loaded on the first check)`);
   console.log(`open ${pathToFileURL(join(outdir, "index.html")).href}`);
 }

@@ -106,5 +106,7 @@ const { outdir, jsGzipBytes } = await buildWeb(process.argv[2]).catch((err) => {
 });
 const { server, url } = await serveDir(outdir, Number(process.env.PORT ?? 0));
 exitWithParent(server);
-console.log(`pagelog web demo (app.js ${(jsGzipBytes / 1024).toFixed(1)} KB gzipped) at ${url}`);
+console.log(
+  `pagelog web demo (app.js ${(jsGzipBytes / 1024).toFixed(1)} KB gzipped; checks.js loads on the first check) at ${url}`,
+);
 console.log("Ctrl-C stops it.");

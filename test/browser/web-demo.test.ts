@@ -472,6 +472,41 @@ if (typeof document !== "undefined") document.title = "the link's code ran";
       const asked = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
       expect(failed).toEqual([]);
       expect(asked.some((u) => u.endsWith("/app.js"))).toBe(true);
+      // The checks' script is not loaded at start: only when the reader asks for a check, once.
+      expect(asked.filter((u) => u.endsWith("/checks.js"))).toEqual([]);
+      await click(page, "check-code");
+      await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS }); // the starter's recover
+      await click(page, "check-code");
+      await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS });
+      const later = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+      expect(later.filter((u) => u.endsWith("/checks.js"))).toHaveLength(1);
+      expect(failed).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("when checks.js cannot be loaded, the check and the trial say so, and a later check loads it", async () => {
+    const server = await servePage(new URL(".", chromium.built.url).pathname);
+    try {
+      await page.route("**/checks.js", (route) => route.abort());
+      await openDemo(page, server.url, "#seed=1");
+      await click(page, "check-code");
+      await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS });
+      expect(await text("#check-result")).toMatch(/^the check could not start: could not load checks\.js/);
+      expect(await page.isHidden("#stop-check")).toBe(true);
+      await click(page, "use-code");
+      await page.waitForFunction(
+        () => /^your code was not tried/.test(document.getElementById("code-error")!.textContent),
+        null,
+        { timeout: WAIT_MS },
+      );
+      expect(await text("#running-on")).toBe("running on: pagelog's own functions");
+      await page.unroute("**/checks.js");
+      await page.fill("#code", RECOVER_NO_CRC);
+      await click(page, "check-code");
+      await page.waitForSelector('#check-result[data-state="failed"]', { timeout: WAIT_MS });
+      expect(await text("#check-result")).toMatch(/^course cases: 1 failed/);
     } finally {
       await server.stop();
     }

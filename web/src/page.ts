@@ -4,14 +4,15 @@
  */
 import type { ScriptStep } from "../../src/demo/script.js";
 import { FLUSH_CHOICES } from "../../src/demo/session.js";
-import { ChecksPanel } from "./checks-panel.js";
+import { checksWorkerSource } from "./checks/loader.js";
+import { ChecksPanel } from "./checks/panel.js";
 import { type ActivePolicies, DemoController, type Frame } from "./controller.js";
 import { $ } from "./dom.js";
 import { drawFrame, wireHover } from "./frame-view.js";
 import { exposeHooks } from "./hooks.js";
 import { formatHash, type PageState, parseHash } from "./url-state.js";
 import { ANSWER, STARTER } from "./starter-code.js";
-import { trialRun } from "./trial.js";
+import { trialRun } from "./checks/trial.js";
 import { compilePolicies } from "./your-code.js";
 
 /** Auto produces a batch this often. */
@@ -26,7 +27,7 @@ const KEY_STEPS: Record<string, () => ScriptStep> = {
   o: () => ({ kind: "own" }),
 };
 
-export async function startPage(workerSource: () => string): Promise<void> {
+export async function startPage(): Promise<void> {
   const parsed = parseHash(location.hash);
   // Code in a link never runs by itself: it goes into "Your code" for the reader to read, and runs
   // (after its trial) only when they press "Run the log on my code". Until then the run is on
@@ -117,7 +118,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
     button.disabled = true;
     $("code-error").textContent = "trying your code on the course's cases first…";
     try {
-      const problem = await trialRun(workerSource, source);
+      const problem = await trialRun(checksWorkerSource, source);
       if (problem !== undefined) throw new Error(problem);
       const compiled = compilePolicies(source);
       $("code-error").textContent = "";
@@ -137,7 +138,7 @@ export async function startPage(workerSource: () => string): Promise<void> {
     void c.showSegment(value === "" ? undefined : Number(value));
   });
   wireAnswer();
-  const checks = new ChecksPanel(workerSource);
+  const checks = new ChecksPanel(checksWorkerSource);
   $("check-code").addEventListener("click", () => checks.run($<HTMLTextAreaElement>("code").value, c.state.seed));
 
   document.addEventListener("keydown", (e) => {

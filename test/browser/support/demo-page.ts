@@ -20,6 +20,9 @@ export interface BuiltPage {
   readonly url: string;
   readonly jsBytes: number;
   readonly jsGzipBytes: number;
+  /** checks.js, the checks' worker the page loads on the first check. */
+  readonly checksBytes: number;
+  readonly checksGzipBytes: number;
   remove(): void;
 }
 
@@ -30,6 +33,8 @@ export async function buildPage(): Promise<BuiltPage> {
     url: pathToFileURL(join(built.outdir, "index.html")).href,
     jsBytes: built.jsBytes,
     jsGzipBytes: built.jsGzipBytes,
+    checksBytes: built.checksBytes,
+    checksGzipBytes: built.checksGzipBytes,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -1,21 +1,24 @@
 /**
- * "Check my code": runs the course's cases and a short fuzz run in a Web Worker made from this
- * page's own script (a Blob URL: a worker file could not be loaded from file://), shows progress,
- * then the first failing case and the first failing schedule's seed.
+ * "Check my code": runs the course's cases and a short fuzz run in a Web Worker made from the
+ * checks' script (checks.js, loaded on the first check: web/src/checks/loader.ts; a Blob URL, as a
+ * worker file could not be loaded from file://), shows progress, then the first failing case and
+ * the first failing schedule's seed.
  */
-import type { CheckReport, CheckRequest } from "./check-messages.js";
-import { $ } from "./dom.js";
+import type { CheckReport, CheckRequest } from "./messages.js";
+import { $ } from "../dom.js";
 
 /** A short run: enough to catch a recover that keeps a torn batch, in a few seconds. */
 export const FUZZ_SCHEDULES = 60;
 const FUZZ_MAX_OPS = 30;
 
 export class ChecksPanel {
-  readonly #workerSource: () => string;
+  readonly #workerSource: () => Promise<string>;
   #worker: Worker | undefined;
   #url: string | undefined;
+  /** Counts the runs ended (#finish): a run whose checks.js arrives after it ended starts nothing. */
+  #ended = 0;
 
-  constructor(workerSource: () => string) {
+  constructor(workerSource: () => Promise<string>) {
     this.#workerSource = workerSource;
     $("stop-check").addEventListener("click", () => this.#finish("stopped"));
   }
@@ -29,7 +32,24 @@ export class ChecksPanel {
     progress.hidden = false;
     progress.value = 0;
     $("stop-check").hidden = false;
-    this.#url = URL.createObjectURL(new Blob([this.#workerSource()], { type: "text/javascript" }));
+    const run = this.#ended;
+    this.#workerSource().then(
+      (code) => {
+        if (run === this.#ended) this.#start(code, source, seed);
+      },
+      (err: unknown) => {
+        if (run !== this.#ended) return;
+        result.textContent = `the check could not start: ${(err as Error).message}`;
+        this.#finish("failed");
+      },
+    );
+  }
+
+  /** Starts the worker on the checks' source `code`, and shows what it reports. */
+  #start(code: string, source: string, seed: number): void {
+    const result = $("check-result");
+    const progress = $<HTMLProgressElement>("check-progress");
+    this.#url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
     const worker = new Worker(this.#url);
     this.#worker = worker;
     const lines: string[] = [];
@@ -69,6 +89,7 @@ export class ChecksPanel {
 
   /** Ends the worker; `state` is what the result line says (undefined: no run is over). */
   #finish(state: "passed" | "failed" | "stopped" | undefined): void {
+    this.#ended++;
     this.#worker?.terminate();
     this.#worker = undefined;
     if (this.#url !== undefined) URL.revokeObjectURL(this.#url);

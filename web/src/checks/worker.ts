@@ -3,10 +3,10 @@
  * and a short power-cut fuzz run (`crashTest`) of pagelog's log on the pasted policies, off the
  * page's thread so the page stays responsive and a policy that loops forever can be stopped.
  */
-import { checkPolicies, POLICY_NAMES } from "../../src/course.js";
-import { crashTest, pagelogAdapter } from "../../src/testing.js";
-import type { CheckReport, CheckRequest } from "./check-messages.js";
-import { compilePolicies } from "./your-code.js";
+import { checkPolicies, POLICY_NAMES } from "../../../src/course.js";
+import { crashTest, pagelogAdapter } from "../../../src/testing.js";
+import type { CheckReport, CheckRequest } from "./messages.js";
+import { compilePolicies } from "../your-code.js";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<CheckRequest>) => void) | null;

@@ -3,20 +3,30 @@
  * throwaway worker: it is compiled there and runs the course's cases. Code that never finishes
  * (a loop at its top level, a `recover` that never moves forward) would freeze this tab, so it is
  * refused instead; the worker is simply terminated. Loops that only a rare crash state reaches are
- * not caught (docs/web-demo.md).
+ * not caught (docs/web-demo.md). The worker is the checks' (checks.js, loaded on the first trial
+ * or check: web/src/checks/loader.ts).
  */
-import type { CheckReport, CheckRequest } from "./check-messages.js";
+import type { CheckReport, CheckRequest } from "./messages.js";
 
 /** Long enough for a loaded machine (the cases take well under a second); short for a reader. */
 export const TRIAL_MS = 5000;
 
-/** Why the page must not run `source`, or undefined when it may. */
-export function trialRun(
-  workerSource: () => string,
+/**
+ * Why the page must not run `source`, or undefined when it may. The time limit starts once the
+ * worker's source is at hand (loading checks.js is not the code's time).
+ */
+export async function trialRun(
+  workerSource: () => Promise<string>,
   source: string,
   timeoutMs = TRIAL_MS,
 ): Promise<string | undefined> {
-  const url = URL.createObjectURL(new Blob([workerSource()], { type: "text/javascript" }));
+  let code: string;
+  try {
+    code = await workerSource();
+  } catch (err) {
+    return `your code was not tried, so the log does not run on it: ${(err as Error).message}`;
+  }
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
   const worker = new Worker(url);
   return new Promise<string | undefined>((resolve) => {
     const done = (problem: string | undefined) => {
