@@ -61,7 +61,7 @@ function run(command, args) {
 }
 
 /** Runs a lane's steps in order; resolves with the label of the step that failed, or undefined. */
-async function runLane(steps, verbose) {
+export async function runLane(steps, verbose) {
   for (const [label, command, args] of steps) {
     const started = performance.now();
     const { code, output } = await run(command, args);

@@ -50,7 +50,7 @@ export const SIZES = {
     env: "PAGELOG_FD_CRASH_RUNS",
     kind: "runs",
     quick: 40,
-    ci: 400,
+    ci: 100,
     soak: 4000,
   },
   crashTestRuns: {
@@ -58,7 +58,7 @@ export const SIZES = {
     env: "PAGELOG_CRASH_TEST_RUNS",
     kind: "runs",
     quick: 30,
-    ci: 300,
+    ci: 100,
     soak: 5000,
   },
   compactionSchedules: {
@@ -74,7 +74,7 @@ export const SIZES = {
     env: "PAGELOG_OPTIONS_RUNS",
     kind: "runs",
     quick: 250,
-    ci: 2500,
+    ci: 500,
     soak: 25_000,
   },
   recordsRuns: {
@@ -162,7 +162,7 @@ export const SIZES = {
     env: "PAGELOG_HOSTILE_RANDOM",
     kind: "runs",
     quick: 150,
-    ci: 1500,
+    ci: 300,
     soak: 15_000,
   },
   hostileFsEvery: {

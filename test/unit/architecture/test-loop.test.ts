@@ -12,6 +12,7 @@ import { BUDGETS, SIZES, type SizeName, size, sizeIn } from "../../support/budge
 import { fileTimeVerdict } from "../../support/file-time.js";
 import { FILE_COSTS } from "../../setup/file-costs.js";
 import { CostliestFirst, runOrder } from "../../setup/sequencer.js";
+import { budgetMinutes } from "../../../scripts/soak-ci.mjs";
 
 const repo = resolve(import.meta.dirname, "../../..");
 const read = (file: string): string => readFileSync(join(repo, file), "utf8");
@@ -87,7 +88,7 @@ describe("PAGELOG_BUDGET: one switch sizes every long run", () => {
     ["compactionSchedules", "docs/testing.md", /\| ([\d,]+) schedules \(about [\d,]+ power cuts\) per `npm test`/],
     ["optionsRuns", "docs/testing.md", /\| ([\d,]+) sequences, about/],
     ["recordsRuns", "docs/testing.md", /records-history[^\n]*\| ([\d,]+) sequences/],
-    ["crashTestRuns", "docs/testing.md", /\| ([\d,]+) \+ [\d,]+ \+ [\d,]+ schedules/],
+    ["crashTestRuns", "docs/testing.md", /\| ([\d,]+) \+ [\d,]+ \+ [\d,]+ \+ [\d,]+ schedules/],
     ["hostileRandom", "docs/testing.md", /([\d,]+) seeded random damages per `npm test`/],
     ["sweepFsEvery", "docs/testing.md", /on SimStorage, every ([\d,]+)th also on real files/],
     ["hostileFsEvery", "docs/testing.md", /\(every ([\d,]+)th also on real files\)/],
@@ -117,6 +118,13 @@ describe("npm run check, npm test, npm run test:soak", () => {
     expect(steps[2]).toMatch(/^tsc --noEmit --incremental --tsBuildInfoFile node_modules\/\.cache\//);
     expect(steps[3]).toBe("vitest run --project unit");
     expect(steps).toHaveLength(4);
+  });
+
+  it("test:soak:ci is the soak with a wall-clock budget; a missing or bad budget is refused", () => {
+    expect(scripts["test:soak:ci"]).toMatch(/^node scripts\/soak-ci\.mjs --minutes \d+$/);
+    expect(budgetMinutes(["--minutes", "45"])).toBe(45);
+    for (const bad of [[], ["--minutes"], ["--minutes", "0"], ["--minutes", "x"], ["--minutes", "-5"]])
+      expect(() => budgetMinutes(bad), bad.join(" ")).toThrow(TypeError);
   });
 
   it("test:soak runs every tier that a budget sizes under the soak budget", () => {

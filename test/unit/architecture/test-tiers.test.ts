@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import config from "../../../vitest.config.js";
 import { replayCommand, seedFor } from "../../support/seed.js";
 import { LANES, missingChecks } from "../../../scripts/lint-lanes.mjs";
+import { TEST_PLAN } from "../../../scripts/test-all.mjs";
 
 const repo = resolve(import.meta.dirname, "../../..");
 
@@ -65,7 +66,15 @@ describe("test tiers", () => {
       scripts: Record<string, string>;
     };
     for (const p of projects) expect(scripts[`test:${p.name}`]).toBe(`vitest run --project ${p.name}`);
-    expect(scripts.test).toBe("npm run lint --silent && vitest run");
+    // npm test runs every lint step (scripts/test-all.mjs), each once: dist/ before the tests.
+    expect(scripts.test).toBe("node scripts/test-all.mjs");
+    const planned = [...TEST_PLAN.beforeTests, ...TEST_PLAN.besideTests.flat(), ...TEST_PLAN.afterBuild];
+    expect([...planned].sort()).toEqual(
+      LANES.flat()
+        .map(([label]) => label)
+        .sort(),
+    );
+    expect(TEST_PLAN.beforeTests.at(-1)).toBe("build");
     expect(scripts.lint).toBe("node scripts/lint-lanes.mjs");
     expect(missingChecks(LANES)).toEqual([]);
     // A planted lint without its type check is refused: tsc is part of what npm test runs.
