@@ -34,7 +34,7 @@ import {
 } from "./read/log-read.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
-import { moveStart } from "./write/log-retention.js";
+import { loadRetention } from "./write/door-retention.js";
 import { armTimers, retainNow } from "./write/retention-timer.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
@@ -351,6 +351,8 @@ export class Log {
       checkOffset(offset, "offset");
       if (offset > this.endOffset) throw outOfRange(offset, s.startOffset, this.endOffset);
       if (offset <= s.startOffset) return;
+      // Loaded outside `guard`: a chunk that fails to load fails this call, never the log.
+      const { moveStart } = await loadRetention();
       await guard(s, () => moveStart(s, offset, (segment) => segment.nextOffset <= offset));
     });
   }

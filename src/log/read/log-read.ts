@@ -11,17 +11,8 @@ import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import { TimestampTree } from "../state/timestamp-tree.js";
-import {
-  holdsControlRecords,
-  hasProducer,
-  hasTxnFlags,
-  isAborted,
-  type Isolation,
-  isolationOption,
-  knowsTransactions,
-  lastStable,
-  transactionsOf,
-} from "./transactions.js";
+import { loadTransactionWalk } from "./door-transactions.js";
+import { hasProducer, hasTxnFlags, type Isolation, isolationOption, knowsTransactions, lastStable } from "./transactions.js";
 
 export type { Isolation } from "./transactions.js";
 
@@ -163,7 +154,11 @@ async function decodeRecords(
   const committed = isolation === "read_committed";
   // A log a read met a transaction in: what is open now bounds this read (it may have begun
   // below `offset`). Any other log has none until a batch below says so.
-  let walk = committed && knowsTransactions(s) ? await transactionsOf(s, readRawBatches) : undefined;
+  // (The walk is a part loaded on first use, door-transactions.ts: only such a log loads it.)
+  let walk =
+    committed && knowsTransactions(s)
+      ? await (await loadTransactionWalk()).transactionsOf(s, readRawBatches)
+      : undefined;
   let stable = walk === undefined ? Number.POSITIVE_INFINITY : lastStable(walk);
   const from = Math.max(offset, s.startOffset);
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
@@ -171,19 +166,20 @@ async function decodeRecords(
     // Only a transactional or control batch needs its header read: one byte says which.
     const flagged = hasTxnFlags(raw, at);
     if (committed && walk === undefined && (flagged || hasProducer(raw, at))) {
-      walk = await transactionsOf(s, readRawBatches);
+      walk = await (await loadTransactionWalk()).transactionsOf(s, readRawBatches);
       stable = lastStable(walk);
     }
     let batch: DecodedBatch | undefined;
     if (flagged) {
+      const txn = await loadTransactionWalk();
       const header = readBatchHeader(raw, at);
       if (header.baseOffset >= stable) break;
-      let skip = !header.isControl && walk !== undefined && isAborted(walk, header.producerId, header.baseOffset);
+      let skip = !header.isControl && walk !== undefined && txn.isAborted(walk, header.producerId, header.baseOffset);
       if (header.isControl) {
         // Skipped only when its records are control records: one bit never hides data records.
         batch = await decodeAt(raw, at, size, out.length);
         if (batch === undefined) break;
-        skip = holdsControlRecords(batch.records);
+        skip = txn.holdsControlRecords(batch.records);
       }
       if (skip) {
         if (header.lastOffset >= from) skips.push(Math.max(header.baseOffset, from), header.lastOffset + 1);

@@ -14,7 +14,7 @@ import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
 import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
-import { applyRetention, retentionCount } from "./log-retention.js";
+import { loadedRetention, loadRetention, retains, retentionLoaded } from "./door-retention.js";
 import { requestRollFlush } from "./roll-flush.js";
 import { wake } from "../state/log-waiters.js";
 import {
@@ -124,8 +124,9 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
   const { bytes, header } = encoded;
   const refused = await rollIfDue(g, bytes.length, header);
   if (refused !== undefined) {
-    // A reader's retention rule was refused after the roll, before anything was deleted: the
-    // log is whole and open, and this unit's batch was not written. It fails alone.
+    // A reader's retention rule was refused after the roll, before anything was deleted (or
+    // retention's part failed to load, before the roll): the log is whole and open, and this
+    // unit's batch was not written. It fails alone.
     for (const item of unit) g.settled.push(() => item.reject(refused));
     return;
   }
@@ -164,8 +165,18 @@ function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Encoded
  * Writes what is pending and rolls to a new segment if a batch of `batchBytes` must go into one.
  * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any.
  */
-async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<PagelogError | undefined> {
+async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<unknown> {
   let refused: PagelogError | undefined;
+  // A roll of a log that retains applies retention, a part loaded on first use (door-retention.ts):
+  // loaded before the guard and before anything is written, so a chunk that fails to load fails
+  // this unit alone, as a refusal does, and never the log.
+  if (!retentionLoaded() && retains(g.s) && needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+    try {
+      await loadRetention();
+    } catch (err) {
+      return err;
+    }
+  }
   await guard(g.s, async () => {
     if (needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
       await writePending(g);
@@ -288,6 +299,8 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   // As Kafka's roll: the sealed segment is made durable in the background, then the recovery
   // point moves to the new base (roll-flush.ts). This append does not wait for it.
   requestRollFlush(s, segment.baseOffset);
+  if (!retains(s)) return undefined; // retention off: nothing to delete (door-retention.ts)
+  const { applyRetention, retentionCount } = loadedRetention();
   let count: number;
   try {
     count = await retentionCount(s, now);

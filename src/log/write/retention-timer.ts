@@ -7,7 +7,7 @@
 import { systemClock } from "../options/log-options.js";
 import { guard, type LogState } from "../state/log-state.js";
 import { armFlushTimer } from "./flush-timer.js";
-import { applyRetention, retentionCount } from "./log-retention.js";
+import { loadRetention, retains } from "./door-retention.js";
 
 type Queue = <T>(task: () => Promise<T>) => Promise<T>;
 
@@ -33,7 +33,10 @@ export function armTimers(s: LogState, calls: TimerCalls): void {
 /** Retention as of the clock's wall time now (`applyRetention()`, the timer and nothing else). */
 export async function retainNow(s: LogState): Promise<void> {
   s.lastRetentionAt = s.stopwatch.now();
-  // Outside the guard: a reader's rule refused (PAGELOG_POLICY) has changed nothing.
+  if (!retains(s)) return; // retention off: nothing to delete, and its part need not load
+  // Outside the guard: a chunk that fails to load, or a reader's rule refused (PAGELOG_POLICY),
+  // has changed nothing.
+  const { applyRetention, retentionCount } = await loadRetention();
   const count = await retentionCount(s, s.options.clock.now());
   await guard(s, () => applyRetention(s, count));
 }

@@ -1,0 +1,42 @@
+/*
+ * The door to retention (log-retention.ts: which segments `retentionBytes` / `retentionMs` and a
+ * reader's rule delete, and moving the start offset forward). An `import()`, so a bundler that
+ * splits puts it in a chunk of its own, which a page whose logs keep everything (retention is off
+ * by default) and never call `deleteRecordsBefore` never loads (docs/entry-points.md). Loaded
+ * outside the log's failure guard by each call that needs it: a roll of a log that retains (before
+ * it writes anything), `applyRetention()` and the retention timer of such a log, and
+ * `deleteRecordsBefore`. A chunk that fails to load fails that call, never the log.
+ */
+import { deletes } from "../options/cleanup-policy.js";
+import type { LogState } from "../state/log-state.js";
+
+type Retention = typeof import("./log-retention.js");
+
+/** The module once an `import()` of it resolved (a failed load is not kept). */
+let loaded: Retention | undefined;
+
+export function loadRetention(): Promise<Retention> {
+  if (loaded !== undefined) return Promise.resolve(loaded);
+  return import("./log-retention.js").then((part) => (loaded = part));
+}
+
+/** The module, which `loadRetention()` loaded before (a roll loads it before its guard). */
+export function loadedRetention(): Retention {
+  if (loaded === undefined) throw new Error("pagelog: retention is used before its part was loaded");
+  return loaded;
+}
+
+/** Whether it is loaded already. */
+export function retentionLoaded(): boolean {
+  return loaded !== undefined;
+}
+
+/**
+ * Whether retention can delete anything in this log: a limit is set (`retentionBytes` or
+ * `retentionMs`; both are off by default) and the cleanup policy deletes (as Kafka's). When not,
+ * `retentionCount` (log-retention.ts) answers 0 without looking, so its part need not load.
+ */
+export function retains(s: LogState): boolean {
+  const { retentionBytes, retentionMs, cleanupPolicy } = s.options;
+  return (retentionBytes !== -1 || retentionMs !== -1) && deletes(cleanupPolicy);
+}
