@@ -18,14 +18,11 @@
  * a later one for the same partition, is durable.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import {
-  type ConsumerOffsetEntry,
-  decodeConsumerOffsets,
-  encodeConsumerOffsets,
-} from "../../format/consumer-offsets.js";
+import { decodeConsumerOffsets } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
-import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
-import { consumerDir, consumerFile, ownConsumerDir } from "./consumer-files.js";
+import { isNoRoom } from "./checkpoint-files.js";
+import { consumerFile } from "./consumer-files.js";
+import { loadPositionWriter } from "./door-position-writer.js";
 import { parsePartitionName } from "./partition-names.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
@@ -220,6 +217,9 @@ export class PositionStore {
   async #writeNext(write: PendingWrite): Promise<void> {
     if (this.#pending === write) this.#pending = undefined;
     if (this.#failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
+    // The writing half is a part loaded on first use: a chunk that fails to load refuses these
+    // commits, writes nothing, and lets later ones try again.
+    const { ownConsumerDir, writePositions } = await loadPositionWriter();
     if (this.#lock === undefined) {
       // The consumer's first write here: its directory, its lock (PAGELOG_LOCKED while another
       // opener holds it), then its file read again under the lock, so that what another opener
@@ -239,9 +239,7 @@ export class PositionStore {
     for (const [key, offset] of write.commits) next.set(key, offset);
     try {
       // Temp file, fsync, rename, directory fsync: a crash leaves the old file or the new one, whole.
-      const bytes = new TextEncoder().encode(encode(next));
-      await writeFileAtomically(this.#storage, consumerFile(this.#consumer), bytes);
-      await this.#storage.syncDir(consumerDir(this.#consumer));
+      await writePositions(this.#storage, this.#consumer, next);
     } catch (err) {
       // A full disk wrote nothing that counts (the old file stands): later commits may retry.
       // Anything else (a failed fsync above all) leaves nothing to trust until a restart.
@@ -261,14 +259,4 @@ export function corruptConsumerFile(consumer: string, reason: string): PagelogEr
     ErrorCode.CORRUPT,
     { path },
   );
-}
-
-function encode(positions: Map<string, number>): string {
-  const entries: ConsumerOffsetEntry[] = [];
-  for (const key of [...positions.keys()].sort()) {
-    const space = key.indexOf(" ");
-    const { topic, partition } = parsePartitionName(key.slice(space + 1))!;
-    entries.push({ consumer: key.slice(0, space), topic, partition, offset: positions.get(key)! });
-  }
-  return encodeConsumerOffsets(entries);
 }
