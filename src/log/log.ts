@@ -21,7 +21,6 @@ import type { LoadInput } from "./load/log-load-input.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
-  findOffsetForTimestamp,
   type LogRecord,
   readDurableBatches,
   readDurableRecords,
@@ -35,6 +34,7 @@ import {
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
 import { loadRetention } from "./write/door-retention.js";
+import { loadTimeLookup } from "./read/door-time-lookup.js";
 import { armTimers, retainNow } from "./write/retention-timer.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
@@ -443,7 +443,7 @@ export class Log {
   offsetForTimestamp(timestamp: number): Promise<number | null> {
     if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp))
       return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
-    return this.#read(() => findOffsetForTimestamp(this.#s, timestamp));
+    return this.#read(async () => (await loadTimeLookup()).findOffsetForTimestamp(this.#s, timestamp));
   }
 
   /**

@@ -55,7 +55,11 @@ function notWritable(err: unknown): boolean {
  * Writes the consumer's file with `positions` (keys `<consumer> <partition>`): temp file, fsync,
  * rename, directory fsync, so a crash leaves the old file or the new one, whole.
  */
-export async function writePositions(storage: Storage, consumer: string, positions: Map<string, number>): Promise<void> {
+export async function writePositions(
+  storage: Storage,
+  consumer: string,
+  positions: Map<string, number>,
+): Promise<void> {
   const bytes = new TextEncoder().encode(encode(positions));
   await writeFileAtomically(storage, consumerFile(consumer), bytes);
   await storage.syncDir(consumerDir(consumer));

@@ -10,9 +10,15 @@ import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
-import { TimestampTree } from "../state/timestamp-tree.js";
 import { loadTransactionWalk } from "./door-transactions.js";
-import { hasProducer, hasTxnFlags, type Isolation, isolationOption, knowsTransactions, lastStable } from "./transactions.js";
+import {
+  hasProducer,
+  hasTxnFlags,
+  type Isolation,
+  isolationOption,
+  knowsTransactions,
+  lastStable,
+} from "./transactions.js";
 
 export type { Isolation } from "./transactions.js";
 
@@ -278,40 +284,6 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
   return new Uint8Array(0);
 }
 
-/** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
-export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
-  for (let index = firstAboveStart(s); ; index++) {
-    // Which segment holds the answer is told by each one's largest timestamp: the tree skips to
-    // the first that may hold it (an idle one may: it learns its largest on its first use, so a
-    // first lookup loads the segments it passes, oldest first, and the next skip them).
-    const tree = TimestampTree.of(s);
-    if (index < tree.size) index = tree.firstAtLeast(index, timestamp);
-    const slot = s.segments[index];
-    if (slot === undefined) break;
-    if (slot.nextOffset <= s.startOffset) continue;
-    const segment = slot.segment ?? (await slot.load());
-    if (index < tree.size) tree.learn(index, segment.maxTimestamp);
-    if (segment.maxTimestamp < timestamp) continue;
-    const found = await segment.offsetForTimestamp(timestamp);
-    touch(s, segment);
-    if (found === null) continue;
-    if (found >= s.startOffset) return found;
-    // The answer lies below the start offset: look again among the records from the start.
-    let at = s.startOffset;
-    while (at < segment.nextOffset) {
-      const read = await segment.read(at, DEFAULT_READ_BYTES);
-      if (read === null) break;
-      for (let p = 0; p < read.bytes.length; p += batchSize(read.bytes, p)) {
-        const batch = await decodeBatch(read.bytes.subarray(p, p + batchSize(read.bytes, p)), { verifyCrc: false });
-        const hit = batch.records.find((r) => r.offset >= s.startOffset && r.timestamp >= timestamp);
-        if (hit !== undefined) return hit.offset;
-      }
-      at = read.lastOffset + 1;
-    }
-  }
-  return null;
-}
-
 /**
  * The index of the last segment whose base offset is at most `offset` (0 if none): a binary
  * search, since a random read on a log of many segments must not walk the list (base offsets
@@ -330,7 +302,7 @@ function segmentHolding(s: LogState, offset: number): number {
 }
 
 /** The index of the first segment that ends above the start offset (ends increase along the list). */
-function firstAboveStart(s: LogState): number {
+export function firstAboveStart(s: LogState): number {
   const segments = s.segments;
   let lo = 0;
   let hi = segments.length;
@@ -349,7 +321,7 @@ function firstAboveStart(s: LogState): number {
  * log still costs memory only for what is read). A segment the log no longer holds is dropped
  * when it reaches the front. O(1) per read: the map keeps the order.
  */
-function touch(s: LogState, segment: Segment): void {
+export function touch(s: LogState, segment: Segment): void {
   if (segment === activeSegment(s)) return;
   // Its lookups use the index entries in memory (below), not the files: their descriptors go
   // first when the pool needs one, so reads of cold segments do not push hot ones' `.log` out.

@@ -24,7 +24,12 @@
  * records' check are transaction-walk.ts, a part loaded on first use (door-transactions.ts): a
  * read of a log with no transactional batch, as every log pagelog writes, never loads it.
  */
-import { ATTRIBUTES_OFFSET, CONTROL_FLAG_MASK, PRODUCER_ID_OFFSET, TRANSACTIONAL_FLAG_MASK } from "../../format/index.js";
+import {
+  ATTRIBUTES_OFFSET,
+  CONTROL_FLAG_MASK,
+  PRODUCER_ID_OFFSET,
+  TRANSACTIONAL_FLAG_MASK,
+} from "../../format/index.js";
 import { describeValue } from "../../format/record-codec.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";
 import type { ReadCursor } from "../state/read-cursors.js";
@@ -109,4 +114,3 @@ export function lastStable(walk: TxnWalk): number {
   for (const offset of walk.open.values()) first = Math.min(first, offset);
   return first;
 }
-
