@@ -1,7 +1,7 @@
 /*
  * Where each consumer's positions live (`consumers/<name>/offsets`, its lock beside them). What
  * an opener does before its first write there (the directories made durable, the lock taken) is
- * position-writer.ts, loaded with the first commit. A directory per consumer, not a file per
+ * position-files.ts, loaded on first use. A directory per consumer, not a file per
  * consumer in the root: a consumer name may be 249 characters, and `<name>.offsets.tmp` would pass
  * the file systems' 255.
  */
