@@ -63,7 +63,6 @@ import type { ProgressListener } from "./options/recovery-progress.js";
 import type { LogMode } from "./state/log-mode.js";
 import type { ReadOnlyState } from "./state/read-only-state.js";
 import { WRITABLE } from "./state/writable-mode.js";
-import { WrittenTail } from "./state/written-tail.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
 export type { CompactionResult, NothingCleanedReason } from "./compaction/compaction-result.js";
@@ -178,7 +177,7 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       appendGroups: 0,
-      writtenTail: new WrittenTail(),
+      writtenTail: undefined,
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
       mode: loaded.readOnly?.mode ?? WRITABLE,

@@ -91,7 +91,7 @@ function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | 
   }
   const varintPolicy = s.options.policies?.writeVarint;
   // A follower of the end will be handed these batches (state/written-tail.ts): memory of their own.
-  const memory = WriteMemory.take(s.writtenTail.wanted);
+  const memory = WriteMemory.take(s.writtenTail?.wanted === true);
   return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
 }
 
@@ -204,7 +204,7 @@ async function writePending(g: GroupWrite): Promise<void> {
     s.name,
   );
   // On the file now: a follower of the end may be handed these bytes instead of reading them back.
-  s.writtenTail.written(out, g.memory.owned);
+  s.writtenTail?.written(out, g.memory.owned);
   for (const p of out) s.unflushedRecords += p.header.recordsCount;
 }
 
