@@ -7,13 +7,7 @@
  * reading stops with `PAGELOG_RECORD_TOO_LARGE` as soon as the output passes the cap.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-
-/**
- * Default cap on a batch's decompressed records section: 64 MiB. Kafka's default
- * `max.message.bytes` is 1 MiB of *compressed* batch, and gzip rarely exceeds 10:1 on real
- * data, so 64 MiB leaves room for unusual batches while bounding what one batch can allocate.
- */
-export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from "./record-batch.js";
 
 const GZIP = "gzip";
 
