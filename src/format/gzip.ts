@@ -7,7 +7,6 @@
  * reading stops with `PAGELOG_RECORD_TOO_LARGE` as soon as the output passes the cap.
  */
 import { ErrorCode, PagelogError } from "../errors.js";
-import { DEFAULT_MAX_DECOMPRESSED_BYTES } from "./record-batch.js";
 
 const GZIP = "gzip";
 
@@ -69,10 +68,7 @@ export async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
  * @throws PagelogError `PAGELOG_CORRUPT` if the input is not valid gzip;
  *   `PAGELOG_RECORD_TOO_LARGE` if the output would exceed `maxBytes`.
  */
-export async function gunzip(
-  bytes: Uint8Array,
-  maxBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
-): Promise<Uint8Array> {
+export async function gunzip(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   let result: { bytes: Uint8Array; overflow: boolean };
   try {
     result = await pump(new DecompressionStream(GZIP), bytes, maxBytes);

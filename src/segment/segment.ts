@@ -27,6 +27,7 @@ import { createdOnWrite } from "./created-on-write.js";
 import { catchUp, planFollow, type WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { loadSegmentLoad } from "./load/lazy-segment-load.js";
+import { loadTimeLookup } from "./load/door-segment-time.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
 import { readSegment } from "./segment-read.js";
 import { indexFull, type SegmentState } from "./segment-state.js";
@@ -432,19 +433,4 @@ export class Segment {
   offsetForTimestamp(timestamp: number): Promise<number | null> {
     return loadTimeLookup().then((part) => part.segmentOffsetForTimestamp(this.#s, timestamp));
   }
-}
-
-type TimeLookup = typeof import("./load/time-lookup.js");
-/** The lookup by time once an `import()` of it resolved (a failed load is not kept). */
-let timeLookup: TimeLookup | undefined;
-
-/**
- * The door to the lookup by time (load/time-lookup.ts), loaded by the first
- * `offsetForTimestamp`: an `import()`, so a bundler that splits puts it in a chunk of its own
- * (docs/entry-points.md). A read, outside any failure guard: a chunk that fails to load fails
- * that lookup, and the next one loads it.
- */
-function loadTimeLookup(): Promise<TimeLookup> {
-  if (timeLookup !== undefined) return Promise.resolve(timeLookup);
-  return import("./load/time-lookup.js").then((part) => (timeLookup = part));
 }

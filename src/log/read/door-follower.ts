@@ -12,11 +12,6 @@ type Follower = typeof import("./follow-tail.js");
 /** The module once an `import()` of it resolved (a failed load is not kept). */
 let loaded: Follower | undefined;
 
-/** The part if it is loaded: a follower's read asks without waiting. */
-export function loadedFollower(): Follower | undefined {
-  return loaded;
-}
-
 export function loadFollower(): Promise<Follower> {
   if (loaded !== undefined) return Promise.resolve(loaded);
   return import("./follow-tail.js").then((part) => (loaded = part));

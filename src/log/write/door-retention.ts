@@ -7,9 +7,6 @@
  * it writes anything), `applyRetention()` and the retention timer of such a log, and
  * `deleteRecordsBefore`. A chunk that fails to load fails that call, never the log.
  */
-import { deletes } from "../options/cleanup-policy.js";
-import type { LogState } from "../state/log-state.js";
-
 type Retention = typeof import("./log-retention.js");
 
 /** The module once an `import()` of it resolved (a failed load is not kept). */
@@ -18,25 +15,4 @@ let loaded: Retention | undefined;
 export function loadRetention(): Promise<Retention> {
   if (loaded !== undefined) return Promise.resolve(loaded);
   return import("./log-retention.js").then((part) => (loaded = part));
-}
-
-/** The module, which `loadRetention()` loaded before (a roll loads it before its guard). */
-export function loadedRetention(): Retention {
-  if (loaded === undefined) throw new Error("pagelog: retention is used before its part was loaded");
-  return loaded;
-}
-
-/** Whether it is loaded already. */
-export function retentionLoaded(): boolean {
-  return loaded !== undefined;
-}
-
-/**
- * Whether retention can delete anything in this log: a limit is set (`retentionBytes` or
- * `retentionMs`; both are off by default) and the cleanup policy deletes (as Kafka's). When not,
- * `retentionCount` (log-retention.ts) answers 0 without looking, so its part need not load.
- */
-export function retains(s: LogState): boolean {
-  const { retentionBytes, retentionMs, cleanupPolicy } = s.options;
-  return (retentionBytes !== -1 || retentionMs !== -1) && deletes(cleanupPolicy);
 }

@@ -14,8 +14,11 @@ import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
 import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
-import { loadedRetention, loadRetention, retains, retentionLoaded } from "./door-retention.js";
+import { loadRetention } from "./door-retention.js";
+import { retains } from "./retention-timer.js";
 import { requestRollFlush } from "./roll-flush.js";
+
+type Retention = typeof import("./log-retention.js");
 import { wake } from "../state/log-waiters.js";
 import {
   activeSegment,
@@ -167,20 +170,22 @@ function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Encoded
  */
 async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<unknown> {
   let refused: PagelogError | undefined;
+  const due = needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed);
   // A roll of a log that retains applies retention, a part loaded on first use (door-retention.ts):
   // loaded before the guard and before anything is written, so a chunk that fails to load fails
   // this unit alone, as a refusal does, and never the log.
-  if (!retentionLoaded() && retains(g.s) && needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+  let retention: Retention | undefined;
+  if (due && retains(g.s)) {
     try {
-      await loadRetention();
+      retention = await loadRetention();
     } catch (err) {
       return err;
     }
   }
   await guard(g.s, async () => {
-    if (needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+    if (due) {
       await writePending(g);
-      refused = await roll(g.s, g.now, g.elapsed);
+      refused = await roll(g.s, g.now, g.elapsed, retention);
     }
   });
   return refused;
@@ -278,7 +283,12 @@ function needsRoll(
  * wall time `now`. Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing
  * was deleted then.
  */
-async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogError | undefined> {
+async function roll(
+  s: LogState,
+  now: number,
+  elapsed: number,
+  retention: Retention | undefined,
+): Promise<PagelogError | undefined> {
   const sealed = activeSegment(s);
   s.dirtySegments.add(sealed);
   await sealed.seal();
@@ -299,8 +309,8 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   // As Kafka's roll: the sealed segment is made durable in the background, then the recovery
   // point moves to the new base (roll-flush.ts). This append does not wait for it.
   requestRollFlush(s, segment.baseOffset);
-  if (!retains(s)) return undefined; // retention off: nothing to delete (door-retention.ts)
-  const { applyRetention, retentionCount } = loadedRetention();
+  if (retention === undefined) return undefined; // retention off: nothing to delete (door-retention.ts)
+  const { applyRetention, retentionCount } = retention;
   let count: number;
   try {
     count = await retentionCount(s, now);
