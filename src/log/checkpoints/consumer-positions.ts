@@ -20,34 +20,11 @@
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
 import { isNoRoom } from "./checkpoint-files.js";
-import { consumerFile } from "./consumer-files.js";
+import { consumerFile, MAX_POSITIONS, type PositionsRead } from "./consumer-files.js";
 import { loadPositionFiles } from "./door-position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
-/** Most (consumer, partition) positions a file keeps: its size bound follows from it. */
-export const MAX_POSITIONS = 65_536;
-/**
- * The longest line: a consumer name (249), a space, a topic, a space and a partition (at most a
- * partition directory's 255 characters together), a space, a 16-digit offset, a newline.
- */
-const MAX_LINE_BYTES = 249 + 1 + 255 + 1 + 16 + 1;
-/**
- * Bytes the file may hold before it is malformed without being read (about 34 MB): every file
- * pagelog writes fits, and a hostile one (a sparse 3 GiB file, say) costs one `stat`.
- */
-export const MAX_POSITIONS_BYTES = 2 + String(MAX_POSITIONS).length + 1 + MAX_POSITIONS * MAX_LINE_BYTES;
-
-/** The key of one position: `<consumer> <partition directory name>` (names hold no space). */
-export function positionKey(consumer: string, partition: string): string {
-  return `${consumer} ${partition}`;
-}
-
-/** What reading the file found: its positions by key, or why it is not a positions file. */
-export type PositionsRead =
-  | { readonly state: "ok"; readonly positions: Map<string, number> }
-  | { readonly state: "malformed"; readonly reason: string };
-
 /**
  * Reads the directory-wide file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
  * `listed`: whether the root's listing holds it; if not, no storage call is made (a directory

@@ -14,9 +14,16 @@ import {
 } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
 import { writeFileAtomically } from "./checkpoint-files.js";
-import { CONSUMERS_DIR, consumerDir, consumerFile } from "./consumer-files.js";
+import {
+  CONSUMERS_DIR,
+  consumerDir,
+  consumerFile,
+  MAX_POSITIONS,
+  MAX_POSITIONS_BYTES,
+  positionKey,
+  type PositionsRead,
+} from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
-import { MAX_POSITIONS, MAX_POSITIONS_BYTES, positionKey, type PositionsRead } from "./consumer-positions.js";
 
 /** `consumers/<name>/lock`: held by the one opener that commits for the consumer. */
 function consumerLock(name: string): string {

@@ -13,9 +13,9 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
 import { readCheckpoint } from "./checkpoint-files.js";
 import { readCleanPoints } from "./cleaner-checkpoint.js";
-import { CONSUMER_OFFSET_CHECKPOINT, type PositionsRead, readPositions } from "./consumer-positions.js";
+import { CONSUMER_OFFSET_CHECKPOINT, readPositions } from "./consumer-positions.js";
 import { loadPositionFiles } from "./door-position-files.js";
-import { consumerFile, listConsumers } from "./consumer-files.js";
+import { consumerFile, listConsumers, type PositionsRead } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 

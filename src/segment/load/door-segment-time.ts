@@ -10,7 +10,7 @@ type TimeLookup = typeof import("./time-lookup.js");
 /** The module once an `import()` of it resolved (a failed load is not kept). */
 let loaded: TimeLookup | undefined;
 
-export function loadTimeLookup(): Promise<TimeLookup> {
+export function loadSegmentTimeLookup(): Promise<TimeLookup> {
   if (loaded !== undefined) return Promise.resolve(loaded);
   return import("./time-lookup.js").then((part) => (loaded = part));
 }
