@@ -190,7 +190,8 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     // else the read: a read-only log's clean point may be older than the files just read (read-only-retry.ts).
     // (Its part is loaded by the first wait at the end, in awaitChange: before it, no tail is kept.)
     const follower = followsTail(s, o) ? followerPart : undefined;
-    const fromTail = await follower?.tailRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
+    const fromTail =
+      follower === undefined ? undefined : await follower.tailRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
     const found = fromTail ?? (await s.mode.readRecords(s, it.next, read));
     if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
       // A refresh inside that read (a truncateTo it met) moved the end down to the position or
