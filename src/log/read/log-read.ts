@@ -5,7 +5,9 @@
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
  * a range, and following the log, is records-iterator.ts.
  */
-import { decodeBatch, type DecodedBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
+import { readBatchHeader } from "../../format/batch-header.js";
+import { decodeBatch, type DecodedBatch } from "../../format/record-batch.js";
+import type { DecodedRecord } from "../../format/record-codec.js";
 import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";

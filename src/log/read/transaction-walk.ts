@@ -7,7 +7,8 @@
  * (door-transactions.ts): only a read that meets a transactional or control batch, or a batch of
  * an idempotent producer, loads it, and a log of pagelog's has none.
  */
-import { decodeBatch, readBatchHeader, type BatchHeader } from "../../format/index.js";
+import { readBatchHeader, type BatchHeader } from "../../format/batch-header.js";
+import { decodeBatch } from "../../format/record-batch.js";
 import type { DecodedRecord as LogRecord } from "../../format/record-codec.js";
 import { batchSize } from "../options/log-arguments.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";

@@ -29,7 +29,7 @@ import {
   CONTROL_FLAG_MASK,
   PRODUCER_ID_OFFSET,
   TRANSACTIONAL_FLAG_MASK,
-} from "../../format/index.js";
+} from "../../format/batch-layout.js";
 import { describeValue } from "../../format/record-codec.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";
 import type { ReadCursor } from "../state/read-cursors.js";
