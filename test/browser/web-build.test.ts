@@ -14,9 +14,9 @@
  * imports: their doors and the new-log open cost it 0.3 KB, see docs/web-demo.md; 73 KB since
  * the follower fed from the writer's batches in memory joined the writable log, at 72.3 KB:
  * raised openly, not trimmed; 75 KB since issue 32 item 6's second step gave seven more parts of
- * the writable log doors of their own (docs/entry-points.md), at 74.6 KB: web/build.mjs neither
+ * the writable log doors of their own (docs/entry-points.md), at 74.5 KB: web/build.mjs neither
  * leaves them out nor makes them static imports yet, so esbuild inlines each behind a lazy
- * initialiser and wraps what it imports too, about 2.3 KB; raised openly, to be won back by
+ * initialiser and wraps what it imports too, about 2.2 KB; raised openly, to be won back by
  * listing those doors in web/build.mjs's KEPT), is a classic
  * script wrapped in the
  * function the worker is made from, and `npm run demo:web`'s server prints its URL and serves
