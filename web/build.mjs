@@ -19,12 +19,15 @@
  *
  * One classic script cannot load a part of itself later: esbuild would inline every `import()`
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
- * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts`, and the segment's load
- * `src/segment/load/lazy-segment-load.ts`). Neither script uses the read-only mode, the cleaner
- * nor the topics (the checks run the swarm workload, which never compacts), so the build swaps
- * their doors for ones that reject, saying the page leaves that part out (LEFT_OUT): those parts
- * are in neither script. Both recover and truncate logs, so the loader's, truncation's and the
- * segment's load's doors become static imports (KEPT), with no lazy wrapper.
+ * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, and the
+ * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts`). Neither script
+ * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
+ * never compacts), so the build swaps their doors for ones that reject, saying the page leaves
+ * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
+ * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
+ * transaction, so app.js leaves those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does
+ * all of that but transactions. Both recover and truncate logs, so the other doors become static
+ * imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -72,7 +75,7 @@ export function webBuildOptions(script = "page") {
   const checks = script === "checks";
   return {
     entryPoints: [join(WEB, checks ? "src/checks/main.ts" : "src/main.ts")],
-    plugins: [leaveLazyPartsOut],
+    plugins: [leaveLazyPartsOut(checks ? "checks" : "page")],
     bundle: true,
     format: "iife",
     platform: "browser",
@@ -104,6 +107,20 @@ const LEFT_OUT = {
  */
 const KEPT = {
   "load/lazy-loader.ts": ["loadLoader", "./log-loader.js", ["loadLog"]],
+  "read/door-transactions.ts": [
+    "loadTransactionWalk",
+    "./transaction-walk.js",
+    ["transactionsOf", "isAborted", "holdsControlRecords"],
+  ],
+  "write/door-retention.ts": ["loadRetention", "./log-retention.js", ["retentionCount", "applyRetention", "moveStart"]],
+  "checkpoints/door-position-files.ts": [
+    "loadPositionFiles",
+    "./position-files.js",
+    ["readPositionsFile", "ownConsumerDir", "writePositions"],
+  ],
+  "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
+  "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
+  "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
   "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
@@ -112,15 +129,34 @@ const KEPT = {
   ],
 };
 
+/** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
+const LEFT_OUT_OF_PAGE = {
+  "read/door-transactions.ts": "transactions (the demo writes none)",
+  "write/door-retention.ts": "retention and moving a log's start",
+  "checkpoints/door-position-files.ts": "consumer positions",
+  "read/door-time-lookup.ts": "lookups by time",
+  "load/door-segment-time.ts": "lookups by time",
+  "read/door-follower.ts": "followers",
+};
+
 /**
- * The esbuild plugin that swaps each door of LEFT_OUT for one that rejects, and each of KEPT for
- * a static import of what it loads (see the file comment).
+ * The esbuild plugin for `script` ("page" or "checks") that swaps each door of LEFT_OUT (and, on
+ * the page, of LEFT_OUT_OF_PAGE) for one that rejects, and each other door of KEPT for a static
+ * import of what it loads (see the file comment).
  */
-const leaveLazyPartsOut = {
+const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/]lazy-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
+      if (script === "page" && door in LEFT_OUT_OF_PAGE) {
+        const name = KEPT[door][0];
+        const message = JSON.stringify(`the web demo leaves out ${LEFT_OUT_OF_PAGE[door]}`);
+        return {
+          contents: `export function ${name}() { return Promise.reject(new Error(${message})); }`,
+          loader: "js",
+        };
+      }
       if (door in KEPT) {
         const [name, module, names] = KEPT[door];
         const list = names.join(", ");
@@ -137,7 +173,7 @@ const leaveLazyPartsOut = {
       return { contents: `export function ${name}() { return Promise.reject(new Error(${message})); }`, loader: "js" };
     });
   },
-};
+});
 
 /** Throws unless `outdir` is missing, or a folder holding nothing but files named in FILES. */
 async function checkOutdir(outdir) {

@@ -8,13 +8,6 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 
-/**
- * Default cap on a batch's decompressed records section: 64 MiB. Kafka's default
- * `max.message.bytes` is 1 MiB of *compressed* batch, and gzip rarely exceeds 10:1 on real
- * data, so 64 MiB leaves room for unusual batches while bounding what one batch can allocate.
- */
-export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
-
 const GZIP = "gzip";
 
 /** The stream APIs want ArrayBuffer-backed chunks (not SharedArrayBuffer). */
@@ -75,10 +68,7 @@ export async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
  * @throws PagelogError `PAGELOG_CORRUPT` if the input is not valid gzip;
  *   `PAGELOG_RECORD_TOO_LARGE` if the output would exceed `maxBytes`.
  */
-export async function gunzip(
-  bytes: Uint8Array,
-  maxBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
-): Promise<Uint8Array> {
+export async function gunzip(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   let result: { bytes: Uint8Array; overflow: boolean };
   try {
     result = await pump(new DecompressionStream(GZIP), bytes, maxBytes);

@@ -46,7 +46,6 @@ import {
 import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
-import { DEFAULT_MAX_DECOMPRESSED_BYTES, gunzip, gzip } from "./gzip.js";
 import { readRecords, SIZES_PER_RECORD, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
 import type { DecodedRecord, RecordInput, RecordSnapshot } from "./record-codec.js";
 
@@ -384,7 +383,7 @@ export async function encodeBatchAsync(
   // The limit applies to the compressed batch (below), not to the plain one.
   const { maxBatchBytes: _limit, ...unlimited } = rest;
   const plain = encodeSnapshots(snapshotRecords(records), unlimited, CompressionCodec.GZIP);
-  const compressed = await gzip(plain.subarray(RECORDS_OFFSET));
+  const compressed = await (await loadGzip()).gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
   const maxBatchBytes = optionalInteger(
     options.maxBatchBytes,
@@ -460,9 +459,35 @@ export async function decodeBatch(bytes: Uint8Array, options?: DecodeBatchOption
     return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
   }
   if (header.compression !== CompressionCodec.GZIP) throw unsupported(header, "");
+  const { gunzip } = await loadGzip();
   const plain = await gunzip(
     bytes.subarray(RECORDS_OFFSET, header.sizeInBytes),
     options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
   );
   return { ...header, records: readRecords(plain, 0, plain.length, header) };
+}
+
+/**
+ * Default cap on a batch's decompressed records section: 64 MiB. Kafka's default
+ * `max.message.bytes` is 1 MiB of *compressed* batch, and gzip rarely exceeds 10:1 on real
+ * data, so 64 MiB leaves room for unusual batches while bounding what one batch can allocate.
+ * (gzip.ts applies it; it is here so that naming it loads no codec.)
+ */
+export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+
+type Gzip = typeof import("./gzip.js");
+/** The gzip codec once an `import()` of it resolved (a failed load is not kept). */
+let gzipCodec: Gzip | undefined;
+
+/**
+ * The door to the gzip codec (gzip.ts), a part loaded on first use: the first gzip batch
+ * `decodeBatch` meets, or the first `encodeBatchAsync` that compresses. An `import()`, so a
+ * bundler that splits puts it in a chunk of its own, which a page whose batches are all
+ * uncompressed (as every batch pagelog's log writes) never loads (docs/entry-points.md). Both
+ * callers are already asynchronous; a chunk that fails to load fails that call, and the next
+ * call loads it.
+ */
+function loadGzip(): Promise<Gzip> {
+  if (gzipCodec !== undefined) return Promise.resolve(gzipCodec);
+  return import("./gzip.js").then((part) => (gzipCodec = part));
 }

@@ -21,7 +21,6 @@ import type { LoadInput } from "./load/log-load-input.js";
 import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
-  findOffsetForTimestamp,
   type LogRecord,
   readDurableBatches,
   readDurableRecords,
@@ -34,7 +33,8 @@ import {
 } from "./read/log-read.js";
 import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } from "./read/records-iterator.js";
 import { wake } from "./state/log-waiters.js";
-import { moveStart } from "./write/log-retention.js";
+import { loadRetention } from "./write/door-retention.js";
+import { loadTimeLookup } from "./read/door-time-lookup.js";
 import { armTimers, retainNow } from "./write/retention-timer.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
@@ -63,7 +63,6 @@ import type { ProgressListener } from "./options/recovery-progress.js";
 import type { LogMode } from "./state/log-mode.js";
 import type { ReadOnlyState } from "./state/read-only-state.js";
 import { WRITABLE } from "./state/writable-mode.js";
-import { WrittenTail } from "./state/written-tail.js";
 import { type LogSegmentOptions, segmentOptionsOf } from "./options/segment-options-of.js";
 
 export type { CompactionResult, NothingCleanedReason } from "./compaction/compaction-result.js";
@@ -178,7 +177,7 @@ export class Log {
       warmBytes: 0,
       openGroup: undefined,
       appendGroups: 0,
-      writtenTail: new WrittenTail(),
+      writtenTail: undefined,
       cursors: new Set(),
       readOnly: loaded.readOnly?.state,
       mode: loaded.readOnly?.mode ?? WRITABLE,
@@ -351,6 +350,8 @@ export class Log {
       checkOffset(offset, "offset");
       if (offset > this.endOffset) throw outOfRange(offset, s.startOffset, this.endOffset);
       if (offset <= s.startOffset) return;
+      // Loaded outside `guard`: a chunk that fails to load fails this call, never the log.
+      const { moveStart } = await loadRetention();
       await guard(s, () => moveStart(s, offset, (segment) => segment.nextOffset <= offset));
     });
   }
@@ -441,7 +442,7 @@ export class Log {
   offsetForTimestamp(timestamp: number): Promise<number | null> {
     if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp))
       return Promise.reject(new TypeError(`timestamp must be a safe integer, got ${describeValue(timestamp)}`));
-    return this.#read(() => findOffsetForTimestamp(this.#s, timestamp));
+    return this.#read(async () => (await loadTimeLookup()).findOffsetForTimestamp(this.#s, timestamp));
   }
 
   /**

@@ -27,8 +27,9 @@ import { createdOnWrite } from "./created-on-write.js";
 import { catchUp, planFollow, type WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { loadSegmentLoad } from "./load/lazy-segment-load.js";
+import { loadSegmentTimeLookup } from "./load/door-segment-time.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "./segment-names.js";
-import { readSegment, segmentOffsetForTimestamp } from "./segment-read.js";
+import { readSegment } from "./segment-read.js";
 import { indexFull, type SegmentState } from "./segment-state.js";
 import type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
 import { flushSegment } from "./segment-flush.js";
@@ -430,6 +431,6 @@ export class Segment {
    * null if every record is earlier. Exact: equal to a linear scan over the records.
    */
   offsetForTimestamp(timestamp: number): Promise<number | null> {
-    return segmentOffsetForTimestamp(this.#s, timestamp);
+    return loadSegmentTimeLookup().then((part) => part.segmentOffsetForTimestamp(this.#s, timestamp));
   }
 }

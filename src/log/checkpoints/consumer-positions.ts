@@ -18,100 +18,22 @@
  * a later one for the same partition, is durable.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import {
-  type ConsumerOffsetEntry,
-  decodeConsumerOffsets,
-  encodeConsumerOffsets,
-} from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
-import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
-import { consumerDir, consumerFile, ownConsumerDir } from "./consumer-files.js";
-import { parsePartitionName } from "./partition-names.js";
+import { isNoRoom } from "./checkpoint-files.js";
+import { consumerFile, MAX_POSITIONS, type PositionsRead } from "./consumer-files.js";
+import { loadPositionFiles } from "./door-position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
-/** Most (consumer, partition) positions a file keeps: its size bound follows from it. */
-export const MAX_POSITIONS = 65_536;
-/**
- * The longest line: a consumer name (249), a space, a topic, a space and a partition (at most a
- * partition directory's 255 characters together), a space, a 16-digit offset, a newline.
- */
-const MAX_LINE_BYTES = 249 + 1 + 255 + 1 + 16 + 1;
-/**
- * Bytes the file may hold before it is malformed without being read (about 34 MB): every file
- * pagelog writes fits, and a hostile one (a sparse 3 GiB file, say) costs one `stat`.
- */
-export const MAX_POSITIONS_BYTES = 2 + String(MAX_POSITIONS).length + 1 + MAX_POSITIONS * MAX_LINE_BYTES;
-
-/** The key of one position: `<consumer> <partition directory name>` (names hold no space). */
-export function positionKey(consumer: string, partition: string): string {
-  return `${consumer} ${partition}`;
-}
-
-/** What reading the file found: its positions by key, or why it is not a positions file. */
-export type PositionsRead =
-  | { readonly state: "ok"; readonly positions: Map<string, number> }
-  | { readonly state: "malformed"; readonly reason: string };
-
 /**
  * Reads the directory-wide file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
  * `listed`: whether the root's listing holds it; if not, no storage call is made (a directory
- * that has no consumers costs nothing more to open).
+ * that has no consumers costs nothing more to open) and the reading of positions files
+ * (position-files.ts, a part loaded on first use) is not loaded.
  */
 export async function readPositions(storage: Storage, listed: boolean): Promise<PositionsRead> {
-  return listed ? readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT) : { state: "ok", positions: new Map() };
-}
-
-/**
- * Reads a positions file (absent: no positions); `consumer`: a consumer's own file, whose every
- * line must be that consumer's.
- */
-export async function readPositionsFile(storage: Storage, path: string, consumer?: string): Promise<PositionsRead> {
-  const stat = await storage.stat(path);
-  if (stat === null) return { state: "ok", positions: new Map() };
-  if (stat.kind !== "file") return { state: "malformed", reason: "it is not a file" };
-  if (stat.size > MAX_POSITIONS_BYTES)
-    return { state: "malformed", reason: `${stat.size} bytes, more than the ${MAX_POSITIONS_BYTES} it can need` };
-  let handle;
-  try {
-    handle = await storage.open(path, { readOnly: true });
-  } catch (err) {
-    // Removed since the stat (a consumer directory deleted by hand): no positions.
-    if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return { state: "ok", positions: new Map() };
-    // A FIFO, socket or device there (`stat` reports every non-directory as a file): the storage
-    // refuses it without blocking, and like any other file that is not a positions file it fails
-    // only dir.consumer(), never the whole directory.
-    if (err instanceof PagelogError && err.code === ErrorCode.IO)
-      return { state: "malformed", reason: `it cannot be read as a file (${err.message})` };
-    throw err;
-  }
-  let bytes: Uint8Array;
-  try {
-    // One byte more than its size: a file that grew since the stat is caught.
-    bytes = await handle.read(0, stat.size + 1);
-  } finally {
-    await handle.close();
-  }
-  if (bytes.length > stat.size) return { state: "malformed", reason: "it grew while it was read" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return { state: "malformed", reason: "it is not UTF-8" };
-  }
-  const decoded = decodeConsumerOffsets(text);
-  if (typeof decoded === "string") return { state: "malformed", reason: decoded };
-  const positions = new Map<string, number>();
-  for (const e of decoded) {
-    const partition = `${e.topic}-${e.partition}`;
-    if (parsePartitionName(partition) === undefined)
-      return { state: "malformed", reason: `${partition} is not a partition name` };
-    if (consumer !== undefined && e.consumer !== consumer)
-      return { state: "malformed", reason: `it holds a position of ${e.consumer}, not of ${consumer}` };
-    positions.set(positionKey(e.consumer, partition), e.offset);
-  }
-  if (positions.size > MAX_POSITIONS) return { state: "malformed", reason: `more than ${MAX_POSITIONS} positions` };
-  return { state: "ok", positions };
+  if (!listed) return { state: "ok", positions: new Map() };
+  return (await loadPositionFiles()).readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT);
 }
 
 interface PendingWrite {
@@ -169,6 +91,7 @@ export class PositionStore {
   refresh(): Promise<void> {
     return this.#queue.run(async () => {
       if (this.#lock !== undefined) return;
+      const { readPositionsFile } = await loadPositionFiles();
       this.#adopt(await readPositionsFile(this.#storage, consumerFile(this.#consumer), this.#consumer));
     });
   }
@@ -220,6 +143,9 @@ export class PositionStore {
   async #writeNext(write: PendingWrite): Promise<void> {
     if (this.#pending === write) this.#pending = undefined;
     if (this.#failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
+    // Reading and writing the file is a part loaded on first use: a chunk that fails to load
+    // refuses these commits, writes nothing, and lets later ones try again.
+    const { ownConsumerDir, readPositionsFile, writePositions } = await loadPositionFiles();
     if (this.#lock === undefined) {
       // The consumer's first write here: its directory, its lock (PAGELOG_LOCKED while another
       // opener holds it), then its file read again under the lock, so that what another opener
@@ -239,9 +165,7 @@ export class PositionStore {
     for (const [key, offset] of write.commits) next.set(key, offset);
     try {
       // Temp file, fsync, rename, directory fsync: a crash leaves the old file or the new one, whole.
-      const bytes = new TextEncoder().encode(encode(next));
-      await writeFileAtomically(this.#storage, consumerFile(this.#consumer), bytes);
-      await this.#storage.syncDir(consumerDir(this.#consumer));
+      await writePositions(this.#storage, this.#consumer, next);
     } catch (err) {
       // A full disk wrote nothing that counts (the old file stands): later commits may retry.
       // Anything else (a failed fsync above all) leaves nothing to trust until a restart.
@@ -261,14 +185,4 @@ export function corruptConsumerFile(consumer: string, reason: string): PagelogEr
     ErrorCode.CORRUPT,
     { path },
   );
-}
-
-function encode(positions: Map<string, number>): string {
-  const entries: ConsumerOffsetEntry[] = [];
-  for (const key of [...positions.keys()].sort()) {
-    const space = key.indexOf(" ");
-    const { topic, partition } = parsePartitionName(key.slice(space + 1))!;
-    entries.push({ consumer: key.slice(0, space), topic, partition, offset: positions.get(key)! });
-  }
-  return encodeConsumerOffsets(entries);
 }

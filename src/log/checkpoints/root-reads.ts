@@ -13,13 +13,9 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
 import { readCheckpoint } from "./checkpoint-files.js";
 import { readCleanPoints } from "./cleaner-checkpoint.js";
-import {
-  CONSUMER_OFFSET_CHECKPOINT,
-  type PositionsRead,
-  readPositions,
-  readPositionsFile,
-} from "./consumer-positions.js";
-import { consumerFile, listConsumers } from "./consumer-files.js";
+import { CONSUMER_OFFSET_CHECKPOINT, readPositions } from "./consumer-positions.js";
+import { loadPositionFiles } from "./door-position-files.js";
+import { consumerFile, listConsumers, type PositionsRead } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
@@ -58,6 +54,8 @@ export async function readRoot(storage: Storage, readOnly: boolean): Promise<Roo
 /** Each consumer's own positions file (`consumers/<name>/offsets`), by name. */
 async function readConsumerFiles(storage: Storage, names: readonly string[]): Promise<Map<string, PositionsRead>> {
   const consumers = await listConsumers(storage, names);
+  if (consumers.length === 0) return new Map();
+  const { readPositionsFile } = await loadPositionFiles();
   const reads = await settleAll(consumers.map((name) => readPositionsFile(storage, consumerFile(name), name)));
   return new Map(consumers.map((name, i) => [name, reads[i]!]));
 }

@@ -7,7 +7,8 @@ import { isPositionName } from "../../format/consumer-offsets.js";
 import { describeValue } from "../../format/record-codec.js";
 import type { Log } from "../log.js";
 import { checkOffset } from "../options/log-arguments.js";
-import { CONSUMER_OFFSET_CHECKPOINT, positionKey, type PositionStore } from "../checkpoints/consumer-positions.js";
+import { CONSUMER_OFFSET_CHECKPOINT, type PositionStore } from "../checkpoints/consumer-positions.js";
+import { positionKey } from "../checkpoints/consumer-files.js";
 import { MAX_DIR_NAME_LENGTH, parsePartitionName } from "../checkpoints/partition-names.js";
 
 /**

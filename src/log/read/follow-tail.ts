@@ -7,24 +7,22 @@
  * broker's log with transactions reads the file, whose walk knows them). In a compacted log only
  * from the active segment on: the cleaner may have rewritten a sealed one since it was written.
  */
-import { decodeBatch } from "../../format/index.js";
+import { decodeBatch } from "../../format/record-batch.js";
 import { compacts } from "../options/cleanup-policy.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
+import { WrittenTail } from "../state/written-tail.js";
 import type { LogRecord } from "./log-read.js";
-import { type Isolation, knowsTransactions } from "./transactions.js";
 
-/** What a follower reads: as `records()` reads the file. */
-interface TailRead {
-  readonly follow: boolean;
-  readonly durable: boolean;
-  readonly isolation: Isolation;
-}
+export { gatherAppends } from "./follow-coalesce.js";
 
-/** Whether a follower reading as `o` may be handed the written tail at all. */
-export function followsTail(s: LogState, o: TailRead): boolean {
-  return (
-    o.follow && !o.durable && s.readOnly === undefined && (o.isolation === "read_uncommitted" || !knowsTransactions(s))
-  );
+/**
+ * A follower of the end waits (or reads) here: the writer keeps what it writes next, in a
+ * written tail made now if the log has none yet.
+ */
+export function keepTail(s: LogState): WrittenTail {
+  const tail = (s.writtenTail ??= new WrittenTail());
+  tail.want();
+  return tail;
 }
 
 /**
@@ -41,8 +39,7 @@ export async function tailRecords(
   if (s.status !== "open") return undefined;
   if (compacts(s.options.cleanupPolicy) && offset < activeSegment(s).baseOffset) return undefined;
   // A follower reads: keep the tail, even while it is still too far behind to be handed it.
-  s.writtenTail.want();
-  const batches = s.writtenTail.batchesFrom(offset, endOffsetOf(s), maxBytes);
+  const batches = keepTail(s).batchesFrom(offset, endOffsetOf(s), maxBytes);
   if (batches === undefined) return undefined;
   let out: LogRecord[] = [];
   for (const bytes of batches) {

@@ -5,22 +5,21 @@
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
  * a range, and following the log, is records-iterator.ts.
  */
-import { decodeBatch, type DecodedBatch, type DecodedRecord, readBatchHeader } from "../../format/index.js";
+import { readBatchHeader } from "../../format/batch-header.js";
+import { decodeBatch, type DecodedBatch } from "../../format/record-batch.js";
+import type { DecodedRecord } from "../../format/record-codec.js";
 import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
 import { batchSize, booleanOption, outOfRange, positiveInteger } from "../options/log-arguments.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
-import { TimestampTree } from "../state/timestamp-tree.js";
+import { loadTransactionWalk } from "./door-transactions.js";
 import {
-  holdsControlRecords,
   hasProducer,
   hasTxnFlags,
-  isAborted,
   type Isolation,
   isolationOption,
   knowsTransactions,
   lastStable,
-  transactionsOf,
 } from "./transactions.js";
 
 export type { Isolation } from "./transactions.js";
@@ -163,7 +162,11 @@ async function decodeRecords(
   const committed = isolation === "read_committed";
   // A log a read met a transaction in: what is open now bounds this read (it may have begun
   // below `offset`). Any other log has none until a batch below says so.
-  let walk = committed && knowsTransactions(s) ? await transactionsOf(s, readRawBatches) : undefined;
+  // (The walk is a part loaded on first use, door-transactions.ts: only such a log loads it.)
+  let walk =
+    committed && knowsTransactions(s)
+      ? await (await loadTransactionWalk()).transactionsOf(s, readRawBatches)
+      : undefined;
   let stable = walk === undefined ? Number.POSITIVE_INFINITY : lastStable(walk);
   const from = Math.max(offset, s.startOffset);
   for (let at = 0; at < raw.length && out.length < maxRecords;) {
@@ -171,19 +174,20 @@ async function decodeRecords(
     // Only a transactional or control batch needs its header read: one byte says which.
     const flagged = hasTxnFlags(raw, at);
     if (committed && walk === undefined && (flagged || hasProducer(raw, at))) {
-      walk = await transactionsOf(s, readRawBatches);
+      walk = await (await loadTransactionWalk()).transactionsOf(s, readRawBatches);
       stable = lastStable(walk);
     }
     let batch: DecodedBatch | undefined;
     if (flagged) {
+      const txn = await loadTransactionWalk();
       const header = readBatchHeader(raw, at);
       if (header.baseOffset >= stable) break;
-      let skip = !header.isControl && walk !== undefined && isAborted(walk, header.producerId, header.baseOffset);
+      let skip = !header.isControl && walk !== undefined && txn.isAborted(walk, header.producerId, header.baseOffset);
       if (header.isControl) {
         // Skipped only when its records are control records: one bit never hides data records.
         batch = await decodeAt(raw, at, size, out.length);
         if (batch === undefined) break;
-        skip = holdsControlRecords(batch.records);
+        skip = txn.holdsControlRecords(batch.records);
       }
       if (skip) {
         if (header.lastOffset >= from) skips.push(Math.max(header.baseOffset, from), header.lastOffset + 1);
@@ -282,40 +286,6 @@ export async function readRawBatches(s: LogState, offset: number, maxBytes: numb
   return new Uint8Array(0);
 }
 
-/** The first offset at or above the start whose timestamp is at or after `timestamp`, or null. */
-export async function findOffsetForTimestamp(s: LogState, timestamp: number): Promise<number | null> {
-  for (let index = firstAboveStart(s); ; index++) {
-    // Which segment holds the answer is told by each one's largest timestamp: the tree skips to
-    // the first that may hold it (an idle one may: it learns its largest on its first use, so a
-    // first lookup loads the segments it passes, oldest first, and the next skip them).
-    const tree = TimestampTree.of(s);
-    if (index < tree.size) index = tree.firstAtLeast(index, timestamp);
-    const slot = s.segments[index];
-    if (slot === undefined) break;
-    if (slot.nextOffset <= s.startOffset) continue;
-    const segment = slot.segment ?? (await slot.load());
-    if (index < tree.size) tree.learn(index, segment.maxTimestamp);
-    if (segment.maxTimestamp < timestamp) continue;
-    const found = await segment.offsetForTimestamp(timestamp);
-    touch(s, segment);
-    if (found === null) continue;
-    if (found >= s.startOffset) return found;
-    // The answer lies below the start offset: look again among the records from the start.
-    let at = s.startOffset;
-    while (at < segment.nextOffset) {
-      const read = await segment.read(at, DEFAULT_READ_BYTES);
-      if (read === null) break;
-      for (let p = 0; p < read.bytes.length; p += batchSize(read.bytes, p)) {
-        const batch = await decodeBatch(read.bytes.subarray(p, p + batchSize(read.bytes, p)), { verifyCrc: false });
-        const hit = batch.records.find((r) => r.offset >= s.startOffset && r.timestamp >= timestamp);
-        if (hit !== undefined) return hit.offset;
-      }
-      at = read.lastOffset + 1;
-    }
-  }
-  return null;
-}
-
 /**
  * The index of the last segment whose base offset is at most `offset` (0 if none): a binary
  * search, since a random read on a log of many segments must not walk the list (base offsets
@@ -334,7 +304,7 @@ function segmentHolding(s: LogState, offset: number): number {
 }
 
 /** The index of the first segment that ends above the start offset (ends increase along the list). */
-function firstAboveStart(s: LogState): number {
+export function firstAboveStart(s: LogState): number {
   const segments = s.segments;
   let lo = 0;
   let hi = segments.length;
@@ -353,7 +323,7 @@ function firstAboveStart(s: LogState): number {
  * log still costs memory only for what is read). A segment the log no longer holds is dropped
  * when it reaches the front. O(1) per read: the map keeps the order.
  */
-function touch(s: LogState, segment: Segment): void {
+export function touch(s: LogState, segment: Segment): void {
   if (segment === activeSegment(s)) return;
   // Its lookups use the index entries in memory (below), not the files: their descriptors go
   // first when the pool needs one, so reads of cold segments do not push hot ones' `.log` out.

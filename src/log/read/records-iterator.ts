@@ -12,8 +12,8 @@ import { DEFAULT_READ_BYTES, type LogRecord, readLimit, readLogRecords } from ".
 import { type Isolation, isolationOption, knownLastStable } from "./transactions.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
-import { gatherAppends } from "./follow-coalesce.js";
-import { followsTail, tailRecords } from "./follow-tail.js";
+import { loadFollower } from "./door-follower.js";
+import { knowsTransactions } from "./transactions.js";
 import { waitUntil } from "./wait-until.js";
 
 /** The range, the mode, and the signal that stops it, of `Log.records`. */
@@ -154,6 +154,16 @@ function settle(it: Iteration, cursor: ReadCursor): void {
   if (it.next < s.startOffset) throw outOfRange(it.next, s.startOffset, endOffsetOf(s));
 }
 
+/** The follower's part once a follower loaded it (door-follower.ts): a read asks without waiting. */
+let followerPart: Awaited<ReturnType<typeof loadFollower>> | undefined;
+
+/** Whether a follower reading as `o` may be handed the written tail at all (follow-tail.ts). */
+function followsTail(s: LogState, o: Resolved): boolean {
+  return (
+    o.follow && !o.durable && s.readOnly === undefined && (o.isolation === "read_uncommitted" || !knowsTransactions(s))
+  );
+}
+
 /** The next read, in the queue: up to one read's worth below the end (or the recovery point) and `to`. */
 function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
   const { s, o } = it;
@@ -178,7 +188,10 @@ function fill(it: Iteration, run: Run): Promise<LogRecord[]> {
     };
     // A follower of this process's writer is handed its bytes when it can be (follow-tail.ts);
     // else the read: a read-only log's clean point may be older than the files just read (read-only-retry.ts).
-    const fromTail = followsTail(s, o) ? await tailRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next) : undefined;
+    // (Its part is loaded by the first wait at the end, in awaitChange: before it, no tail is kept.)
+    const follower = followsTail(s, o) ? followerPart : undefined;
+    const fromTail =
+      follower === undefined ? undefined : await follower.tailRecords(s, it.next, DEFAULT_READ_BYTES, stop - it.next);
     const found = fromTail ?? (await s.mode.readRecords(s, it.next, read));
     if (found.length === 0 && s.readOnly !== undefined && it.next >= endOffsetOf(s)) {
       // A refresh inside that read (a truncateTo it met) moved the end down to the position or
@@ -219,11 +232,14 @@ async function awaitChange(it: Iteration): Promise<void> {
   const { s, o } = it;
   const cursor = it.cursor!;
   const moved = (): boolean => cursor.cut !== Infinity || s.startOffset > it.next;
-  if (followsTail(s, o)) s.writtenTail.want(); // the writes it waits for: keep them in memory for it
+  // The follower's part (follow-tail.ts, follow-coalesce.ts, the written tail) is loaded on the
+  // first wait at the end, outside the queue: a chunk that fails to load fails this next() alone.
+  const follower = (followerPart ??= await loadFollower());
+  if (followsTail(s, o)) follower.keepTail(s); // the writes it waits for: keep them in memory for it
   await waitUntil(s, () => limitOf(s, o) > it.next || moved(), o.signal);
   // Woken by an append while more are coming: read them together (follow-coalesce.ts).
   if (o.durable || s.readOnly !== undefined || moved()) return;
-  await gatherAppends(s, () => moved() || (o.to !== undefined && endOffsetOf(s) >= o.to), o.signal);
+  await follower.gatherAppends(s, () => moved() || (o.to !== undefined && endOffsetOf(s) >= o.to), o.signal);
 }
 
 /**

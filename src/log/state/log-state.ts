@@ -107,8 +107,12 @@ export interface LogState {
    * coming waits for it and reads both at once (read/follow-coalesce.ts).
    */
   appendGroups: number;
-  /** The batches last written, kept for a follower of the end in this process (written-tail.ts). */
-  readonly writtenTail: WrittenTail;
+  /**
+   * The batches last written, kept for a follower of the end in this process (written-tail.ts);
+   * made by the first follower that waits at the end (the follower's part, read/follow-tail.ts,
+   * loaded on first use): a log nobody follows has none.
+   */
+  writtenTail: WrittenTail | undefined;
   /** The live `records()` iterators, told of every truncation (see read-cursors.ts). */
   readonly cursors: ReadCursors;
   /**

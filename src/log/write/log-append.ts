@@ -14,8 +14,11 @@ import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
 import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
-import { applyRetention, retentionCount } from "./log-retention.js";
+import { loadRetention } from "./door-retention.js";
+import { retains } from "./retention-timer.js";
 import { requestRollFlush } from "./roll-flush.js";
+
+type Retention = typeof import("./log-retention.js");
 import { wake } from "../state/log-waiters.js";
 import {
   activeSegment,
@@ -91,7 +94,7 @@ function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | 
   }
   const varintPolicy = s.options.policies?.writeVarint;
   // A follower of the end will be handed these batches (state/written-tail.ts): memory of their own.
-  const memory = WriteMemory.take(s.writtenTail.wanted);
+  const memory = WriteMemory.take(s.writtenTail?.wanted === true);
   return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
 }
 
@@ -124,8 +127,9 @@ async function addUnit(g: GroupWrite, unit: readonly PendingAppend[]): Promise<v
   const { bytes, header } = encoded;
   const refused = await rollIfDue(g, bytes.length, header);
   if (refused !== undefined) {
-    // A reader's retention rule was refused after the roll, before anything was deleted: the
-    // log is whole and open, and this unit's batch was not written. It fails alone.
+    // A reader's retention rule was refused after the roll, before anything was deleted (or
+    // retention's part failed to load, before the roll): the log is whole and open, and this
+    // unit's batch was not written. It fails alone.
     for (const item of unit) g.settled.push(() => item.reject(refused));
     return;
   }
@@ -164,12 +168,24 @@ function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Encoded
  * Writes what is pending and rolls to a new segment if a batch of `batchBytes` must go into one.
  * Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any.
  */
-async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<PagelogError | undefined> {
+async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader): Promise<unknown> {
   let refused: PagelogError | undefined;
+  const due = needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed);
+  // A roll of a log that retains applies retention, a part loaded on first use (door-retention.ts):
+  // loaded before the guard and before anything is written, so a chunk that fails to load fails
+  // this unit alone, as a refusal does, and never the log.
+  let retention: Retention | undefined;
+  if (due && retains(g.s)) {
+    try {
+      retention = await loadRetention();
+    } catch (err) {
+      return err;
+    }
+  }
   await guard(g.s, async () => {
-    if (needsRoll(g.s, g.pendingBytes, batchBytes, header, g.elapsed)) {
+    if (due) {
       await writePending(g);
-      refused = await roll(g.s, g.now, g.elapsed);
+      refused = await roll(g.s, g.now, g.elapsed, retention);
     }
   });
   return refused;
@@ -193,7 +209,7 @@ async function writePending(g: GroupWrite): Promise<void> {
     s.name,
   );
   // On the file now: a follower of the end may be handed these bytes instead of reading them back.
-  s.writtenTail.written(out, g.memory.owned);
+  s.writtenTail?.written(out, g.memory.owned);
   for (const p of out) s.unflushedRecords += p.header.recordsCount;
 }
 
@@ -267,7 +283,12 @@ function needsRoll(
  * wall time `now`. Returns a reader's retention rule's refusal (PAGELOG_POLICY), if any: nothing
  * was deleted then.
  */
-async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogError | undefined> {
+async function roll(
+  s: LogState,
+  now: number,
+  elapsed: number,
+  retention: Retention | undefined,
+): Promise<PagelogError | undefined> {
   const sealed = activeSegment(s);
   s.dirtySegments.add(sealed);
   await sealed.seal();
@@ -288,6 +309,8 @@ async function roll(s: LogState, now: number, elapsed: number): Promise<PagelogE
   // As Kafka's roll: the sealed segment is made durable in the background, then the recovery
   // point moves to the new base (roll-flush.ts). This append does not wait for it.
   requestRollFlush(s, segment.baseOffset);
+  if (retention === undefined) return undefined; // retention off: nothing to delete (door-retention.ts)
+  const { applyRetention, retentionCount } = retention;
   let count: number;
   try {
     count = await retentionCount(s, now);

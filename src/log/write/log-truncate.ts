@@ -34,7 +34,7 @@ export async function truncateLog(s: LogState, offset: number): Promise<void> {
   });
   // Then the iterators learn of the cut: from here on, no record at or after `offset` may be handed out.
   cutCursors(s.cursors, offset);
-  s.writtenTail.clear(); // and no follower is handed a batch this may cut (state/written-tail.ts)
+  s.writtenTail?.clear(); // and no follower is handed a batch this may cut (state/written-tail.ts)
   // Segments cut whole batches. If `offset` falls inside one, its records below `offset`
   // must live on in a batch of their own, and they were durable: no crash may lose them.
   const holding = await segment.read(offset, 1);

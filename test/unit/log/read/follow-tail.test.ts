@@ -6,15 +6,21 @@
  * is never yielded, a roll changes nothing, a close ends it. Each test counts the `.log` reads,
  * so that it also fails if the follower quietly went back to the file.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log, LogRecord } from "../../../../src/log/log.js";
 import type { LogOptions } from "../../../../src/log/options/log-options.js";
 import { WrittenTail, TAIL_BYTES } from "../../../../src/log/state/written-tail.js";
+import { loadFollower } from "../../../../src/log/read/door-follower.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { HookedStorage } from "../../../../src/testing/hooked-storage.js";
 import { expectCode, expectedAt, NAME, pending, plain, recordAt } from "../helpers.js";
+
+// The follower's part loads on a follower's first wait (door-follower.ts): loaded here first, so
+// that no test's first append races its load (an append written before it would be read back from
+// the file once, as for any writer nobody followed yet). The lazy load itself: follow.test.ts.
+beforeAll(() => loadFollower());
 
 const text = (r: LogRecord): string => new TextDecoder().decode(r.value!);
 

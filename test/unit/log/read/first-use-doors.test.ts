@@ -1,0 +1,79 @@
+/*
+ * The two doors the browser-bundle test cannot make fail in its realm (docs/entry-points.md,
+ * "Lazy parts"): the transaction walk needs a broker's transactional batch, gzip needs
+ * `CompressionStream`. Each part is mocked to fail to load once (as a chunk a page failed to
+ * fetch), in a fresh module registry: that call fails, nothing else does, and the next call loads
+ * the real part.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
+import { SimStorage } from "../../../../src/storage/sim-storage.js";
+import { NAME, segPath, writeFile } from "../helpers.js";
+
+const WALK = "../../../../src/log/read/transaction-walk.js";
+const GZIP = "../../../../src/format/gzip.js";
+
+afterEach(() => {
+  vi.doUnmock(WALK);
+  vi.doUnmock(GZIP);
+  vi.resetModules();
+});
+
+/** A broker's partition: a committed transaction of producer 7 (two records, then its marker). */
+async function committedTransaction(): Promise<SimStorage> {
+  const sim = new SimStorage({ seed: 32 });
+  await sim.mkdir(NAME);
+  const txn = { producerId: 7, producerEpoch: 0, baseSequence: 0, isTransactional: true };
+  const data = encodeBatch(
+    [
+      { key: "a", value: "1" },
+      { key: "b", value: "2" },
+    ],
+    { baseOffset: 0, timestamp: 1_000, ...txn },
+  );
+  const commit = encodeBatch([{ key: new Uint8Array([0, 0, 0, 1]), value: new Uint8Array(6) }], {
+    baseOffset: 2,
+    timestamp: 1_002,
+    ...txn,
+    isControl: true,
+  });
+  const file = new Uint8Array(data.length + commit.length);
+  file.set(data, 0);
+  file.set(commit, data.length);
+  await writeFile(sim, segPath(0, ".log"), 0, file, { create: true, sync: true });
+  await sim.syncDir(NAME);
+  return sim;
+}
+
+describe("a lazy part that fails to load", () => {
+  it("the transaction walk: that read fails, the log does not, the next read loads it", async () => {
+    const sim = await committedTransaction();
+    vi.resetModules();
+    let failures = 1;
+    vi.doMock(WALK, async (real) => {
+      if (failures-- > 0) throw new Error("chunk not loaded");
+      return real();
+    });
+    const { LogDir } = await import("../../../../src/log/log-dir.js");
+    const dir = await LogDir.open(sim);
+    const log = await dir.log(NAME);
+    await expect(log.read(0)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
+    expect(log.status).toBe("open");
+    expect((await log.read(0)).map((r) => r.offset)).toEqual([0, 1]); // the marker is never a record
+    await dir.close();
+  });
+
+  it("gzip: that decode fails, the next one loads it", async () => {
+    const batch = await encodeBatchAsync([{ value: "zipped" }], { baseOffset: 0, compression: "gzip" });
+    vi.resetModules();
+    let failures = 1;
+    vi.doMock(GZIP, async (real) => {
+      if (failures-- > 0) throw new Error("chunk not loaded");
+      return real();
+    });
+    const { decodeBatch } = await import("../../../../src/format/record-batch.js");
+    await expect(decodeBatch(batch)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
+    const decoded = await decodeBatch(batch);
+    expect(new TextDecoder().decode(decoded.records[0]!.value!)).toBe("zipped");
+  });
+});
