@@ -4,7 +4,7 @@
  * test:soak` with a wall-clock budget, so that it fits CI's 90 minutes on a slow or busy machine.
  *
  * - a failing test stops the soak at once (`--bail 1`) and fails the run, with vitest's report and
- *   the seed to replay it (`PAGELOG_SEED=<n>`, printed at the top of the run);
+ *   the base seed and replay command a randomized test prints when it fails;
  * - the soak ending within its budget passes;
  * - at the budget, the soak is stopped (its whole process group: no child is left behind) and the
  *   run passes, saying so: every file that finished had passed (a failure would have stopped it
