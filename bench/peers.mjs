@@ -33,7 +33,19 @@ function npmInstall(peersDir, specs) {
   mkdirSync(peersDir, { recursive: true });
   say(`npm install --no-save --prefix ${peersDir} ${specs.join(" ")}`);
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const args = ["install", "--no-save", "--no-audit", "--no-fund", "--no-package-lock", "--prefix", peersDir];
+  // --loglevel: under `npm run -s` the child inherits npm_config_loglevel=silent, and a failed
+  // install would say nothing of why.
+  const args = [
+    "install",
+    "--no-save",
+    "--no-audit",
+    "--no-fund",
+    "--no-package-lock",
+    "--loglevel",
+    "error",
+    "--prefix",
+    peersDir,
+  ];
   const run = spawnSync(npm, [...args, ...specs], { cwd: peersDir, encoding: "utf8", timeout: 600_000 });
   if (run.error !== undefined || run.status !== 0) {
     throw new SetupError(`npm install of ${specs.join(" ")} failed (no network, or no registry?): ${npmWhy(run)}`);

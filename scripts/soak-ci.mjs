@@ -44,7 +44,7 @@ if (resolve(process.argv[1] ?? "") === fileURLToPath(import.meta.url)) {
   const minutes = budgetMinutes(process.argv.slice(2));
   const started = Date.now();
   // Its own process group (detached), so that stopping it stops vitest's workers and their children.
-  const child = spawn("npm", ["run", "--silent", "test:soak", "--", "--bail", "1"], {
+  const child = spawn("npm", ["run", "test:soak", "--", "--bail", "1"], {
     stdio: "inherit",
     detached: true,
   });

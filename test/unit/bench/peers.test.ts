@@ -121,6 +121,8 @@ describe("bench:peers without a registry", () => {
       npm_config_fetch_retries: "0",
       npm_config_cache: join(dir, "npm-cache"),
       npm_config_offline: "false",
+      // As under `npm run -s`: the install's own npm must still say why it failed.
+      npm_config_loglevel: "silent",
     });
     expect(out.status, out.stderr).toBe(1);
     expect(out.stdout).toBe("");
