@@ -178,3 +178,32 @@ describe.skipIf(tier === undefined)("Kafka's DumpLogSegments reads pagelog's fil
     expect(crcRecords.lines.join("\n")).toMatch(/@@probe error .*CorruptRecordException/);
   });
 });
+
+describe("unexplainedTimeIndexProblems: the one mismatch DumpLogSegments reports wrongly", () => {
+  // A segment whose cleaned batches at 5 and 9 are empty (count 0), their headers' largest timestamps kept.
+  const log = {
+    batches: [
+      { count: 0, maxTimestamp: 1000 },
+      { count: 2, maxTimestamp: 2000 },
+      { count: 0, maxTimestamp: 3000 },
+    ],
+  } as unknown as DumpedFile;
+  const header = "Found timestamp mismatch in :/tmp/x/00000000000000000000.timeindex";
+  const detail = (index: number, found: number): string => `  Index timestamp: ${index}, log timestamp: ${found}`;
+
+  it("drops a file's mismatches when every one names an empty batch, however many the tool lists under it", () => {
+    expect(unexplainedTimeIndexProblems([header, detail(1000, -1), detail(3000, -1)], log)).toEqual([]);
+  });
+
+  it("keeps the header and every other mismatch, and every other problem", () => {
+    expect(unexplainedTimeIndexProblems([header, detail(1000, -1), detail(2000, 1999)], log)).toEqual([
+      header,
+      detail(2000, 1999),
+    ]);
+    expect(unexplainedTimeIndexProblems([header, detail(4000, -1)], log)).toEqual([header, detail(4000, -1)]);
+    expect(unexplainedTimeIndexProblems([header], log)).toEqual([header]);
+    expect(unexplainedTimeIndexProblems(["Index out of order", header, detail(1000, -1)], log)).toEqual([
+      "Index out of order",
+    ]);
+  });
+});

@@ -195,17 +195,23 @@ export function parseProbeRecords(lines: readonly string[]): PlainRecord[] {
  * only the checker differs. Any other problem, or such a line without its empty batch, is kept.
  */
 export function unexplainedTimeIndexProblems(problems: readonly string[], log: DumpedFile | undefined): string[] {
+  // DumpLogSegments prints "Found timestamp mismatch in :<file>" once, then one "  Index
+  // timestamp: …, log timestamp: …" line per mismatching entry of that file.
+  const explained = (detail: string): boolean => {
+    const m = /^ {2}Index timestamp: (-?\d+), log timestamp: -1$/.exec(detail);
+    return m !== null && log?.batches.some((b) => b.count === 0 && b.maxTimestamp === Number(m[1])) === true;
+  };
   const out: string[] = [];
   for (let i = 0; i < problems.length; i++) {
     const line = problems[i]!;
-    const detail = problems[i + 1];
-    const m = detail === undefined ? null : /^ {2}Index timestamp: (-?\d+), log timestamp: -1$/.exec(detail);
-    const emptyBatch = m !== null && log?.batches.some((b) => b.count === 0 && b.maxTimestamp === Number(m[1]));
-    if (/^Found timestamp mismatch in :/.test(line) && emptyBatch === true) {
-      i++;
+    if (!/^Found timestamp mismatch in :/.test(line)) {
+      out.push(line);
       continue;
     }
-    out.push(line);
+    const details: string[] = [];
+    while (i + 1 < problems.length && /^ {2}Index timestamp: /.test(problems[i + 1]!)) details.push(problems[++i]!);
+    const unexplained = details.filter((d) => !explained(d));
+    if (details.length === 0 || unexplained.length > 0) out.push(line, ...unexplained);
   }
   return out;
 }
