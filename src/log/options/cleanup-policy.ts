@@ -44,8 +44,17 @@ export function compacts(policy: CleanupPolicy): boolean {
 }
 
 /** True if retention deletes old segments (`"delete"` in it). */
-export function deletes(policy: CleanupPolicy): boolean {
+function deletes(policy: CleanupPolicy): boolean {
   return policy !== "compact";
+}
+
+/**
+ * Whether retention can delete anything under these options: a limit is set (`retentionBytes` or
+ * `retentionMs`; both are off by default) and the cleanup policy deletes (as Kafka's). When not,
+ * retention answers 0 without looking, so its part (write/door-retention.ts) need not load.
+ */
+export function retains(o: { retentionBytes: number; retentionMs: number; cleanupPolicy: CleanupPolicy }): boolean {
+  return (o.retentionBytes !== -1 || o.retentionMs !== -1) && deletes(o.cleanupPolicy);
 }
 
 function describe(value: unknown): string {

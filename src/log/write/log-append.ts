@@ -15,7 +15,7 @@ import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
 import { loadRetention } from "./door-retention.js";
-import { retains } from "./retention-timer.js";
+import { retains } from "../options/cleanup-policy.js";
 import { requestRollFlush } from "./roll-flush.js";
 
 type Retention = typeof import("./log-retention.js");
@@ -175,7 +175,7 @@ async function rollIfDue(g: GroupWrite, batchBytes: number, header: BatchHeader)
   // loaded before the guard and before anything is written, so a chunk that fails to load fails
   // this unit alone, as a refusal does, and never the log.
   let retention: Retention | undefined;
-  if (due && retains(g.s)) {
+  if (due && retains(g.s.options)) {
     try {
       retention = await loadRetention();
     } catch (err) {

@@ -13,7 +13,7 @@ import { inOrder, OPENING_AT_ONCE } from "../util/in-order.js";
 import { spliceSegments } from "../state/segment-list.js";
 import type { SegmentSlot } from "../state/segment-slot.js";
 import { countByPolicy } from "../policies/retention-policy.js";
-import { deletes } from "../options/cleanup-policy.js";
+import { retains } from "../options/cleanup-policy.js";
 
 /**
  * How many leading segments retention deletes as of `now`. A reader's rule (a course policy) is
@@ -25,10 +25,8 @@ import { deletes } from "../options/cleanup-policy.js";
  * and a reader's rule sees them all (all loaded). The answer is `retentionDeleteCount`'s on them.
  */
 export async function retentionCount(s: LogState, now: number): Promise<number> {
+  if (!retains(s.options)) return 0; // no limit set, or the cleanup policy does not delete (as Kafka's)
   const { retentionBytes, retentionMs } = s.options;
-  if (retentionBytes === -1 && retentionMs === -1) return 0;
-  // As Kafka: retention deletes segments only with "delete" in the cleanup policy.
-  if (!deletes(s.options.cleanupPolicy)) return 0;
   const limits = { retentionBytes, retentionMs, now };
   const policy = s.options.policies?.segmentsToDelete;
   const slots = s.segments;

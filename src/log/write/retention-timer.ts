@@ -7,7 +7,7 @@
 import { systemClock } from "../options/log-options.js";
 import { guard, type LogState } from "../state/log-state.js";
 import { armFlushTimer } from "./flush-timer.js";
-import { deletes } from "../options/cleanup-policy.js";
+import { retains } from "../options/cleanup-policy.js";
 import { loadRetention } from "./door-retention.js";
 
 type Queue = <T>(task: () => Promise<T>) => Promise<T>;
@@ -34,7 +34,7 @@ export function armTimers(s: LogState, calls: TimerCalls): void {
 /** Retention as of the clock's wall time now (`applyRetention()`, the timer and nothing else). */
 export async function retainNow(s: LogState): Promise<void> {
   s.lastRetentionAt = s.stopwatch.now();
-  if (!retains(s)) return; // retention off: nothing to delete, and its part need not load
+  if (!retains(s.options)) return; // retention off: nothing to delete, and its part need not load
   // Outside the guard: a chunk that fails to load, or a reader's rule refused (PAGELOG_POLICY),
   // has changed nothing.
   const { applyRetention, retentionCount } = await loadRetention();
@@ -76,15 +76,4 @@ async function timedRetention(s: LogState, calls: TimerCalls): Promise<number> {
     .catch(() => undefined);
   calls.recheckCleaning(); // time alone may have made a cleaning due (the lag rules, the horizon)
   return interval;
-}
-
-/**
- * Whether retention can delete anything in this log: a limit is set (`retentionBytes` or
- * `retentionMs`; both are off by default) and the cleanup policy deletes (as Kafka's). When not,
- * `retentionCount` (log-retention.ts) answers 0 without looking, so its part (door-retention.ts)
- * need not load.
- */
-export function retains(s: LogState): boolean {
-  const { retentionBytes, retentionMs, cleanupPolicy } = s.options;
-  return (retentionBytes !== -1 || retentionMs !== -1) && deletes(cleanupPolicy);
 }
