@@ -125,7 +125,7 @@ const KEPT = {
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",
-    ["commit", "planLoadClean", "planRecovery", "scanTail"],
+    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp"],
   ],
 };
 

@@ -2,7 +2,9 @@
  * Reading a segment that another process is writing (a read-only open): a walk that validates
  * every batch and indexes it in memory only, and a catch-up that walks what the file gained
  * since. Neither writes a byte nor reports a torn tail: the first byte that is not a valid
- * batch is the end for now (the writer may be half way through writing it).
+ * batch is the end for now (the writer may be half way through writing it). Part of the
+ * segment's load (load/segment-load.ts re-exports it), a chunk a writable log loads only to
+ * recover: a read-only open loads it with its own.
  */
 import { BatchScanner, type ScanStop } from "./batch-scanner.js";
 import { beginWalk, indexBatch, scanOptions, type SegmentState } from "./segment-state.js";

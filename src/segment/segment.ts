@@ -24,7 +24,7 @@ import type { ScanStop } from "./batch-scanner.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { absentFile } from "./absent-file.js";
 import { createdOnWrite } from "./created-on-write.js";
-import { catchUp, planFollow, type WalkedBatch } from "./segment-follow.js";
+import type { WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { loadSegmentLoad } from "./load/lazy-segment-load.js";
 import { loadSegmentTimeLookup } from "./load/door-segment-time.js";
@@ -294,7 +294,7 @@ export class Segment {
    * @internal
    */
   planFollow(onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
-    return planFollow(this.#s, onBatch);
+    return loadSegmentLoad().then((load) => load.planFollow(this.#s, onBatch));
   }
 
   /**
@@ -303,7 +303,7 @@ export class Segment {
    * @internal
    */
   catchUp(fileSize: number, onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
-    return catchUp(this.#s, fileSize, onBatch);
+    return loadSegmentLoad().then((load) => load.catchUp(this.#s, fileSize, onBatch));
   }
 
   /** The reading half of `loadClean()`: any rebuild stays in memory until `commit()`. @internal */

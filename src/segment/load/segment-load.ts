@@ -3,8 +3,10 @@
  * `planLoadClean()` only read, and leave the segment's state in memory as it will be (next
  * offset, size, rebuilt indexes); `commit()` then writes that state and makes it durable. A
  * loader can plan every segment, reject the log with every file as it found it, and commit only
- * a plan it accepts. `scanTail` is also how a truncation learns the new end. Loaded on first need
- * through its door (lazy-segment-load.ts): a new segment never runs any of it.
+ * a plan it accepts. `scanTail` is also how a truncation learns the new end. With them, the
+ * read-only walks (`planFollow`, `catchUp`: segment-follow.ts), which only a read-only open runs,
+ * and it loads this part with its own. Loaded on first need through its door
+ * (lazy-segment-load.ts): a new segment never runs any of it.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import { BatchScanner, gapAllowed, type ScanStop } from "../batch-scanner.js";
@@ -24,6 +26,8 @@ import {
 import { keptByPolicy } from "../policies/recover-policy.js";
 import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
+
+export { catchUp, planFollow } from "../segment-follow.js";
 
 /**
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
