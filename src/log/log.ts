@@ -54,7 +54,6 @@ import {
 } from "./state/log-state.js";
 import { loadTruncation } from "./write/lazy-truncate.js";
 import { compacts } from "./options/cleanup-policy.js";
-import { refuseCompaction, refuseKeyless } from "./compaction/keys.js";
 import type { CompactionResult } from "./compaction/compaction-result.js";
 import type { BackgroundCleaner } from "./compaction/background-cleaner.js";
 import { loadCleaner } from "./compaction/lazy-cleaner.js";
@@ -91,16 +90,22 @@ interface OpenedAt {
   readonly at: number;
 }
 /** What the Log uses of its background cleaner (compaction/background-cleaner.ts). */
-type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" | "error">;
+type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" | "error" | "refuseKeyless">;
 /** The class, loaded by `openLog` only for a log whose policy compacts. */
 type CleanerClass = typeof BackgroundCleaner;
-/** The cleaner of a log whose policy does not compact: never due, and `compact()` is refused before it is asked. */
+/**
+ * The cleaner of a log whose policy does not compact (its policy is then "delete"): never due, any
+ * record may go without a key, and `compact()` is refused at the call, before it is queued (a
+ * TypeError: the caller's mistake).
+ */
 const NO_CLEANER: Cleaner = {
   error: undefined,
   poke: () => undefined,
   recheck: () => undefined,
   stop: () => Promise.resolve(),
-  compact: () => Promise.reject(new TypeError("compact() on a log whose policy does not compact")),
+  compact: () =>
+    Promise.reject(new TypeError(`compact() needs cleanupPolicy "compact" or "compact,delete", this log has "delete"`)),
+  refuseKeyless: () => undefined,
 };
 /** Set by Log's static block: what `openLog` and `logEverFailed` need, kept out of Log's type. */
 let construct: (
@@ -298,7 +303,7 @@ export class Log {
     let snapshot: RecordSnapshot[];
     try {
       snapshot = snapshotRecords(records, true);
-      if (compacts(this.options.cleanupPolicy)) refuseKeyless(snapshot);
+      this.#cleaner.refuseKeyless(snapshot); // a compacted log's records need keys
     } catch (err) {
       return Promise.reject(err);
     }
@@ -367,7 +372,8 @@ export class Log {
    * when it resolves; a log whose `cleanupPolicy` lacks `"compact"` is a TypeError.
    */
   compact(): Promise<CompactionResult> {
-    return refuseCompaction(this.options.cleanupPolicy) ?? this.#write("compact", () => this.#cleaner.compact());
+    const cleaner = this.#cleaner;
+    return cleaner === NO_CLEANER ? cleaner.compact() : this.#write("compact", () => cleaner.compact());
   }
 
   // ---- reading --------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import {
   startPass,
 } from "./cleaning-pass.js";
 import type { CompactionResult } from "./compaction-result.js";
+import { refuseKeyless } from "./keys.js";
 
 type Queue = <T>(task: () => Promise<T>) => Promise<T>;
 
@@ -82,6 +83,9 @@ export class BackgroundCleaner {
     this.#queue = queue;
     cleaners.set(owner, this);
   }
+
+  /** `Log.append()`, before anything is queued: a TypeError naming the first record without a key (keys.ts). */
+  readonly refuseKeyless = refuseKeyless;
 
   /** Called after each task of the log's queue (and at open): looks again if the log changed. */
   readonly poke = (): void => {

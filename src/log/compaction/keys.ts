@@ -1,19 +1,11 @@
 /*
- * The rules compaction adds to a log's calls, checked before anything is queued: every appended
+ * The rule compaction adds to a log's appends, checked before anything is queued: every appended
  * record has a key (the cleaner keeps the latest record of each key, and a record without one
- * could be neither kept nor dropped by it), and `compact()` needs a policy that compacts. Apart
- * from the cleaner, which a log loads only when its policy compacts (log.ts, `openLog`).
+ * could be neither kept nor dropped by it). Part of the cleaner's chunk, which a log loads only
+ * when its policy compacts (log.ts, `openLog`): `BackgroundCleaner.refuseKeyless` is the log's
+ * way to it. (`compact()` on a log whose policy does not compact is refused in log.ts.)
  */
 import type { RecordSnapshot } from "../../format/record-codec.js";
-import { type CleanupPolicy, compacts } from "../options/cleanup-policy.js";
-
-/** A rejection if the log's policy does not compact (a TypeError: the caller's mistake), else undefined. */
-export function refuseCompaction(policy: CleanupPolicy): Promise<never> | undefined {
-  if (compacts(policy)) return undefined;
-  return Promise.reject(
-    new TypeError(`compact() needs cleanupPolicy "compact" or "compact,delete", this log has "${policy}"`),
-  );
-}
 
 /**
  * Throws a TypeError naming the first record without a key, before anything is written (Kafka's
