@@ -35,7 +35,8 @@ import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } 
 import { wake } from "./state/log-waiters.js";
 import { loadRetention } from "./write/door-retention.js";
 import { loadTimeLookup } from "./read/door-time-lookup.js";
-import { armTimers, retainNow } from "./write/retention-timer.js";
+import { retainNow, timersOf } from "./write/retain-now.js";
+import { loadTimers } from "./write/door-timers.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
   activeSegment,
@@ -93,6 +94,13 @@ interface OpenedAt {
 type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" | "error" | "refuseKeyless">;
 /** The class, loaded by `openLog` only for a log whose policy compacts. */
 type CleanerClass = typeof BackgroundCleaner;
+/** The timers' part (write/retention-timer.ts), loaded by `openLog` only for a log that arms one. */
+type Timers = typeof import("./write/retention-timer.js");
+/** What `openLog` loaded for this log before opening its files. */
+interface LoadedParts {
+  readonly Cleaner: CleanerClass | undefined;
+  readonly timers: Timers | undefined;
+}
 /**
  * The cleaner of a log whose policy does not compact (its policy is then "delete"): never due, any
  * record may go without a key, and `compact()` is refused at the call, before it is queued (a
@@ -114,7 +122,7 @@ let construct: (
   options: ResolvedLogOptions,
   segmentOptions: LogSegmentOptions,
   loaded: LoadedState,
-  opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
+  opened: OpenedAt & LoadedParts,
 ) => Log;
 let failureOf: (log: Log) => unknown;
 let closingOf: (log: Log) => Promise<void> | undefined;
@@ -150,7 +158,7 @@ export class Log {
     options: ResolvedLogOptions,
     segmentOptions: LogSegmentOptions,
     loaded: LoadedState,
-    opened: OpenedAt & { readonly Cleaner: CleanerClass | undefined },
+    opened: OpenedAt & LoadedParts,
   ) {
     this.name = name;
     this.options = options;
@@ -198,7 +206,7 @@ export class Log {
     this.#s.rollFlush.moved = this.#cleaner.poke; // a roll flush moved the recovery point
     this.#cleaner.poke(); // at open too: a reopened log may be due already
     // The flush timer covers a log that went quiet, the retention check one that does not roll.
-    armTimers(this.#s, {
+    opened.timers?.armTimers(this.#s, {
       flush: () => this.flush(),
       run: (task) => this.#run(task),
       recheckCleaning: this.#cleaner.recheck,
@@ -530,8 +538,11 @@ export async function openLog(
   // The cleaner only for a log whose policy compacts (a policy is fixed for the log's life): a
   // bundle splits compaction out of every other log's path. Loaded before anything is opened.
   const Cleaner = compacts(options.cleanupPolicy) ? (await loadCleaner()).BackgroundCleaner : undefined;
+  // The timers likewise, only for a log that arms one (write/retain-now.ts).
+  const { flush, retention } = timersOf(options);
+  const timers = flush || retention ? await loadTimers() : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner });
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers });
 }
 
 /**

@@ -99,6 +99,7 @@ const LAZY = [
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/follow-tail.ts",
+  "src/log/write/retention-timer.ts",
 ];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -212,7 +213,7 @@ describe("the root entry bundled for a browser", () => {
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup)\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/segment-follow)\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -382,6 +383,10 @@ describe("the root entry bundled for a browser", () => {
         const disk = new SimStorage({ seed: 8 });
         const dir = await LogDir.open(disk);
         const topics = [await outcome(() => dir.topic("events")), await outcome(() => dir.topic("events"))];
+        // The timers (a log with flushMs on the system clock; a compacted log's retention check
+        // loads them too, so before it): its open fails, the next one works.
+        const timed = () => dir.log("timed-0", { flushMs: 60000 });
+        const timers = [await outcome(timed), await outcome(timed)];
         const open = () => dir.log("prices-0", { cleanupPolicy: "compact" });
         const cleaner = [await outcome(open), await outcome(async () => (await open()).compact())];
         await (await dir.log("orders-0")).append([{ value: "v" }]);
@@ -420,7 +425,7 @@ describe("the root entry bundled for a browser", () => {
         };
         const follows = [await outcome(follow), await outcome(follow)];
         await again.close();
-        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, timers, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -440,7 +445,8 @@ describe("the root entry bundled for a browser", () => {
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
       follows: ["chunk not loaded", "ok"],
-      logs: ["events-0", "kept-0", "orders-0", "prices-0"],
+      timers: ["chunk not loaded", "ok"],
+      logs: ["events-0", "kept-0", "orders-0", "prices-0", "timed-0"],
     });
   });
 });

@@ -91,8 +91,9 @@ export interface LogOptions {
    * How often retention (`retentionBytes`, `retentionMs`) and the background cleaner's due check
    * run without a roll (Kafka: `log.retention.check.interval.ms`, the broker's setting, here per
    * log), in elapsed milliseconds since retention last ran (a wall clock set back does not hold
-   * it off). A timer on the system clock only, unref'd, stopped at close; with an injected clock
-   * retention runs at each roll and on `applyRetention()` alone. `-1` is off. At most
+   * it off). A timer on the system clock only, unref'd, stopped at close, and only for a log it has
+   * work for (retention on, or a policy that compacts); with an injected clock retention runs at
+   * each roll and on `applyRetention()` alone. `-1` is off. At most
    * 2147483647 (setTimeout's limit).
    * @defaultValue 5 minutes (300000)
    */

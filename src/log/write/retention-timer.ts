@@ -2,13 +2,12 @@
  * The log's timers, armed at open: the flush timer of `flushMs` (flush-timer.ts) and the
  * retention check of `retentionCheckIntervalMs` (Kafka's `log.retention.check.interval.ms`):
  * time and size retention, and the cleaner's due check, for a log that does not roll. Without it
- * a quiet log kept records past `retentionMs` until its next roll or `applyRetention()`.
+ * a quiet log kept records past `retentionMs` until its next roll or `applyRetention()`. A part
+ * loaded at open (door-timers.ts) only by a log that arms one of them (`timersOf`, retain-now.ts).
  */
-import { systemClock } from "../options/log-options.js";
-import { guard, type LogState } from "../state/log-state.js";
+import type { LogState } from "../state/log-state.js";
 import { armFlushTimer } from "./flush-timer.js";
-import { retains } from "../options/cleanup-policy.js";
-import { loadRetention } from "./door-retention.js";
+import { retainNow, timersOf } from "./retain-now.js";
 
 type Queue = <T>(task: () => Promise<T>) => Promise<T>;
 
@@ -20,26 +19,14 @@ interface TimerCalls {
 }
 
 /**
- * Arms the timers of a writable log. Only on the system clock: with an injected clock, real time
- * must not decide what a test sees (flushMs is then checked at each append, retention at each
- * roll and `applyRetention()`). flushMs 0 flushes at every append, so its timer would have
- * nothing to do. Both are unref'd (they never keep a process alive) and stop at close.
+ * Arms the timers of a writable log that `timersOf` gives any (never a read-only one). Both are
+ * unref'd (they never keep a process alive) and stop at close.
  */
 export function armTimers(s: LogState, calls: TimerCalls): void {
-  if (s.options.clock !== systemClock || s.readOnly !== undefined) return;
-  if (s.options.flushMs > 0) armFlushTimer(s, s.options.flushMs, calls.flush);
-  if (s.options.retentionCheckIntervalMs !== -1) armRetentionTimer(s, s.options.retentionCheckIntervalMs, calls);
-}
-
-/** Retention as of the clock's wall time now (`applyRetention()`, the timer and nothing else). */
-export async function retainNow(s: LogState): Promise<void> {
-  s.lastRetentionAt = s.stopwatch.now();
-  if (!retains(s.options)) return; // retention off: nothing to delete, and its part need not load
-  // Outside the guard: a chunk that fails to load, or a reader's rule refused (PAGELOG_POLICY),
-  // has changed nothing.
-  const { applyRetention, retentionCount } = await loadRetention();
-  const count = await retentionCount(s, s.options.clock.now());
-  await guard(s, () => applyRetention(s, count));
+  if (s.readOnly !== undefined) return;
+  const timers = timersOf(s.options);
+  if (timers.flush) armFlushTimer(s, s.options.flushMs, calls.flush);
+  if (timers.retention) armRetentionTimer(s, s.options.retentionCheckIntervalMs, calls);
 }
 
 /**

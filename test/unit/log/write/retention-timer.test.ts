@@ -89,12 +89,26 @@ describe("retentionCheckIntervalMs: retention without a roll", () => {
     fakeTime();
     const dir = await LogDir.open(new SimStorage({ seed: 33 }), { checkpointIntervalMs: -1 });
     const before = vi.getTimerCount();
-    const log = await dir.log(NAME, { retentionCheckIntervalMs: MINUTE });
+    const log = await dir.log(NAME, { retentionMs: DAY, retentionCheckIntervalMs: MINUTE });
     expect(vi.getTimerCount()).toBe(before + 1);
     await log.close();
     expect(vi.getTimerCount()).toBe(before);
     await vi.advanceTimersByTimeAsync(10 * MINUTE); // nothing runs on the closed log
     expect(log.status).toBe("closed");
+    await dir.close();
+  });
+
+  it("a log with nothing for it to do (retention off, no cleaner) arms no check: the timers' part is not loaded", async () => {
+    fakeTime();
+    const dir = await LogDir.open(new SimStorage({ seed: 34 }), { checkpointIntervalMs: -1 });
+    const before = vi.getTimerCount();
+    const plain = await dir.log(NAME, { retentionCheckIntervalMs: MINUTE });
+    expect(vi.getTimerCount()).toBe(before);
+    const compacted = await dir.log("compacted-0", { cleanupPolicy: "compact", retentionCheckIntervalMs: MINUTE });
+    expect(vi.getTimerCount()).toBe(before + 1); // the cleaner's due check: time alone may make a cleaning due
+    await compacted.close();
+    await plain.close();
+    expect(vi.getTimerCount()).toBe(before);
     await dir.close();
   });
 
