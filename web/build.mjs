@@ -20,15 +20,16 @@
  * One classic script cannot load a part of itself later: esbuild would inline every `import()`
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
  * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, and the
- * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts`). Neither script
+ * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
+ * `src/segment/policies/door-policies.ts`). Neither script
  * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
  * never compacts), nor the log's timers (both run their logs on a clock of their own, which arms
  * none), so the build swaps their doors for ones that reject, saying the page leaves
  * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
  * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
  * transaction, so app.js leaves those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does
- * all of that but transactions. Both recover and truncate logs, so the other doors become static
- * imports (KEPT), with no lazy wrapper.
+ * all of that but transactions. Both recover and truncate logs, and run a reader's policies, so
+ * the other doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -94,7 +95,7 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
@@ -124,6 +125,7 @@ const KEPT = {
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
   "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
+  "policies/door-policies.ts": ["loadPolicyHooks", "./policy-hooks.js", ["checkVarints", "lookupByPolicy"]],
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",

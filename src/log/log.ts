@@ -37,6 +37,7 @@ import { loadRetention } from "./write/door-retention.js";
 import { loadTimeLookup } from "./read/door-time-lookup.js";
 import { retainNow, timersOf } from "./write/retain-now.js";
 import { loadTimers } from "./write/door-timers.js";
+import { loadPolicyHooks } from "../segment/policies/door-policies.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
   activeSegment,
@@ -96,10 +97,13 @@ type Cleaner = Pick<BackgroundCleaner, "poke" | "recheck" | "stop" | "compact" |
 type CleanerClass = typeof BackgroundCleaner;
 /** The timers' part (write/retention-timer.ts), loaded by `openLog` only for a log that arms one. */
 type Timers = typeof import("./write/retention-timer.js");
+/** The course's hooks (segment/policies/policy-hooks.ts), loaded by `openLog` only for a log with a reader's function. */
+type PolicyHooks = typeof import("../segment/policies/policy-hooks.js");
 /** What `openLog` loaded for this log before opening its files. */
 interface LoadedParts {
   readonly Cleaner: CleanerClass | undefined;
   readonly timers: Timers | undefined;
+  readonly hooks: PolicyHooks | undefined;
 }
 /**
  * The cleaner of a log whose policy does not compact (its policy is then "delete"): never due, any
@@ -169,6 +173,7 @@ export class Log {
       host,
       options,
       segmentOptions,
+      checkVarints: varintCheck(options, opened.hooks),
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       segmentsVersion: 0,
@@ -541,8 +546,19 @@ export async function openLog(
   // The timers likewise, only for a log that arms one (write/retain-now.ts).
   const { flush, retention } = timersOf(options);
   const timers = flush || retention ? await loadTimers() : undefined;
+  // And the course's hooks, for a log with a reader's writeVarint or lookup (its rolls then open
+  // segments, inside the log's failure guard, without waiting for a chunk).
+  const { writeVarint, lookup } = options.policies ?? {};
+  const hooks = writeVarint !== undefined || lookup !== undefined ? await loadPolicyHooks() : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers });
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers, hooks });
+}
+
+/** A reader's writeVarint as the check of each appended batch, if the log has one (log-append.ts). */
+function varintCheck(options: ResolvedLogOptions, hooks: PolicyHooks | undefined): LogState["checkVarints"] {
+  const writeVarint = options.policies?.writeVarint;
+  if (writeVarint === undefined || hooks === undefined) return undefined;
+  return (batch) => hooks.checkVarints(writeVarint, batch);
 }
 
 /**

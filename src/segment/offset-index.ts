@@ -11,7 +11,7 @@
  */
 import type { StorageFile } from "../storage/storage.js";
 import { IndexFile } from "./index-file.js";
-import { type LookupPolicy, lookupByPolicy } from "./policies/lookup-policy.js";
+import { loadPolicyHooks } from "./policies/door-policies.js";
 import type { CoursePolicies, IndexEntry } from "../policies/policy-types.js";
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
@@ -33,8 +33,11 @@ export interface OffsetPosition {
  * 8-byte entry (relative offset, position) every `indexIntervalBytes` of log.
  */
 export class OffsetIndex extends IndexFile {
-  /** A reader's chapter 2 `lookup`, used by `lookup()` instead of the binary search below. */
-  readonly #policy: LookupPolicy | undefined;
+  /**
+   * A reader's chapter 2 `lookup`, checked (policies/lookup-policy.ts, loaded by `open`), used by
+   * `lookup()` instead of the binary search below.
+   */
+  readonly #byPolicy: ((index: OffsetIndex, target: number) => IndexEntry | null) | undefined;
   /** The entries as the course's plain array, for the policy; rebuilt when the index changes. */
   #policyEntries: { generation: number; entries: readonly IndexEntry[] } | undefined;
 
@@ -48,7 +51,12 @@ export class OffsetIndex extends IndexFile {
     maxIndexBytes: number,
     lookupPolicy?: CoursePolicies["lookup"],
   ): Promise<OffsetIndex> {
-    const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size(), lookupPolicy);
+    let byPolicy: ((index: OffsetIndex, target: number) => IndexEntry | null) | undefined;
+    if (lookupPolicy !== undefined) {
+      const { lookupByPolicy } = await loadPolicyHooks(); // a part of its own: see door-policies.ts
+      byPolicy = (index, target) => lookupByPolicy(lookupPolicy, index, target);
+    }
+    const index = new OffsetIndex(file, baseOffset, maxIndexBytes, await file.size(), byPolicy);
     return index; // entries are read on first use (`load()`)
   }
 
@@ -57,10 +65,10 @@ export class OffsetIndex extends IndexFile {
     baseOffset: number,
     maxIndexBytes: number,
     fileSize: number,
-    lookupPolicy: LookupPolicy | undefined,
+    byPolicy: ((index: OffsetIndex, target: number) => IndexEntry | null) | undefined,
   ) {
     super(file, baseOffset, OFFSET_INDEX_ENTRY_SIZE, maxIndexBytes, fileSize);
-    this.#policy = lookupPolicy;
+    this.#byPolicy = byPolicy;
   }
 
   /** The entry in `slot` (0-based). */
@@ -102,10 +110,7 @@ export class OffsetIndex extends IndexFile {
    * (the segment's start) when there is none.
    */
   lookup(target: number): OffsetPosition {
-    if (this.#policy !== undefined) {
-      const entry = lookupByPolicy(this.#policy, this, target);
-      return entry ?? { offset: this.baseOffset, position: 0 };
-    }
+    if (this.#byPolicy !== undefined) return this.#byPolicy(this, target) ?? { offset: this.baseOffset, position: 0 };
     const slot = this.floorSlot(target, (s) => this.entry(s).offset);
     return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
   }

@@ -100,6 +100,7 @@ const LAZY = [
   "src/segment/load/time-lookup.ts",
   "src/log/read/follow-tail.ts",
   "src/log/write/retention-timer.ts",
+  "src/segment/policies/policy-hooks.ts",
 ];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -213,7 +214,7 @@ describe("the root entry bundled for a browser", () => {
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/segment-follow)\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/segment-follow|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -358,7 +359,7 @@ describe("the root entry bundled for a browser", () => {
         // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
         // gzip codec's, in record-batch.ts).
         const doors =
-          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/]load[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/][a-z-]+[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
         b.onLoad({ filter: doors }, async (args) => {
           const real = await readFile(args.path, "utf8");
           const key = JSON.stringify(args.path);
@@ -387,6 +388,19 @@ describe("the root entry bundled for a browser", () => {
         // loads them too, so before it): its open fails, the next one works.
         const timed = () => dir.log("timed-0", { flushMs: 60000 });
         const timers = [await outcome(timed), await outcome(timed)];
+        // The course's hooks (a log with a reader's writeVarint and lookup): the open fails, the
+        // next one works, and the log appends and reads through them.
+        const writeVarint = (n) => {
+          let v = ((n << 1) ^ (n >> 31)) >>> 0;
+          const out = [];
+          for (; v >= 0x80; v >>>= 7) out.push((v & 0x7f) | 0x80);
+          return [...out, v];
+        };
+        const lookup = (entries, target) => entries.filter((e) => e.offset <= target).pop() ?? null;
+        const hooked = () => dir.log("hooked-0", { policies: { writeVarint, lookup } });
+        const hooks = [await outcome(hooked), await outcome(hooked)];
+        await (await hooked()).append([{ key: "k", value: "v" }, { value: "w" }]);
+        hooks.push((await (await hooked()).read(1)).length);
         const open = () => dir.log("prices-0", { cleanupPolicy: "compact" });
         const cleaner = [await outcome(open), await outcome(async () => (await open()).compact())];
         await (await dir.log("orders-0")).append([{ value: "v" }]);
@@ -425,7 +439,7 @@ describe("the root entry bundled for a browser", () => {
         };
         const follows = [await outcome(follow), await outcome(follow)];
         await again.close();
-        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, timers, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -446,7 +460,8 @@ describe("the root entry bundled for a browser", () => {
       commits: ["chunk not loaded", "ok"],
       follows: ["chunk not loaded", "ok"],
       timers: ["chunk not loaded", "ok"],
-      logs: ["events-0", "kept-0", "orders-0", "prices-0", "timed-0"],
+      hooks: ["chunk not loaded", "ok", 1],
+      logs: ["events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
     });
   });
 });

@@ -62,6 +62,11 @@ export interface LogState {
   readonly host: LogHost;
   readonly options: Readonly<ResolvedLogOptions>;
   readonly segmentOptions: SegmentOptions;
+  /**
+   * A reader's `writeVarint` (the `policies` option) as the check of each encoded batch
+   * (segment/policies/varint-policy.ts, loaded at open); undefined without one.
+   */
+  readonly checkVarints: ((batch: Uint8Array) => void) | undefined;
   /** What a new slot needs (shared by every slot of this log). */
   readonly slotContext: SlotContext;
   /**

@@ -10,7 +10,6 @@ import { assertInvariant, ErrorCode, expensiveChecks, isPagelogError, PagelogErr
 import { type EncodedBatch, encodeAppendBatch } from "../../format/record-batch.js";
 import { checkEncodedBatch } from "./append-checks.js";
 import { WriteMemory } from "./write-memory.js";
-import { checkVarints, type VarintPolicy } from "../policies/varint-policy.js";
 import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
 import { SegmentSlot } from "../state/segment-slot.js";
@@ -68,7 +67,6 @@ interface GroupWrite {
   /** Wall time stamped on the group's batches, and the stopwatch's reading taken with it. */
   readonly now: number;
   readonly elapsed: number;
-  readonly varintPolicy: VarintPolicy | undefined;
   /** Where the group's batches are encoded: memory reused from earlier groups when there is some. */
   readonly memory: WriteMemory;
   /** Encoded batches not yet written, and their bytes in all. */
@@ -92,10 +90,9 @@ function startGroup(s: LogState, group: readonly PendingAppend[]): GroupWrite | 
     for (const item of group) item.reject(err);
     return undefined;
   }
-  const varintPolicy = s.options.policies?.writeVarint;
   // A follower of the end will be handed these batches (state/written-tail.ts): memory of their own.
   const memory = WriteMemory.take(s.writtenTail?.wanted === true);
-  return { s, now, elapsed, varintPolicy, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
+  return { s, now, elapsed, memory, pending: [], pendingBytes: 0, next: endOffsetOf(s), settled: [] };
 }
 
 /** The appends the log can take now; each of the others fails with the reason, after the group. */
@@ -160,7 +157,7 @@ function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Encoded
   const encoded = encodeAppendBatch(records, g.next, g.now, g.s.options, g.memory.allocate);
   // The pair of the encoder's own checks (PAGELOG_CHECKS=all): the bytes read back as the header.
   if (expensiveChecks) checkEncodedBatch(g.s, encoded, records.length);
-  if (g.varintPolicy !== undefined) checkVarints(g.varintPolicy, encoded.bytes);
+  g.s.checkVarints?.(encoded.bytes);
   return encoded;
 }
 

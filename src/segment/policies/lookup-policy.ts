@@ -10,7 +10,7 @@
 import type { CoursePolicies, IndexEntry } from "../../policies/policy-types.js";
 import { callPolicy, policyError, shown } from "./policy-error.js";
 
-export type LookupPolicy = CoursePolicies["lookup"];
+type LookupPolicy = CoursePolicies["lookup"];
 
 /** What the index offers the policy path: its entries as an array, and its own exact search. */
 interface LookupSource {

@@ -4,10 +4,11 @@
  * counts) and requires the very bytes that are in the batch: the varint form is unique (zigzag,
  * 7 bits per byte, low first, shortest), so any other answer is one a Kafka reader would misread,
  * and the append fails with PAGELOG_POLICY before a byte is written. What reaches the disk is
- * byte for byte what the reader's function produced.
+ * byte for byte what the reader's function produced. Part of the course's hooks (policy-hooks.ts),
+ * which a log with a reader's writeVarint loads at open.
  */
 import { type CoursePolicies } from "../../policies/policy-types.js";
-import { callPolicy, policyError, shown } from "../../segment/policies/policy-error.js";
+import { callPolicy, policyError, shown } from "./policy-error.js";
 import {
   ATTRIBUTES_OFFSET,
   COMPRESSION_CODEC_MASK,
@@ -16,7 +17,7 @@ import {
   RECORDS_OFFSET,
 } from "../../format/index.js";
 
-export type VarintPolicy = CoursePolicies["writeVarint"];
+type VarintPolicy = CoursePolicies["writeVarint"];
 
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
