@@ -16,7 +16,8 @@
 import { INDEX_SUFFIX, LOG_SUFFIX, segmentFilePath, TIME_INDEX_SUFFIX } from "../../segment/segment-names.js";
 import type { LogState } from "../state/log-state.js";
 import { spliceSegments } from "../state/segment-list.js";
-import { SegmentSlot } from "../state/segment-slot.js";
+import type { SegmentSlot } from "../state/segment-slot.js";
+import { idleSlot } from "../state/idle-slot.js";
 import { deleteSegments, removeIfThere } from "../state/segment-files.js";
 import { CLEANED_SUFFIX } from "./cleaning-rules.js";
 
@@ -49,5 +50,5 @@ export async function swapIn(s: LogState, group: readonly SegmentSlot[], size: n
   // Durable before the log goes on: the next cleaning (or a truncation) builds on these names.
   await storage.syncDir(s.name);
   const at = s.segments.indexOf(group[0]!);
-  spliceSegments(s, at, group.length, SegmentSlot.idle(s.slotContext, base, end, size));
+  spliceSegments(s, at, group.length, idleSlot(s.slotContext, base, end, size));
 }

@@ -34,6 +34,7 @@ import { carryOut } from "./log-load-apply.js";
 import { RETIRED_SUFFIX } from "../state/segment-files.js";
 import { type Plan, planCleanLoad, planLoad, recoveryPointPastEnd, Tally } from "./log-load-plan.js";
 import { SegmentSlot, type SlotContext } from "../state/segment-slot.js";
+import { idleSlot } from "../state/idle-slot.js";
 import { completeSwaps } from "./complete-swaps.js";
 
 export type { LogRecovery } from "./recovery-report.js";
@@ -95,7 +96,7 @@ export async function loadLog(input: LoadInput, listing?: readonly string[]): Pr
   const active = segments[segments.length - 1]!;
   const slots = keptBases.slice(0, -1).map((base, i) => {
     const segment = loaded.get(base);
-    return SegmentSlot.idle(context, base, keptBases[i + 1]!, segment?.size, orphans.get(base));
+    return idleSlot(context, base, keptBases[i + 1]!, segment?.size, orphans.get(base));
   });
   await Promise.all(segments.filter((segment) => segment !== active).map((segment) => segment.close()));
   slots.push(SegmentSlot.of(context, active));

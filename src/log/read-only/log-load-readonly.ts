@@ -22,6 +22,7 @@ import { checkSwap } from "../load/complete-swaps.js";
 import { SWAP_SUFFIX } from "../compaction/swap.js";
 import { type CheckpointedValues, followCleanPoint, type ReadOnlyState } from "../state/read-only-state.js";
 import { SegmentSlot, type SlotContext } from "../state/segment-slot.js";
+import { idleSlot } from "../state/idle-slot.js";
 import { TailMarks } from "../state/tail-marks.js";
 
 interface ReadOnlyLoad extends LoadedLog {
@@ -58,7 +59,7 @@ export async function loadReadOnly(input: LoadInput, context?: SlotContext): Pro
     .map((base, i) =>
       swaps.has(base)
         ? SegmentSlot.of(slotContext, swaps.get(base)!.segment)
-        : SegmentSlot.idle(slotContext, base, bases[i + 1]!),
+        : idleSlot(slotContext, base, bases[i + 1]!),
     );
   const marks = new Map<number, TailMarks>();
   let bytesScanned = 0;

@@ -4,20 +4,17 @@
  * base). A clean open leaves every old segment idle, so opening a partition of many segments
  * costs its listing, not its history; an idle segment holds no descriptor and no index entry.
  *
- * An idle segment is opened, sized and checked on its first use (`load()`): the checks a clean
- * open used to run on every segment (Segment.planLoadClean: the indexes' structure, the tail
- * after the last index entry, the last time-index entry), plus that its batches end exactly where
- * the next segment starts (or, wholly below the clean point, before it: `cleanedAway`). A check
- * that fails is `PAGELOG_CORRUPT` naming the file, from that use, with nothing written; a use
- * after it fails the same way. Concurrent first uses share one load. See docs/recovery.md ("Lazy
- * segments").
+ * An idle segment is opened, sized and checked on its first use (`load()`, which runs
+ * idle-slot.ts: the parts that make idle slots, the loader, the read-only mode and the cleaner's
+ * swap, bring it with them, so a log whose segments were all opened, a new one, never loads it).
+ * A check that fails is `PAGELOG_CORRUPT` naming the file, from that use, with nothing written; a
+ * use after it fails the same way. Concurrent first uses share one load. See docs/recovery.md
+ * ("Lazy segments").
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { cleanedAway } from "../../segment/batch-scanner.js";
-import { Segment, type SegmentOptions } from "../../segment/segment.js";
+import type { Segment, SegmentOptions } from "../../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";
 import type { Storage } from "../../storage/storage.js";
-import { removeIfThere } from "./segment-files.js";
 
 /** What every slot of one log shares (one object per log, not per segment). */
 export interface SlotContext {
@@ -33,6 +30,23 @@ export interface SlotContext {
    */
   readonly readOnly?: boolean;
 }
+
+/** What an idle slot's first use (idle-slot.ts) gets of it. */
+export interface IdleSpan {
+  readonly context: SlotContext;
+  readonly baseOffset: number;
+  /** The next segment's base: where the listing says this one ends. */
+  readonly end: number;
+  /** Index files without a `.log` inside its span (see `SegmentSlot.orphans`). */
+  readonly orphans: readonly string[];
+  /** The first use proved them garbage and removed them. */
+  orphansRemoved(): void;
+  /** Whether `close()` was called meanwhile. */
+  isClosed(): boolean;
+}
+
+/** Opens and checks an idle slot's segment on its first use (idle-slot.ts). */
+export type FirstUse = (span: IdleSpan) => Promise<Segment>;
 
 interface FirstUses {
   /** Idle segments loaded (opened, sized and checked). */
@@ -60,26 +74,37 @@ export class SegmentSlot {
   /** The first use in progress: every use meanwhile waits for it (one load, never two). */
   #loading: Promise<Segment> | undefined;
   #closed = false;
+  /** Idle: how its first use opens and checks it. */
+  readonly #firstUse: FirstUse | undefined;
 
-  private constructor(context: SlotContext, baseOffset: number, end: number, segment: Segment | undefined) {
+  private constructor(
+    context: SlotContext,
+    baseOffset: number,
+    end: number,
+    segment: Segment | undefined,
+    firstUse?: FirstUse,
+  ) {
     this.#context = context;
     this.baseOffset = baseOffset;
     this.#end = end;
     this.#segment = segment;
+    this.#firstUse = firstUse;
   }
 
   /**
-   * A segment not loaded yet, ending (by the listing) at `end`; `size` if already known; `orphans`:
-   * index files with no `.log` inside its span, removed once a first use proves them garbage.
+   * A segment not loaded yet, ending (by the listing) at `end`, that `firstUse` opens and checks
+   * (make one with idle-slot.ts's `idleSlot`); `size` if already known; `orphans`: index files
+   * with no `.log` inside its span, removed once a first use proves them garbage.
    */
   static idle(
+    firstUse: FirstUse,
     context: SlotContext,
     baseOffset: number,
     end: number,
     size?: number,
     orphans: readonly string[] = [],
   ): SegmentSlot {
-    const slot = new SegmentSlot(context, baseOffset, end, undefined);
+    const slot = new SegmentSlot(context, baseOffset, end, undefined, firstUse);
     slot.#size = size;
     slot.#orphans = orphans;
     return slot;
@@ -117,9 +142,9 @@ export class SegmentSlot {
   /** The segment, loading (and checking) it on first use. */
   load(): Promise<Segment> {
     if (this.#segment !== undefined) return Promise.resolve(this.#segment);
-    if (this.#closed) return Promise.reject(this.#closedError());
+    if (this.#closed) return Promise.reject(closedLog(this.#context.dir));
     if (this.#loading === undefined) {
-      const loading = this.#firstUse();
+      const loading = this.#load();
       this.#loading = loading;
       // A failed first use leaves the slot idle: the next use checks again (and fails again).
       loading.then(
@@ -138,7 +163,7 @@ export class SegmentSlot {
     if (known !== undefined) return known;
     const path = this.#logPath();
     const stat = await this.#context.storage.stat(path);
-    if (stat === null || stat.kind !== "file") throw this.#missing(path);
+    if (stat === null || stat.kind !== "file") throw missingSegment(path);
     this.#size = stat.size;
     return stat.size;
   }
@@ -150,58 +175,17 @@ export class SegmentSlot {
     await this.#segment?.close();
   }
 
-  async #firstUse(): Promise<Segment> {
-    const { storage, dir, segmentOptions } = this.#context;
-    const path = this.#logPath();
-    // Read-only: a segment the writer deleted since the last refresh went by its retention (or
-    // deleteRecordsBefore): the offsets are below its start now, as a fetch there would say.
-    if (this.#context.readOnly === true && (await storage.stat(path)) === null) {
-      throw new PagelogError(
-        `segment ${path} is gone: its writer deleted it (retention or deleteRecordsBefore) since the log was last refreshed`,
-        ErrorCode.OFFSET_OUT_OF_RANGE,
-        { path },
-      );
-    }
-    let segment: Segment;
-    try {
-      segment = this.#context.readOnly
-        ? await Segment.openReadOnly(storage, dir, this.baseOffset, segmentOptions)
-        : await Segment.openExisting(storage, dir, this.baseOffset, segmentOptions);
-    } catch (err) {
-      throw err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND ? this.#missing(path) : err;
-    }
-    try {
-      // Reads only, as a clean open did: a check that fails leaves every byte as it was.
-      const { indexesRebuilt } = await segment.planLoadClean();
-      if (
-        segment.nextOffset !== this.#end &&
-        !cleanedAway(segment.nextOffset, this.#end, segmentOptions.offsetGaps?.below)
-      ) {
-        const side = segment.nextOffset < this.#end ? "records are missing before it" : "the two overlap";
-        throw new PagelogError(
-          `segment ${path} is corrupt: its batches end at offset ${segment.nextOffset - 1} (byte ${segment.size}), but the next segment starts at offset ${this.#end}: ${side}`,
-          ErrorCode.CORRUPT,
-          { path },
-        );
-      }
-      // Checked: write an index it rebuilt (after a clean shutdown, as the open used to). Read-only:
-      // the rebuild stays in memory (a pending rebuild is never released).
-      if (this.#context.readOnly !== true) {
-        await segment.commit();
-        // The span is whole: index files without a `.log` inside it are a compaction's leftovers.
-        // (A span whose end the cleaner dropped proves nothing about them: they stay.)
-        if (segment.nextOffset === this.#end) {
-          for (const orphan of this.#orphans) await removeIfThere(storage, orphan);
-          this.#orphans = [];
-        }
-      }
-      if (this.#closed) throw this.#closedError();
-      this.#context.firstUses.segmentsLoaded++;
-      if (indexesRebuilt) this.#context.firstUses.indexesRebuilt++;
-    } catch (err) {
-      await segment.close().catch(() => undefined);
-      throw err;
-    }
+  async #load(): Promise<Segment> {
+    const segment = await this.#firstUse!({
+      context: this.#context,
+      baseOffset: this.baseOffset,
+      end: this.#end,
+      orphans: this.#orphans,
+      orphansRemoved: () => {
+        this.#orphans = [];
+      },
+      isClosed: () => this.#closed,
+    });
     this.#segment = segment;
     this.#size = undefined;
     return segment;
@@ -210,14 +194,16 @@ export class SegmentSlot {
   #logPath(): string {
     return segmentFilePath(this.#context.dir, this.baseOffset, LOG_SUFFIX);
   }
+}
 
-  #missing(path: string): PagelogError {
-    return new PagelogError(`segment ${path} is missing: the log held it when it was opened`, ErrorCode.CORRUPT, {
-      path,
-    });
-  }
+/** A segment the log held at open whose `.log` is gone. */
+export function missingSegment(path: string): PagelogError {
+  return new PagelogError(`segment ${path} is missing: the log held it when it was opened`, ErrorCode.CORRUPT, {
+    path,
+  });
+}
 
-  #closedError(): PagelogError {
-    return new PagelogError(`log ${this.#context.dir} is closed`, ErrorCode.CLOSED, { path: this.#context.dir });
-  }
+/** A use of a segment of a closed log. */
+export function closedLog(dir: string): PagelogError {
+  return new PagelogError(`log ${dir} is closed`, ErrorCode.CLOSED, { path: dir });
 }

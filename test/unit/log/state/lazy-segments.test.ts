@@ -8,7 +8,8 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../../../src/errors.js";
 import { LogDir, type RecoveryProgress } from "../../../../src/log/log-dir.js";
-import { SegmentSlot, type SlotContext } from "../../../../src/log/state/segment-slot.js";
+import type { SlotContext } from "../../../../src/log/state/segment-slot.js";
+import { idleSlot } from "../../../../src/log/state/idle-slot.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../../src/storage/storage.js";
 import { HookedStorage, type StorageOp } from "../../../../src/testing/hooked-storage.js";
@@ -226,7 +227,7 @@ describe("lazy segments", () => {
       segmentOptions: { indexIntervalBytes: 4096, maxIndexBytes: 1 << 20, maxBatchBytes: 1 << 20 },
       firstUses: { segmentsLoaded: 0, indexesRebuilt: 0 },
     };
-    const slot = SegmentSlot.idle(context, bases[1]!, bases[2]!);
+    const slot = idleSlot(context, bases[1]!, bases[2]!);
     rec.hold(segPath(bases[1]!, ".log"));
     const first = slot.load();
     const second = slot.load();
