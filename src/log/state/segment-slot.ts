@@ -46,7 +46,7 @@ export interface IdleSpan {
 }
 
 /** Opens and checks an idle slot's segment on its first use (idle-slot.ts). */
-export type FirstUse = (span: IdleSpan) => Promise<Segment>;
+type FirstUse = (span: IdleSpan) => Promise<Segment>;
 
 interface FirstUses {
   /** Idle segments loaded (opened, sized and checked). */
