@@ -119,7 +119,7 @@ const KEPT = {
   "checkpoints/door-position-files.ts": [
     "loadPositionFiles",
     "./position-files.js",
-    ["readPositionsFile", "ownConsumerDir", "writePositions"],
+    ["readPositionsFile", "writeCommits"],
   ],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],

@@ -18,9 +18,8 @@
  * a later one for the same partition, is durable.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import type { Storage, StorageLock } from "../../storage/storage.js";
-import { isNoRoom } from "./checkpoint-files.js";
-import { consumerFile, MAX_POSITIONS, type PositionsRead } from "./consumer-files.js";
+import type { Storage } from "../../storage/storage.js";
+import { adoptPositions, consumerFile, MAX_POSITIONS, type Positions, type PositionsRead } from "./consumer-files.js";
 import { loadPositionFiles } from "./door-position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
@@ -41,45 +40,42 @@ interface PendingWrite {
   promise?: Promise<void>;
 }
 
-/** One consumer's positions in one open directory: the durable ones, and the writes that move them. */
+/**
+ * One consumer's positions in one open directory: the durable ones, and the queue of writes that
+ * move them (each write is position-files.ts's `writeCommits`, a part loaded on first use).
+ */
 export class PositionStore {
-  readonly #storage: Storage;
-  readonly #consumer: string;
-  /** Only values a resolved write (or a file read) holds: what `committed()` answers. */
-  #durable: Map<string, number>;
-  /** Every key durable or queued: bounds the file (an over-estimate after a failed write). */
-  readonly #keys: Set<string>;
+  readonly #p: Positions;
   readonly #queue = new SerialQueue();
   /** A write queued and not started yet: every commit until it starts joins it. */
   #pending: PendingWrite | undefined;
-  /** The failure of a write that did not only find the disk full: every later commit refuses. */
-  #failure: unknown;
-  /** The consumer's lock, from its first write until `release()`: this opener is its one writer. */
-  #lock: StorageLock | undefined;
-  /** Keys whose committed offset was past their log's end when the log was opened, until committed again. */
-  readonly #aheadAtOpen = new Set<string>();
 
   /** `positions`: the consumer's own file as read at open, or its entries of the directory-wide file. */
   constructor(storage: Storage, consumer: string, positions: Map<string, number>) {
-    this.#storage = storage;
-    this.#consumer = consumer;
-    this.#durable = positions;
-    this.#keys = new Set(positions.keys());
+    this.#p = {
+      storage,
+      consumer,
+      durable: positions,
+      keys: new Set(positions.keys()),
+      failure: undefined,
+      lock: undefined,
+      aheadAtOpen: new Set(),
+    };
   }
 
   committed(key: string): number | undefined {
-    return this.#durable.get(key);
+    return this.#p.durable.get(key);
   }
 
   /** Whether `key`'s offset was past its log's end when the log was opened (and not committed since). */
   wasAheadAtOpen(key: string): boolean {
-    return this.#aheadAtOpen.has(key);
+    return this.#p.aheadAtOpen.has(key);
   }
 
   /** A log was opened with this end: positions past it are ahead of the log until committed again. */
   logOpened(partition: string, end: number): void {
-    for (const [key, offset] of this.#durable) {
-      if (offset > end && key.slice(key.indexOf(" ") + 1) === partition) this.#aheadAtOpen.add(key);
+    for (const [key, offset] of this.#p.durable) {
+      if (offset > end && key.slice(key.indexOf(" ") + 1) === partition) this.#p.aheadAtOpen.add(key);
     }
   }
 
@@ -90,26 +86,28 @@ export class PositionStore {
    */
   refresh(): Promise<void> {
     return this.#queue.run(async () => {
-      if (this.#lock !== undefined) return;
+      const p = this.#p;
+      if (p.lock !== undefined) return;
       const { readPositionsFile } = await loadPositionFiles();
-      this.#adopt(await readPositionsFile(this.#storage, consumerFile(this.#consumer), this.#consumer));
+      adoptPositions(p, await readPositionsFile(p.storage, consumerFile(p.consumer), p.consumer));
     });
   }
 
   /** Resolves once `offset` (or a later commit's value) for `key` is durable. */
   commit(key: string, offset: number): Promise<void> {
-    if (this.#failure !== undefined) {
+    const p = this.#p;
+    if (p.failure !== undefined) {
       return Promise.reject(
         new PagelogError(
           "consumer positions failed a write earlier and refuse commits until the directory is reopened",
           ErrorCode.FAILED,
-          { cause: this.#failure, path: consumerFile(this.#consumer) },
+          { cause: p.failure, path: consumerFile(p.consumer) },
         ),
       );
     }
-    if (!this.#keys.has(key) && this.#keys.size >= MAX_POSITIONS)
+    if (!p.keys.has(key) && p.keys.size >= MAX_POSITIONS)
       return Promise.reject(new RangeError(`a consumer keeps at most ${MAX_POSITIONS} positions`));
-    this.#keys.add(key);
+    p.keys.add(key);
     let pending = this.#pending;
     if (pending === undefined) {
       const fresh: PendingWrite = { commits: [] };
@@ -127,62 +125,17 @@ export class PositionStore {
 
   /** After `drain()`: gives the consumer's lock up (the directory closes). */
   async release(): Promise<void> {
-    const lock = this.#lock;
-    this.#lock = undefined;
+    const lock = this.#p.lock;
+    this.#p.lock = undefined;
     await lock?.release();
-  }
-
-  /** A read of the consumer's file: its positions replace what this store knew (absent: nothing changes). */
-  #adopt(read: PositionsRead): void {
-    if (read.state === "malformed") throw corruptConsumerFile(this.#consumer, read.reason);
-    if (read.positions.size === 0) return; // no file: the directory-wide file's values, if any, stand
-    this.#durable = read.positions;
-    for (const key of read.positions.keys()) this.#keys.add(key);
   }
 
   async #writeNext(write: PendingWrite): Promise<void> {
     if (this.#pending === write) this.#pending = undefined;
-    if (this.#failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
+    if (this.#p.failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
     // Reading and writing the file is a part loaded on first use: a chunk that fails to load
     // refuses these commits, writes nothing, and lets later ones try again.
-    const { ownConsumerDir, readPositionsFile, writePositions } = await loadPositionFiles();
-    if (this.#lock === undefined) {
-      // The consumer's first write here: its directory, its lock (PAGELOG_LOCKED while another
-      // opener holds it), then its file read again under the lock, so that what another opener
-      // committed since this one's open is written on, never over. Nothing is written yet: a
-      // failure here refuses these commits and lets later ones try again.
-      const lock = await ownConsumerDir(this.#storage, this.#consumer);
-      try {
-        this.#adopt(await readPositionsFile(this.#storage, consumerFile(this.#consumer), this.#consumer));
-      } catch (err) {
-        await lock.release().catch(() => undefined);
-        throw err;
-      }
-      this.#lock = lock;
-    }
-    const next = new Map(this.#durable);
-    // In call order: the last commit of a key wins, as it would one write at a time.
-    for (const [key, offset] of write.commits) next.set(key, offset);
-    try {
-      // Temp file, fsync, rename, directory fsync: a crash leaves the old file or the new one, whole.
-      await writePositions(this.#storage, this.#consumer, next);
-    } catch (err) {
-      // A full disk wrote nothing that counts (the old file stands): later commits may retry.
-      // Anything else (a failed fsync above all) leaves nothing to trust until a restart.
-      if (!isNoRoom(err)) this.#failure ??= err;
-      throw err;
-    }
-    this.#durable = next;
-    for (const [key] of write.commits) this.#aheadAtOpen.delete(key);
+    const { writeCommits } = await loadPositionFiles();
+    await writeCommits(this.#p, write.commits);
   }
-}
-
-/** What `dir.consumer(name)` (or a refresh) throws when the consumer's own file is not a positions file. */
-export function corruptConsumerFile(consumer: string, reason: string): PagelogError {
-  const path = consumerFile(consumer);
-  return new PagelogError(
-    `${path} is not a consumer positions file (${reason}): pagelog will not read it as empty; move it aside to start ${consumer} over`,
-    ErrorCode.CORRUPT,
-    { path },
-  );
 }

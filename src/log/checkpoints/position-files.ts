@@ -2,9 +2,9 @@
  * The files of consumer positions (consumer-positions.ts holds them in memory and queues
  * commits): reading a positions file, checked whole; the consumer's directories made durable and
  * its lock taken before its first write; each write of its file (Kafka's checkpoint text, written
- * atomically). A part loaded on first use (door-position-files.ts): by an open whose directory
- * holds positions, a refresh, or the first commit. A page whose directories keep no positions and
- * that commits none never loads it.
+ * atomically), and the write of a store's queued commits (`writeCommits`). A part loaded on first
+ * use (door-position-files.ts): by an open whose directory holds positions, a refresh, or the
+ * first commit. A page whose directories keep no positions and that commits none never loads it.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import {
@@ -13,17 +13,53 @@ import {
   encodeConsumerOffsets,
 } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
-import { writeFileAtomically } from "./checkpoint-files.js";
+import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
 import {
+  adoptPositions,
   CONSUMERS_DIR,
   consumerDir,
   consumerFile,
   MAX_POSITIONS,
   MAX_POSITIONS_BYTES,
   positionKey,
+  type Positions,
   type PositionsRead,
 } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
+
+/**
+ * Writes one queued write's commits (in call order: the last commit of a key wins, as it would
+ * one write at a time) on top of `p`'s durable positions; `p` holds them once the write is
+ * durable. The consumer's first write here takes its directory and lock first (PAGELOG_LOCKED
+ * while another opener holds it) and reads its file again under the lock, so that what another
+ * opener committed since this one's open is written on, never over: a failure there refuses these
+ * commits, writes nothing, and lets later ones try again.
+ */
+export async function writeCommits(p: Positions, commits: readonly (readonly [string, number])[]): Promise<void> {
+  if (p.lock === undefined) {
+    const lock = await ownConsumerDir(p.storage, p.consumer);
+    try {
+      adoptPositions(p, await readPositionsFile(p.storage, consumerFile(p.consumer), p.consumer));
+    } catch (err) {
+      await lock.release().catch(() => undefined);
+      throw err;
+    }
+    p.lock = lock;
+  }
+  const next = new Map(p.durable);
+  for (const [key, offset] of commits) next.set(key, offset);
+  try {
+    // Temp file, fsync, rename, directory fsync: a crash leaves the old file or the new one, whole.
+    await writePositions(p.storage, p.consumer, next);
+  } catch (err) {
+    // A full disk wrote nothing that counts (the old file stands): later commits may retry.
+    // Anything else (a failed fsync above all) leaves nothing to trust until a restart.
+    if (!isNoRoom(err)) p.failure ??= err;
+    throw err;
+  }
+  p.durable = next;
+  for (const [key] of commits) p.aheadAtOpen.delete(key);
+}
 
 /** `consumers/<name>/lock`: held by the one opener that commits for the consumer. */
 function consumerLock(name: string): string {
@@ -39,7 +75,7 @@ const NOT_WRITABLE = new Set(["EROFS", "EACCES", "EPERM"]);
  * while another opener holds it; `PAGELOG_READ_ONLY` where the directory cannot be written (a
  * read-only mount, no permission).
  */
-export async function ownConsumerDir(storage: Storage, name: string): Promise<StorageLock> {
+async function ownConsumerDir(storage: Storage, name: string): Promise<StorageLock> {
   try {
     await storage.mkdir(CONSUMERS_DIR);
     await storage.syncDir("");
@@ -68,7 +104,7 @@ function notWritable(err: unknown): boolean {
  * Writes the consumer's file with `positions` (keys `<consumer> <partition>`): temp file, fsync,
  * rename, directory fsync, so a crash leaves the old file or the new one, whole.
  */
-export async function writePositions(
+async function writePositions(
   storage: Storage,
   consumer: string,
   positions: Map<string, number>,

@@ -6,7 +6,8 @@
  */
 import type { Storage } from "../../storage/storage.js";
 import { checkConsumerName, Consumer, corruptPositions } from "./consumer.js";
-import { corruptConsumerFile, PositionStore } from "../checkpoints/consumer-positions.js";
+import { PositionStore } from "../checkpoints/consumer-positions.js";
+import { corruptConsumerFile } from "../checkpoints/consumer-files.js";
 import type { PositionsRead } from "../checkpoints/consumer-files.js";
 
 /** What the open read: the directory-wide file, and each consumer's own file by name. */
