@@ -24,7 +24,7 @@
  * `src/segment/policies/door-policies.ts`). Neither script
  * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
  * never compacts), nor the log's timers (both run their logs on a clock of their own, which arms
- * none), so the build swaps their doors for ones that reject, saying the page leaves
+ * none), nor the append's expensive check (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject, saying the page leaves
  * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
  * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
  * transaction, so app.js leaves those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does
@@ -101,6 +101,7 @@ const LEFT_OUT = {
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
   "topic/lazy-topics.ts": ["loadTopics", "topics"],
   "write/door-timers.ts": ["loadTimers", "the log's timers (flushMs and retention checks on the system clock)"],
+  "write/door-append-checks.ts": ["loadAppendChecks", "the expensive checks (PAGELOG_CHECKS=all)"],
 };
 
 /**

@@ -38,6 +38,8 @@ import { loadTimeLookup } from "./read/door-time-lookup.js";
 import { retainNow, timersOf } from "./write/retain-now.js";
 import { loadTimers } from "./write/door-timers.js";
 import { loadPolicyHooks } from "../segment/policies/door-policies.js";
+import { loadAppendChecks } from "./write/door-append-checks.js";
+import { expensiveChecks } from "../errors.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
   activeSegment,
@@ -99,11 +101,14 @@ type CleanerClass = typeof BackgroundCleaner;
 type Timers = typeof import("./write/retention-timer.js");
 /** The course's hooks (segment/policies/policy-hooks.ts), loaded by `openLog` only for a log with a reader's function. */
 type PolicyHooks = typeof import("../segment/policies/policy-hooks.js");
+/** The append path's expensive check (write/append-checks.ts), loaded by `openLog` only with `PAGELOG_CHECKS=all`. */
+type AppendChecks = typeof import("./write/append-checks.js");
 /** What `openLog` loaded for this log before opening its files. */
 interface LoadedParts {
   readonly Cleaner: CleanerClass | undefined;
   readonly timers: Timers | undefined;
   readonly hooks: PolicyHooks | undefined;
+  readonly appendChecks: AppendChecks | undefined;
 }
 /**
  * The cleaner of a log whose policy does not compact (its policy is then "delete"): never due, any
@@ -173,7 +178,7 @@ export class Log {
       host,
       options,
       segmentOptions,
-      checkVarints: varintCheck(options, opened.hooks),
+      checkBatch: undefined,
       slotContext: loaded.slotContext,
       segments: loaded.segments,
       segmentsVersion: 0,
@@ -205,6 +210,7 @@ export class Log {
       lastRetentionAt: now,
       retentionTimer: undefined,
     };
+    this.#s.checkBatch = batchChecks(this.#s, opened);
     if (loaded.readOnly) loaded.readOnly.state.refresh = () => this.refresh(); // a waiting follower's poll
     const { Cleaner } = opened;
     this.#cleaner = Cleaner === undefined ? NO_CLEANER : new Cleaner(this, this.#s, (task) => this.#queue.run(task));
@@ -550,15 +556,23 @@ export async function openLog(
   // segments, inside the log's failure guard, without waiting for a chunk).
   const { writeVarint, lookup } = options.policies ?? {};
   const hooks = writeVarint !== undefined || lookup !== undefined ? await loadPolicyHooks() : undefined;
+  const appendChecks = expensiveChecks ? await loadAppendChecks() : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers, hooks });
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers, hooks, appendChecks });
 }
 
-/** A reader's writeVarint as the check of each appended batch, if the log has one (log-append.ts). */
-function varintCheck(options: ResolvedLogOptions, hooks: PolicyHooks | undefined): LogState["checkVarints"] {
-  const writeVarint = options.policies?.writeVarint;
-  if (writeVarint === undefined || hooks === undefined) return undefined;
-  return (batch) => hooks.checkVarints(writeVarint, batch);
+/**
+ * The checks of each appended batch beyond the cheap ones (log-append.ts): the encoder's pair
+ * (PAGELOG_CHECKS=all), then a reader's writeVarint; undefined when the log runs neither.
+ */
+function batchChecks(s: LogState, { hooks, appendChecks }: LoadedParts): LogState["checkBatch"] {
+  const writeVarint = s.options.policies?.writeVarint;
+  const varints = writeVarint === undefined || hooks === undefined ? undefined : hooks.checkVarints;
+  if (appendChecks === undefined && varints === undefined) return undefined;
+  return (encoded, records) => {
+    appendChecks?.checkEncodedBatch(s, encoded, records);
+    varints?.(writeVarint!, encoded.bytes);
+  };
 }
 
 /**

@@ -101,6 +101,7 @@ const LAZY = [
   "src/log/read/follow-tail.ts",
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
+  "src/log/write/append-checks.ts",
 ];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -185,6 +186,31 @@ function browserLikeContext(): Record<string, unknown> {
   return context;
 }
 
+/** Each door, as a page whose first fetch of the chunk failed (a network error) would see it. */
+const flakyDoors: Plugin = {
+  name: "flaky-doors",
+  setup(b) {
+    // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
+    // gzip codec's, in record-batch.ts).
+    const doors =
+      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/][a-z-]+[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+    b.onLoad({ filter: doors }, async (args) => {
+      const real = await readFile(args.path, "utf8");
+      const key = JSON.stringify(args.path);
+      const body = real.replace(
+        /return (withSegmentLoad\()?import\(/,
+        (door) => `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
+            globalThis.failedOnce.add(${key});
+            return Promise.reject(new Error("chunk not loaded"));
+          }
+          ${door}`,
+      );
+      expect(body).not.toBe(real);
+      return { contents: body, loader: "ts" };
+    });
+  },
+};
+
 describe("the root entry bundled for a browser", () => {
   it(`imports no node: module and no Node builtin, and LogDir + SimStorage fit in ${BUDGET_BYTES / 1024} KB gzipped before a lazy part is used`, async () => {
     const lazy: string[] = [];
@@ -214,7 +240,7 @@ describe("the root entry bundled for a browser", () => {
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/segment-follow|log\/state\/idle-slot|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer|append-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/segment-follow|log\/state\/idle-slot|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -352,30 +378,6 @@ describe("the root entry bundled for a browser", () => {
   });
 
   it("a lazy part whose chunk fails to load fails only the call that needed it, and the next call loads it", async () => {
-    // Each door, as a page whose first fetch of the chunk failed (a network error) would see it.
-    const flakyDoors: Plugin = {
-      name: "flaky-doors",
-      setup(b) {
-        // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
-        // gzip codec's, in record-batch.ts).
-        const doors =
-          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/][a-z-]+[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
-        b.onLoad({ filter: doors }, async (args) => {
-          const real = await readFile(args.path, "utf8");
-          const key = JSON.stringify(args.path);
-          const body = real.replace(
-            /return (withSegmentLoad\()?import\(/,
-            (door) => `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
-              globalThis.failedOnce.add(${key});
-              return Promise.reject(new Error("chunk not loaded"));
-            }
-            ${door}`,
-          );
-          expect(body).not.toBe(real);
-          return { contents: body, loader: "ts" };
-        });
-      },
-    };
     const { code } = await bundle(
       `
       import { LogDir, SimStorage } from "./src/index.ts";
@@ -462,6 +464,33 @@ describe("the root entry bundled for a browser", () => {
       timers: ["chunk not loaded", "ok"],
       hooks: ["chunk not loaded", "ok", 1],
       logs: ["events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
+    });
+  });
+
+  it("with PAGELOG_CHECKS=all, the append's expensive check is a lazy part too: a failed load fails that open, the next loads it", async () => {
+    const { code } = await bundle(
+      `
+      import { LogDir, SimStorage } from "./src/index.ts";
+      globalThis.result = (async () => {
+        const outcome = async (call) => call().then(() => "ok", (e) => e.message);
+        const dir = await LogDir.open(new SimStorage({ seed: 9 }));
+        const open = () => dir.log("checked-0");
+        const opens = [await outcome(open), await outcome(open)];
+        const appended = await (await open()).append([{ value: "v" }]);
+        await dir.close();
+        return JSON.stringify({ opens, appended });
+      })();
+      `,
+      "iife",
+      [flakyDoors],
+    );
+    // A page has no environment: this realm's `process` holds only the switch (errors.ts reads it at load).
+    const context = browserLikeContext();
+    context.process = { env: { PAGELOG_CHECKS: "all" } };
+    runInContext(code, context);
+    expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
+      opens: ["chunk not loaded", "ok"],
+      appended: { baseOffset: 0, lastOffset: 0 },
     });
   });
 });

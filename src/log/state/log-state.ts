@@ -7,6 +7,7 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { RecordSnapshot } from "../../format/record-codec.js";
+import type { EncodedBatch } from "../../format/record-batch.js";
 import type { Segment, SegmentOptions } from "../../segment/segment.js";
 import type { Storage } from "../../storage/storage.js";
 import type { Stopwatch } from "../options/log-clock.js";
@@ -63,10 +64,11 @@ export interface LogState {
   readonly options: Readonly<ResolvedLogOptions>;
   readonly segmentOptions: SegmentOptions;
   /**
-   * A reader's `writeVarint` (the `policies` option) as the check of each encoded batch
-   * (segment/policies/varint-policy.ts, loaded at open); undefined without one.
+   * The checks of each encoded batch beyond the cheap ones, set at open from the parts it loaded:
+   * the encoder's pair with `PAGELOG_CHECKS=all` (write/append-checks.ts) and a reader's
+   * `writeVarint` (segment/policies/varint-policy.ts); undefined when neither runs.
    */
-  readonly checkVarints: ((batch: Uint8Array) => void) | undefined;
+  checkBatch: ((encoded: EncodedBatch, records: number) => void) | undefined;
   /** What a new slot needs (shared by every slot of this log). */
   readonly slotContext: SlotContext;
   /**

@@ -2,7 +2,8 @@
  * The append path's expensive assertion, run only with `PAGELOG_CHECKS=all` (the tests): the pair
  * of the encoder (TigerBeetle's pair assertions: what one side wrote, the other checks). The
  * append no longer parses back what it encoded; under test, this does, and compares. A failure is
- * PAGELOG_BUG: the encoder's own logic is wrong, not its input nor the disk.
+ * PAGELOG_BUG: the encoder's own logic is wrong, not its input nor the disk. Loaded at a log's
+ * open, only with the switch on (door-append-checks.ts).
  */
 import { assertInvariant } from "../../errors.js";
 import { type BatchHeader, readBatchHeader, validateBatch } from "../../format/index.js";

@@ -6,9 +6,8 @@
  */
 import type { BatchHeader } from "../../format/index.js";
 import type { BytesInput, RecordSnapshot } from "../../format/record-codec.js";
-import { assertInvariant, ErrorCode, expensiveChecks, isPagelogError, PagelogError } from "../../errors.js";
+import { assertInvariant, ErrorCode, isPagelogError, PagelogError } from "../../errors.js";
 import { type EncodedBatch, encodeAppendBatch } from "../../format/record-batch.js";
-import { checkEncodedBatch } from "./append-checks.js";
 import { WriteMemory } from "./write-memory.js";
 import { Segment } from "../../segment/segment.js";
 import { pushSegment } from "../state/segment-list.js";
@@ -155,9 +154,9 @@ function encodeBatch(g: GroupWrite, records: readonly RecordSnapshot[]): Encoded
       { path: g.s.name },
     );
   const encoded = encodeAppendBatch(records, g.next, g.now, g.s.options, g.memory.allocate);
-  // The pair of the encoder's own checks (PAGELOG_CHECKS=all): the bytes read back as the header.
-  if (expensiveChecks) checkEncodedBatch(g.s, encoded, records.length);
-  g.s.checkVarints?.(encoded.bytes);
+  // The pair of the encoder's own checks (PAGELOG_CHECKS=all: the bytes read back as the header)
+  // and a reader's writeVarint, when the log runs them.
+  g.s.checkBatch?.(encoded, records.length);
   return encoded;
 }
 
