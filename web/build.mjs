@@ -130,7 +130,7 @@ const KEPT = {
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",
-    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp"],
+    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "absentFile", "createdOnWrite"],
   ],
 };
 

@@ -22,8 +22,6 @@ import { evictFirst } from "../storage/pooled-file.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import type { ScanStop } from "./batch-scanner.js";
 import { ErrorCode, PagelogError } from "../errors.js";
-import { absentFile } from "./absent-file.js";
-import { createdOnWrite } from "./created-on-write.js";
 import type { WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { loadSegmentLoad } from "./load/lazy-segment-load.js";
@@ -158,6 +156,10 @@ export class Segment {
     const create = mode === "create";
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
+    // An existing segment is opened to be loaded (a recovery, a first use, a read-only walk): with
+    // the segment's load, which the parts that do so load with their own chunk. Its stand-ins for
+    // missing files (absent-file.ts, created-on-write.ts) are part of it.
+    const load = create ? undefined : await loadSegmentLoad();
     // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX) + fileSuffix;
@@ -174,14 +176,17 @@ export class Segment {
         return { file: await storage.open(path, mode === "readOnly" ? { readOnly: true } : {}), missing: false };
       } catch (err) {
         if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
-        return { file: mode === "readOnly" ? absentFile(path) : createdOnWrite(storage, path), missing: true };
+        return {
+          file: mode === "readOnly" ? load!.absentFile(path) : load!.createdOnWrite(storage, path),
+          missing: true,
+        };
       }
     };
     const log =
       mode === "readOnly"
         ? await storage.open(logPath, { readOnly: true }).catch((err: unknown) => {
             // Not created yet by the writer (or deleted since the listing): empty for now.
-            if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return absentFile(logPath);
+            if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return load!.absentFile(logPath);
             throw err;
           })
         : await storage.open(logPath, { create });

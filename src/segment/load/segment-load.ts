@@ -5,7 +5,8 @@
  * loader can plan every segment, reject the log with every file as it found it, and commit only
  * a plan it accepts. `scanTail` is also how a truncation learns the new end. With them, the
  * read-only walks (`planFollow`, `catchUp`: segment-follow.ts), which only a read-only open runs,
- * and it loads this part with its own. Loaded on first need through its door
+ * and it loads this part with its own; and the stand-ins an existing segment's open uses for
+ * missing files (absent-file.ts, created-on-write.ts). Loaded on first need through its door
  * (lazy-segment-load.ts): a new segment never runs any of it.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
@@ -28,6 +29,8 @@ import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
 
 export { catchUp, planFollow } from "../segment-follow.js";
+export { absentFile } from "../absent-file.js";
+export { createdOnWrite } from "../created-on-write.js";
 
 /**
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
