@@ -156,9 +156,8 @@ export class Segment {
     const create = mode === "create";
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
-    // An existing segment is opened to be loaded (a recovery, a first use, a read-only walk): with
-    // the segment's load, which the parts that do so load with their own chunk. Its stand-ins for
-    // missing files (absent-file.ts, created-on-write.ts) are part of it.
+    // An existing segment is opened to be loaded, by a part that loads the segment's load with its
+    // own chunk: its stand-ins for missing files (absent-file.ts, created-on-write.ts) are there.
     const load = create ? undefined : await loadSegmentLoad();
     // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
@@ -176,10 +175,8 @@ export class Segment {
         return { file: await storage.open(path, mode === "readOnly" ? { readOnly: true } : {}), missing: false };
       } catch (err) {
         if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
-        return {
-          file: mode === "readOnly" ? load!.absentFile(path) : load!.createdOnWrite(storage, path),
-          missing: true,
-        };
+        const file = mode === "readOnly" ? load!.absentFile(path) : load!.createdOnWrite(storage, path);
+        return { file, missing: true };
       }
     };
     const log =
