@@ -104,11 +104,7 @@ function notWritable(err: unknown): boolean {
  * Writes the consumer's file with `positions` (keys `<consumer> <partition>`): temp file, fsync,
  * rename, directory fsync, so a crash leaves the old file or the new one, whole.
  */
-async function writePositions(
-  storage: Storage,
-  consumer: string,
-  positions: Map<string, number>,
-): Promise<void> {
+async function writePositions(storage: Storage, consumer: string, positions: Map<string, number>): Promise<void> {
   const bytes = new TextEncoder().encode(encode(positions));
   await writeFileAtomically(storage, consumerFile(consumer), bytes);
   await storage.syncDir(consumerDir(consumer));
