@@ -45,7 +45,8 @@ export abstract class IndexFile {
   /**
    * Why the file cannot be an index of this segment (its size alone says so), or undefined. Such
    * a file is never read: it holds no entries in memory (lookups scan from the segment's start,
-   * still correct) and `sanityCheck` fails, so opening rebuilds it; the first write empties it.
+   * still correct) and `checkIndex` (load/index-checks.ts) fails, so opening rebuilds it; the first
+   * write empties it.
    */
   #implausible: string | undefined;
   /**
@@ -92,7 +93,7 @@ export abstract class IndexFile {
    * bytes of the segment's `.log`, bounds how many entries the file can plausibly hold: one per
    * batch (at least a 61-byte header each), plus one. A file whose size is not a whole number of
    * entries, or more than `maxEntries` or than that bound, is not read at all
-   * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `sanityCheck`.
+   * (a sparse 3 GiB `.index` costs nothing): it loads as no entries and fails `checkIndex`.
    * @internal
    */
   async load(logSize?: number): Promise<void> {
@@ -156,31 +157,14 @@ export abstract class IndexFile {
     return this.#entries * this.entrySize;
   }
 
-  /**
-   * Checks the structure every index must have: a whole number of entries, no more than
-   * `maxEntries`; then the subclass's ordering and range checks (offsets below `nextOffset`,
-   * positions below `logSize`). Throws `PAGELOG_CORRUPT` saying what is wrong.
-   * @internal
-   */
-  sanityCheck(logSize: number, nextOffset: number): void {
-    if (this.#implausible !== undefined) throw this.corrupt(this.#implausible);
-    if (this.#loadedSize % this.entrySize !== 0) {
-      throw this.corrupt(`size ${this.#loadedSize} is not a multiple of the entry size ${this.entrySize}`);
-    }
-    if (this.#entries > this.maxEntries)
-      throw this.corrupt(`${this.#entries} entries, more than the maximum ${this.maxEntries}`);
-    const most = Math.floor(logSize / BATCH_HEADER_SIZE) + 1;
-    if (this.#entries > most)
-      throw this.corrupt(`${this.#entries} entries, more than a .log of ${logSize} bytes can need (at most ${most})`);
-    this.checkEntries(logSize, nextOffset);
+  /** Why the file's size alone rules it out as this segment's index (see `load`), or undefined. @internal */
+  get implausible(): string | undefined {
+    return this.#implausible;
   }
 
-  /** Ordering and range checks of the entries against the log's size and next offset. @internal */
-  protected abstract checkEntries(logSize: number, nextOffset: number): void;
-
-  /** @internal */
-  protected corrupt(why: string): PagelogError {
-    return new PagelogError(`index ${this.file.path} is corrupt: ${why}`, ErrorCode.CORRUPT, { path: this.file.path });
+  /** The file's size when it was opened or last written (not a multiple of entrySize if damaged). @internal */
+  get loadedSize(): number {
+    return this.#loadedSize;
   }
 
   /** Appends one entry (the subclass encoded it into `entry`) to memory and to the file. @internal */

@@ -135,25 +135,4 @@ export class OffsetIndex extends IndexFile {
     await this.load();
     await this.truncateToEntries(this.floorSlot(offset, (s) => this.entry(s).offset, true) + 1);
   }
-
-  /** Offsets increasing and below `nextOffset`, positions increasing and below `logSize`. @internal */
-  protected checkEntries(logSize: number, nextOffset: number): void {
-    let previous = -1;
-    let previousPosition = -1;
-    for (let slot = 0; slot < this.entries; slot++) {
-      const { offset, position } = this.entry(slot);
-      if (offset < this.baseOffset)
-        throw this.corrupt(`entry ${slot} offset ${offset} is below the base offset ${this.baseOffset}`);
-      if (offset >= nextOffset)
-        throw this.corrupt(`entry ${slot} offset ${offset} is past the segment's last offset ${nextOffset - 1}`);
-      if (offset <= previous)
-        throw this.corrupt(`entry ${slot} offset ${offset} does not increase (previous ${previous})`);
-      if (position <= previousPosition)
-        throw this.corrupt(`entry ${slot} position ${position} does not increase (previous ${previousPosition})`);
-      if (position >= logSize)
-        throw this.corrupt(`entry ${slot} position ${position} is past the end of the log (${logSize} bytes)`);
-      previous = offset;
-      previousPosition = position;
-    }
-  }
 }

@@ -109,26 +109,4 @@ export class TimeIndex extends IndexFile {
     while (keep > 0 && this.entry(keep - 1).offset >= offset) keep--;
     await this.truncateToEntries(keep);
   }
-
-  /** Timestamps and offsets non-decreasing, offsets below `nextOffset`. @internal */
-  protected checkEntries(_logSize: number, nextOffset: number): void {
-    let previous: TimestampOffset | undefined;
-    for (let slot = 0; slot < this.entries; slot++) {
-      let e: TimestampOffset;
-      try {
-        e = this.entry(slot);
-      } catch {
-        throw this.corrupt(`entry ${slot} has a timestamp beyond Number.MAX_SAFE_INTEGER`);
-      }
-      if (e.offset < this.baseOffset)
-        throw this.corrupt(`entry ${slot} offset ${e.offset} is below the base offset ${this.baseOffset}`);
-      if (e.offset >= nextOffset) throw this.corrupt(`entry ${slot} offset ${e.offset} is past the segment's end`);
-      if (previous !== undefined && e.timestamp < previous.timestamp) {
-        throw this.corrupt(`entry ${slot} timestamp ${e.timestamp} is earlier than the previous ${previous.timestamp}`);
-      }
-      if (previous !== undefined && e.offset < previous.offset)
-        throw this.corrupt(`entry ${slot} offset ${e.offset} decreases`);
-      previous = e;
-    }
-  }
 }

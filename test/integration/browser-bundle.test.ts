@@ -240,7 +240,7 @@ describe("the root entry bundled for a browser", () => {
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer|append-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load)|segment\/(segment-follow|absent-file|created-on-write)|log\/state\/idle-slot|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer|append-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|log\/state\/idle-slot|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;

@@ -27,6 +27,7 @@ import {
 import { keptByPolicy } from "../policies/recover-policy.js";
 import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
+import { checkIndex } from "./index-checks.js";
 
 export { catchUp, planFollow } from "../segment-follow.js";
 export { absentFile } from "../absent-file.js";
@@ -80,10 +81,10 @@ export async function planLoadClean(s: SegmentState): Promise<{ indexesRebuilt: 
   let rebuild = s.indexFilesWereMissing && s.size > 0;
   if (!rebuild) {
     try {
-      s.offsetIndex.sanityCheck(s.size, Number.MAX_SAFE_INTEGER);
+      checkIndex(s.offsetIndex, s.size, Number.MAX_SAFE_INTEGER);
       await scanTail(s);
-      s.offsetIndex.sanityCheck(s.size, s.nextOffset);
-      s.timeIndex.sanityCheck(s.size, s.nextOffset);
+      checkIndex(s.offsetIndex, s.size, s.nextOffset);
+      checkIndex(s.timeIndex, s.size, s.nextOffset);
       checkTimeIndexNotLost(s);
       await checkLastTimeEntry(s);
     } catch (err) {

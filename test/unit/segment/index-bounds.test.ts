@@ -4,6 +4,7 @@
  * no entries, fails its sanity check (so opening rebuilds it), and the first write empties it.
  * Reads are counted through a wrapper, so "never read" is checked, not assumed.
  */
+import { checkIndex } from "../../../src/segment/load/index-checks.js";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isPagelogError } from "../../../src/errors.js";
 import { OffsetIndex } from "../../../src/segment/offset-index.js";
@@ -70,12 +71,12 @@ describe("index files of implausible size are never read", () => {
       expect(file.reads).toEqual([]);
       expect(index.entries).toBe(0);
       expect(index.lookup(5)).toEqual({ offset: 0, position: 0 }); // a lookup scans from the start: still right
-      expectCorrupt(() => index.sanityCheck(logSize, 100), message);
+      expectCorrupt(() => checkIndex(index, logSize, 100), message);
       // The first write empties the file, then appends.
       await index.append(3, 0);
       expect(await file.size()).toBe(8);
       expect(index.entries).toBe(1);
-      index.sanityCheck(Math.max(logSize, 100), 100);
+      checkIndex(index, Math.max(logSize, 100), 100);
     });
   }
 
@@ -88,7 +89,7 @@ describe("index files of implausible size are never read", () => {
     await index.load(4096);
     expect(file.reads).toEqual([]);
     expect(index.lastEntry).toBeUndefined();
-    expectCorrupt(() => index.sanityCheck(4096, 10), /not a multiple of the entry size 12/);
+    expectCorrupt(() => checkIndex(index, 4096, 10), /not a multiple of the entry size 12/);
     await index.maybeAppend(1000, 2);
     expect(await file.size()).toBe(12);
   });
@@ -107,6 +108,6 @@ describe("index files of implausible size are never read", () => {
     await index.load(400);
     expect(file.reads).toEqual([16]);
     expect(index.entries).toBe(2);
-    index.sanityCheck(400, 10);
+    checkIndex(index, 400, 10);
   });
 });

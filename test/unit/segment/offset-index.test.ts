@@ -1,4 +1,5 @@
 /** The .index file: Kafka's 8-byte entries, the sparse rule, floor lookup, truncation, sanity checks. */
+import { checkIndex } from "../../../src/segment/load/index-checks.js";
 import { describe, expect, test } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { OffsetIndex } from "../../../src/segment/offset-index.js";
@@ -152,7 +153,7 @@ describe("OffsetIndex: sanity check", () => {
     await replaceFile(storage, indexPath(10), bytes);
     const file = await storage.open(indexPath(10));
     const index = await OffsetIndex.open(file, 10, OPTIONS.maxIndexBytes);
-    await index.load(); // indexes read their entries on first use; sanityCheck needs them
+    await index.load(); // indexes read their entries on first use; checkIndex needs them
     const logSize = batches.reduce((n, b) => n + b.size, 0);
     return { storage, index, batches, logSize };
   }
@@ -176,7 +177,7 @@ describe("OffsetIndex: sanity check", () => {
       const { storage, index, logSize } = await withIndexBytes(new Uint8Array(make(positions)));
       let thrown: unknown;
       try {
-        index.sanityCheck(logSize, 13);
+        checkIndex(index, logSize, 13);
       } catch (err) {
         thrown = err;
       }

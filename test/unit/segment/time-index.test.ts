@@ -1,4 +1,5 @@
 /** The .timeindex file: Kafka's 12-byte entries, strict lookup, truncation, sanity checks. */
+import { checkIndex } from "../../../src/segment/load/index-checks.js";
 import { describe, expect, test } from "vitest";
 import { ErrorCode, isPagelogError } from "../../../src/errors.js";
 import { TimeIndex } from "../../../src/segment/time-index.js";
@@ -186,7 +187,8 @@ describe("TimeIndex: sanity check", () => {
       await index.load();
       let thrown: unknown;
       try {
-        index.sanityCheck(
+        checkIndex(
+          index,
           batches.reduce((n, b) => n + b.size, 0),
           13,
         );
