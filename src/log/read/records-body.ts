@@ -13,7 +13,7 @@ import { knownLastStable, knowsTransactions } from "./transactions.js";
 import { checkReadable, endOffsetOf, type LogState } from "../state/log-state.js";
 import { openCursor, type ReadCursor } from "../state/read-cursors.js";
 import { loadFollower } from "./door-follower.js";
-import type { Iteration, Resolved, Run } from "./records-iterator.js";
+import type { Iteration, Resolved, Run } from "./records-types.js";
 import { waitUntil } from "./wait-until.js";
 
 /**
