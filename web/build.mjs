@@ -21,15 +21,16 @@
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
  * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, and the
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
- * `src/segment/policies/door-policies.ts`). Neither script
- * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
- * never compacts), nor the log's timers (both run their logs on a clock of their own, which arms
- * none), nor the append's expensive check (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject, saying the page leaves
- * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
- * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
- * transaction, so app.js leaves those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does
- * all of that but transactions. Both recover and truncate logs, and run a reader's policies, so
- * the other doors become static imports (KEPT), with no lazy wrapper.
+ * `src/segment/policies/door-policies.ts`). Neither script uses the read-only mode, the cleaner
+ * nor the topics (the checks run the swarm workload, which never compacts), nor the log's timers
+ * (both run their logs on a clock of their own, which arms none), nor the append's expensive
+ * check (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject,
+ * saying the page leaves that part out (LEFT_OUT): those parts are in neither script. The demo on
+ * the page never moves a log's start, looks a record up by time, iterates or follows a log
+ * (`records()`, `waitFor()`), keeps consumer positions or meets a transaction, so app.js leaves
+ * those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but transactions.
+ * Both recover and truncate logs, and run a reader's policies, so the other doors become static
+ * imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -125,6 +126,7 @@ const KEPT = {
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
+  "read/door-records.ts": ["loadRecords", "./records-body.js", ["readAhead", "step", "take", "waitFor"]],
   "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
   "policies/door-policies.ts": ["loadPolicyHooks", "./policy-hooks.js", ["checkVarints", "lookupByPolicy"]],
   "load/lazy-segment-load.ts": [
@@ -142,6 +144,7 @@ const LEFT_OUT_OF_PAGE = {
   "read/door-time-lookup.ts": "lookups by time",
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
+  "read/door-records.ts": "records() and waitFor()",
 };
 
 /**

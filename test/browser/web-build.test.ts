@@ -66,10 +66,21 @@ describe("the web demo's build", () => {
       expect(script).not.toContain("topic name must be 1 to"); // topic/dir-topics.ts
     }
     // The parts the demo on the page never uses are left out of app.js; the checks' engine keeps them.
-    for (const part of ["retention and moving a log's start", "lookups by time", "followers", "consumer positions"]) {
+    const parts = [
+      "retention and moving a log's start",
+      "lookups by time",
+      "records() and waitFor()",
+      "consumer positions",
+    ];
+    for (const part of parts) {
       expect(js, part).toContain(`the web demo leaves out ${part}`);
       expect(read("checks.js"), part).not.toContain(`the web demo leaves out ${part}`);
     }
+    expect(js).not.toContain("has no record at or after offset"); // read/records-body.ts
+    expect(read("checks.js")).toContain("has no record at or after offset");
+    // The follower's door is inside the records iterator's body: app.js has neither.
+    expect(js).not.toContain("the web demo leaves out followers");
+    expect(read("checks.js")).not.toContain("the web demo leaves out followers");
   });
 
   it("app.js and checks.js are classic scripts, checks.js in `function pagelogChecks`; index.html loads only app.js (file:// has no modules)", () => {

@@ -83,7 +83,8 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * segment's load (its recovery walk and index checks: with the loader, read-only, the cleaner or
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
- * log's and the segment's) and the follower's part.
+ * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
+ * part: LAZY_INSIDE).
  */
 const LAZY = [
   "src/log/read-only/read-only-open.ts",
@@ -98,11 +99,16 @@ const LAZY = [
   "src/format/gzip.ts",
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
-  "src/log/read/follow-tail.ts",
+  "src/log/read/records-body.ts",
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/append-checks.ts",
 ];
+/**
+ * The lazy parts whose door is inside another lazy part, so not in what loads first: the
+ * follower's part, which only the records iterator's body (a follower's first wait) loads.
+ */
+const LAZY_INSIDE = ["src/log/read/follow-tail.ts"];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(
@@ -238,9 +244,10 @@ describe("the root entry bundled for a browser", () => {
     expect(bundled.filter((path) => lazyRooms.test(path))).toEqual([]);
     // Nor what the parts of a writable log bring that a plain append, read and flush never use:
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
-    // lookup by time, the follower's written tail and wake-ups.
+    // lookup by time, the follower's written tail and wake-ups, the records iterator's body (its
+    // reads, their checks, its waits, the cursors that tell it of a cut).
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/(log-retention|retention-timer|flush-timer|append-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|log\/state\/idle-slot|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|append-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -275,7 +282,7 @@ describe("the root entry bundled for a browser", () => {
       pending.push(...outputs[name]!.imports.filter((i) => i.kind === "import-statement").map((i) => i.path));
     }
     const chunkOf = (module: string) => Object.keys(outputs).find((name) => module in outputs[name]!.inputs);
-    for (const module of LAZY) {
+    for (const module of [...LAZY, ...LAZY_INSIDE]) {
       expect(chunkOf(module), module).toBeDefined();
       expect(eager.has(chunkOf(module)!), `${module} loads with the entry`).toBe(false);
     }
@@ -421,7 +428,9 @@ describe("the root entry bundled for a browser", () => {
         await readOnly.close();
         // The parts a writable log loads on first use: retention (a roll of a log that retains:
         // that append fails alone, before anything is written), the lookup by time (the log's
-        // door, then the segment's), the consumers' positions files, the follower's part.
+        // door, then the segment's), the consumers' positions files, the records iterator's body
+        // (its first next() fails, and ends that iteration; the append queued after it does not
+        // fail, nor come before it), the follower's part.
         const again = await LogDir.open(disk);
         const kept = await again.log("kept-0", { segmentBytes: 200, retentionBytes: 400 });
         const big = [{ value: new Uint8Array(150) }];
@@ -430,6 +439,15 @@ describe("the root entry bundled for a browser", () => {
         const byTime = [];
         for (let i = 0; i < 3; i++) byTime.push(await outcome(() => kept.offsetForTimestamp(0)));
         const commits = [await outcome(() => again.consumer("c").commit("kept-0", 1)), await outcome(() => again.consumer("c").commit("kept-0", 2))];
+        const iterate = async () => {
+          const it = kept.records({ from: kept.endOffset });
+          const next = it.next();
+          const appended = kept.append([{ value: "i" }]); // queued after the iteration's first read
+          const first = await next.then((step) => (step.done ? "done" : step.value.offset), (e) => e.message);
+          const after = await it.next();
+          return [first, after.done, (await appended).baseOffset];
+        };
+        const iterations = [await iterate(), await iterate()];
         const follow = async () => {
           const it = kept.records({ from: kept.endOffset, follow: true });
           const next = it.next();
@@ -441,7 +459,7 @@ describe("the root entry bundled for a browser", () => {
         };
         const follows = [await outcome(follow), await outcome(follow)];
         await again.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -460,6 +478,11 @@ describe("the root entry bundled for a browser", () => {
       afterRolls: ["open", 2],
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
+      // The first read was queued at next(), before the append: it ends at the old end.
+      iterations: [
+        ["chunk not loaded", true, 2],
+        ["done", true, 3],
+      ],
       follows: ["chunk not loaded", "ok"],
       timers: ["chunk not loaded", "ok"],
       hooks: ["chunk not loaded", "ok", 1],
