@@ -84,7 +84,9 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
  * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
- * part: LAZY_INSIDE).
+ * part: LAZY_INSIDE); and the parts only some logs load at open: the timers (`flushMs`, a
+ * retention check with work), the course's writeVarint and lookup hooks (a log given either) and
+ * the append's expensive check (`PAGELOG_CHECKS=all`).
  */
 const LAZY = [
   "src/log/read-only/read-only-open.ts",
