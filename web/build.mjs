@@ -23,8 +23,8 @@
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
  * `src/segment/policies/door-policies.ts`). Neither script uses the read-only mode, the cleaner
  * nor the topics (the checks run the swarm workload, which never compacts), nor the log's timers
- * (both run their logs on a clock of their own, which arms none), nor the append's expensive
- * check (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject,
+ * (both run their logs on a clock of their own, which arms none), nor the write paths' expensive
+ * checks (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject,
  * saying the page leaves that part out (LEFT_OUT): those parts are in neither script. The demo on
  * the page never moves a log's start, looks a record up by time, iterates or follows a log
  * (`records()`, `waitFor()`), keeps consumer positions or meets a transaction, so app.js leaves
@@ -102,7 +102,7 @@ const LEFT_OUT = {
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
   "topic/lazy-topics.ts": ["loadTopics", "topics"],
   "write/door-timers.ts": ["loadTimers", "the log's timers (flushMs and retention checks on the system clock)"],
-  "write/door-append-checks.ts": ["loadAppendChecks", "the expensive checks (PAGELOG_CHECKS=all)"],
+  "write/door-write-checks.ts": ["loadWriteChecks", "the expensive checks (PAGELOG_CHECKS=all)"],
 };
 
 /**

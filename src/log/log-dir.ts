@@ -8,11 +8,12 @@
  * positions (a malformed file is not read as empty), removes the temp files a crash can leave of its
  * own atomic writes (`<file>.tmp` of each root file), and nothing else. Logs are opened, and recovered, on first use.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
+import { ErrorCode, expensiveChecks, PagelogError } from "../errors.js";
+import type { CheckpointEntry } from "../format/checkpoint.js";
 import { resolveOptions } from "../options.js";
 import { HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
-import { closeInProgress, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
+import { closeInProgress, loadWriteChecks, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./options/path-storage.js";
 import { type LogOptions, resolveLogOptions } from "./options/log-options.js";
 import { asyncDispose } from "./util/async-dispose.js";
@@ -92,6 +93,7 @@ export class LogDir {
     onProgress: ProgressListener | undefined;
     positions: ConsumersRead;
     readOnly: { readonly pollMs: number } | undefined;
+    checkEncoded: ((file: string, text: string, entries: readonly CheckpointEntry[]) => void) | undefined;
   }) {
     this.storage = fields.storage;
     this.#readOnly = fields.readOnly;
@@ -112,6 +114,7 @@ export class LogDir {
       opened: this.#opened,
       kept,
       status: () => this.#status,
+      checkEncoded: fields.checkEncoded,
     });
     this.#onProgress = fields.onProgress;
     this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
@@ -130,6 +133,9 @@ export class LogDir {
     const ownsStorage = typeof where === "string";
     if (!ownsStorage && typeof where?.open !== "function")
       throw new TypeError("LogDir.open takes a directory path or a Storage");
+    // With PAGELOG_CHECKS=all, the checkpoint writer's read-back (write/write-checks.ts), loaded
+    // before anything is opened: a chunk that fails to load fails this open and leaves nothing.
+    const checks = expensiveChecks ? await loadWriteChecks() : undefined;
     // A path opens FsStorage through the Node entry's opener: the log layer imports no file system.
     const raw = typeof where === "string" ? await openPathStorage(where, { readOnly }) : where;
     // Every file of the directory goes through a bounded pool of descriptors.
@@ -158,6 +164,7 @@ export class LogDir {
         checkpointIntervalMs,
         onProgress,
         readOnly: readOnly ? { pollMs } : undefined,
+        checkEncoded: checks?.checkEncodedCheckpoint,
       });
     } catch (err) {
       await lock.release().catch(() => undefined);

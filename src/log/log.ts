@@ -38,7 +38,7 @@ import { loadTimeLookup } from "./read/door-time-lookup.js";
 import { retainNow, timersOf } from "./write/retain-now.js";
 import { loadTimers } from "./write/door-timers.js";
 import { loadPolicyHooks } from "../segment/policies/door-policies.js";
-import { loadAppendChecks } from "./write/door-append-checks.js";
+import { loadWriteChecks } from "./write/door-write-checks.js";
 import { expensiveChecks } from "../errors.js";
 import { rollFlushSettled } from "./write/roll-flush.js";
 import {
@@ -73,6 +73,8 @@ export type { LogRecovery } from "./load/log-loader.js";
 export type { Isolation, LogRecord, ReadBatchesOptions, ReadOptions } from "./read/log-read.js";
 export type { RecordsOptions, WaitOptions } from "./read/records-iterator.js";
 export type { LogHost, LogStatus } from "./state/log-state.js";
+// The write paths' expensive checks, which LogDir.open loads too (its offset checkpoints' read-back).
+export { loadWriteChecks } from "./write/door-write-checks.js";
 
 /**
  * A load's result as the Log takes it. A read-only open (read-only/read-only-open.ts) adds its
@@ -101,14 +103,14 @@ type CleanerClass = typeof BackgroundCleaner;
 type Timers = typeof import("./write/retention-timer.js");
 /** The course's hooks (segment/policies/policy-hooks.ts), loaded by `openLog` only for a log with a reader's function. */
 type PolicyHooks = typeof import("../segment/policies/policy-hooks.js");
-/** The append path's expensive check (write/append-checks.ts), loaded by `openLog` only with `PAGELOG_CHECKS=all`. */
-type AppendChecks = typeof import("./write/append-checks.js");
+/** The write paths' expensive checks (write/write-checks.ts), loaded by `openLog` only with `PAGELOG_CHECKS=all`. */
+type WriteChecks = typeof import("./write/write-checks.js");
 /** What `openLog` loaded for this log before opening its files. */
 interface LoadedParts {
   readonly Cleaner: CleanerClass | undefined;
   readonly timers: Timers | undefined;
   readonly hooks: PolicyHooks | undefined;
-  readonly appendChecks: AppendChecks | undefined;
+  readonly writeChecks: WriteChecks | undefined;
 }
 /**
  * The cleaner of a log whose policy does not compact (its policy is then "delete"): never due, any
@@ -556,21 +558,21 @@ export async function openLog(
   // segments, inside the log's failure guard, without waiting for a chunk).
   const { writeVarint, lookup } = options.policies ?? {};
   const hooks = writeVarint !== undefined || lookup !== undefined ? await loadPolicyHooks() : undefined;
-  const appendChecks = expensiveChecks ? await loadAppendChecks() : undefined;
+  const writeChecks = expensiveChecks ? await loadWriteChecks() : undefined;
   const loaded = await load({ storage: host.storage, dir: name, segmentOptions, ...state });
-  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers, hooks, appendChecks });
+  return construct(name, host, options, segmentOptions, loaded, { ...opened, Cleaner, timers, hooks, writeChecks });
 }
 
 /**
  * The checks of each appended batch beyond the cheap ones (log-append.ts): the encoder's pair
  * (PAGELOG_CHECKS=all), then a reader's writeVarint; undefined when the log runs neither.
  */
-function batchChecks(s: LogState, { hooks, appendChecks }: LoadedParts): LogState["checkBatch"] {
+function batchChecks(s: LogState, { hooks, writeChecks }: LoadedParts): LogState["checkBatch"] {
   const writeVarint = s.options.policies?.writeVarint;
   const varints = writeVarint === undefined || hooks === undefined ? undefined : hooks.checkVarints;
-  if (appendChecks === undefined && varints === undefined) return undefined;
+  if (writeChecks === undefined && varints === undefined) return undefined;
   return (encoded, records) => {
-    appendChecks?.checkEncodedBatch(s, encoded, records);
+    writeChecks?.checkEncodedBatch(s, encoded, records);
     varints?.(writeVarint!, encoded.bytes);
   };
 }

@@ -12,8 +12,8 @@
  * old checkpoint or the new one, whole. Logs record only recovery points whose data is durable,
  * so a checkpoint never claims more; the writer asserts what it can check (PAGELOG_BUG).
  */
-import { assertInvariant, ErrorCode, expensiveChecks, PagelogError } from "../../errors.js";
-import { type CheckpointEntry, decodeCheckpoint, encodeCheckpoint } from "../../format/checkpoint.js";
+import { assertInvariant, ErrorCode, PagelogError } from "../../errors.js";
+import { type CheckpointEntry, encodeCheckpoint } from "../../format/checkpoint.js";
 import type { Storage } from "../../storage/storage.js";
 import { checkedClock, type Clock, type Stopwatch, stopwatchFor, systemClock } from "../options/log-clock.js";
 import { SerialQueue } from "../util/serial-queue.js";
@@ -49,6 +49,8 @@ interface CheckpointsHost {
   /** Whether an entry for `name` is carried forward (see `#write`). */
   readonly kept: (name: string) => boolean;
   readonly status: () => DirStatus;
+  /** With `PAGELOG_CHECKS=all`: the read-back of each text written (write/write-checks.ts, loaded by `LogDir.open`). */
+  readonly checkEncoded?: ((file: string, text: string, entries: readonly CheckpointEntry[]) => void) | undefined;
 }
 
 /** The recovery-point and log-start checkpoints of one log directory, and their schedule. */
@@ -173,8 +175,8 @@ export class OffsetCheckpoints {
       if (parsed !== undefined && this.#host.kept(name)) entries.push({ ...parsed, offset });
     }
     const text = encodeCheckpoint(entries);
-    // The pair of the reader's check: what is written reads back as exactly these entries.
-    if (expensiveChecks) checkEncoded(file, text, entries);
+    // The pair of the reader's check (PAGELOG_CHECKS=all): what is written reads back as exactly these entries.
+    this.#host.checkEncoded?.(file, text, entries);
     await writeFileAtomically(this.#host.storage, file, new TextEncoder().encode(text));
   }
 }
@@ -195,17 +197,4 @@ function checkLogValues(name: string, log: CheckpointedLog): void {
     () => `checkpoint of ${name}: start offset ${startOffset} outside [0, end ${endOffset}]`,
     name,
   );
-}
-
-/** Expensive: the text decodes to the entries it was encoded from (sorted, one per partition). */
-function checkEncoded(file: string, text: string, entries: readonly CheckpointEntry[]): void {
-  const back = decodeCheckpoint(text);
-  const same =
-    back !== undefined &&
-    back.length === entries.length &&
-    back.every((e, i) => {
-      const w = entries[i]!;
-      return e.topic === w.topic && e.partition === w.partition && e.offset === w.offset;
-    });
-  assertInvariant(same, () => `${file} does not read back as the ${entries.length} entries written`, file);
 }

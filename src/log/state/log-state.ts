@@ -65,7 +65,7 @@ export interface LogState {
   readonly segmentOptions: SegmentOptions;
   /**
    * The checks of each encoded batch beyond the cheap ones, set at open from the parts it loaded:
-   * the encoder's pair with `PAGELOG_CHECKS=all` (write/append-checks.ts) and a reader's
+   * the encoder's pair with `PAGELOG_CHECKS=all` (write/write-checks.ts) and a reader's
    * `writeVarint` (segment/policies/varint-policy.ts); undefined when neither runs.
    */
   checkBatch: ((encoded: EncodedBatch, records: number) => void) | undefined;

@@ -1,6 +1,6 @@
 /**
  * The append path encodes once (format/record-batch.ts `encodeAppendBatch`): the header it hands
- * back is the one the bytes hold, and the pair assertion (write/append-checks.ts, run under
+ * back is the one the bytes hold, and the pair assertion (write/write-checks.ts, run under
  * PAGELOG_CHECKS=all) refuses a header that is not, as PAGELOG_BUG.
  */
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { readBatchHeader } from "../../../../src/format/index.js";
 import { snapshotRecords } from "../../../../src/format/record-codec.js";
 import { encodeAppendBatch } from "../../../../src/format/record-batch.js";
 import type { LogState } from "../../../../src/log/state/log-state.js";
-import { checkEncodedBatch } from "../../../../src/log/write/append-checks.js";
+import { checkEncodedBatch } from "../../../../src/log/write/write-checks.js";
 
 const records = snapshotRecords(
   [
