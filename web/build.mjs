@@ -19,15 +19,18 @@
  *
  * One classic script cannot load a part of itself later: esbuild would inline every `import()`
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
- * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, and the
- * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts`). Neither script
+ * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, the
+ * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts`, and the descriptor
+ * pool's `src/storage/door-handle-pool.ts`). Neither script
  * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
  * never compacts), so the build swaps their doors for ones that reject, saying the page leaves
  * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
  * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
- * transaction, so app.js leaves those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does
- * all of that but transactions. Both recover and truncate logs, so the other doors become static
- * imports (KEPT), with no lazy wrapper.
+ * transaction, and its directory has no descriptor bound (a simulated disk has no limit: the
+ * session opens it with `maxOpenFiles` the largest safe integer), so app.js leaves those parts
+ * and the descriptor pool out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but
+ * transactions, and runs logs with small bounds. Both recover and truncate logs, so the other
+ * doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -93,7 +96,7 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`, `storage/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
@@ -127,6 +130,7 @@ const KEPT = {
     "./segment-load.js",
     ["commit", "planLoadClean", "planRecovery", "scanTail"],
   ],
+  "storage/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
@@ -137,6 +141,7 @@ const LEFT_OUT_OF_PAGE = {
   "read/door-time-lookup.ts": "lookups by time",
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
+  "storage/door-handle-pool.ts": "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };
 
 /**
@@ -147,7 +152,7 @@ const LEFT_OUT_OF_PAGE = {
 const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/]((log|segment)[\\/][a-z-]+|storage)[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
       if (script === "page" && door in LEFT_OUT_OF_PAGE) {
         const name = KEPT[door][0];

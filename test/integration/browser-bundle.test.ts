@@ -83,7 +83,8 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * segment's load (its recovery walk and index checks: with the loader, read-only, the cleaner or
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
- * log's and the segment's) and the follower's part.
+ * log's and the segment's) and the follower's part; and the descriptor pool's eviction (a
+ * HandlePool's call that would take its `maxOpenFiles`-th descriptor).
  */
 const LAZY = [
   "src/log/read-only/read-only-open.ts",
@@ -99,6 +100,7 @@ const LAZY = [
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/follow-tail.ts",
+  "src/storage/pool-core.ts",
 ];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -210,9 +212,9 @@ describe("the root entry bundled for a browser", () => {
     expect(bundled.filter((path) => lazyRooms.test(path))).toEqual([]);
     // Nor what the parts of a writable log bring that a plain append, read and flush never use:
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
-    // lookup by time, the follower's written tail and wake-ups.
+    // lookup by time, the follower's written tail and wake-ups, the descriptor pool's eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup)\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup|storage\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -357,7 +359,7 @@ describe("the root entry bundled for a browser", () => {
         // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
         // gzip codec's, in record-batch.ts).
         const doors =
-          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/]load[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/]load|storage)[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
         b.onLoad({ filter: doors }, async (args) => {
           const real = await readFile(args.path, "utf8");
           const key = JSON.stringify(args.path);
@@ -376,7 +378,7 @@ describe("the root entry bundled for a browser", () => {
     };
     const { code } = await bundle(
       `
-      import { LogDir, SimStorage } from "./src/index.ts";
+      import { HandlePool, LogDir, SimStorage } from "./src/index.ts";
       globalThis.result = (async () => {
         const outcome = async (call) => call().then(() => "ok", (e) => e.message);
         const disk = new SimStorage({ seed: 8 });
@@ -420,7 +422,16 @@ describe("the root entry bundled for a browser", () => {
         };
         const follows = [await outcome(follow), await outcome(follow)];
         await again.close();
-        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        // The descriptor pool: the open that would take the last descriptor loads it (that open
+        // fails alone), the next loads it and takes over the file open before.
+        const pool = new HandlePool(new SimStorage({ seed: 9 }), { maxOpenFiles: 2 });
+        const a = await pool.open("a", { create: true });
+        await a.write(0, new Uint8Array([7]));
+        const pools = [await outcome(() => pool.open("b", { create: true })), await outcome(() => pool.open("b", { create: true }))];
+        await pool.open("c", { create: true }); // evicts a, taken over (synced first)
+        pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
+        await pool.close();
+        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -440,6 +451,7 @@ describe("the root entry bundled for a browser", () => {
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
       follows: ["chunk not loaded", "ok"],
+      pools: ["chunk not loaded", "ok", 1, 1, 7],
       logs: ["events-0", "kept-0", "orders-0", "prices-0"],
     });
   });
