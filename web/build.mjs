@@ -141,7 +141,8 @@ const LEFT_OUT_OF_PAGE = {
   "read/door-time-lookup.ts": "lookups by time",
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
-  "storage/door-handle-pool.ts": "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
+  "storage/door-handle-pool.ts":
+    "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };
 
 /**

@@ -154,7 +154,7 @@ export class HandlePool implements Storage {
     }
     const readOnly = options.readOnly === true;
     // The pool loaded while this open ran: it takes the descriptor over (its slot is counted).
-    if (this.#core !== undefined) return this.#core.adopt(p, readOnly, real);
+    if (this.#core) return this.#core.adopt(p, readOnly, real);
     this.#opens++;
     const file = new UnpooledFile(this.#side, p, readOnly, real);
     this.#files.add(file);
@@ -183,7 +183,7 @@ export class HandlePool implements Storage {
   async remove(path: string): Promise<void> {
     const p = normalizePath(path);
     this.#checkOpen("remove");
-    if (this.#core !== undefined) return this.#core.remove(p);
+    if (this.#core) return this.#core.remove(p);
     this.#moved(p);
     await this.inner.remove(p);
     this.#moved(p);
@@ -194,7 +194,7 @@ export class HandlePool implements Storage {
     const f = normalizePath(from);
     const t = normalizePath(to);
     this.#checkOpen("rename");
-    if (this.#core !== undefined) return this.#core.rename(f, t);
+    if (this.#core) return this.#core.rename(f, t);
     const moved = (): void => {
       if (f === t) return;
       this.#moved(f);
@@ -220,7 +220,7 @@ export class HandlePool implements Storage {
   /** Closes every virtual file, then the storage beneath. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      if (this.#core !== undefined) return this.#core.close();
+      if (this.#core) return this.#core.close();
       const results = await Promise.allSettled([...this.#files].map((f) => f.close()));
       results.push(...(await Promise.allSettled([this.inner.close()])));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -242,14 +242,14 @@ export class HandlePool implements Storage {
    * once it is loaded).
    */
   async #slot(): Promise<PoolCore | undefined> {
-    if (this.#core === undefined && this.#open + 1 >= this.maxOpenFiles) await this.#load();
-    if (this.#core === undefined) this.#peak = Math.max(this.#peak, ++this.#open + this.#pinned);
+    if (!this.#core && this.#open + 1 >= this.maxOpenFiles) await this.#load();
+    if (!this.#core) this.#peak = Math.max(this.#peak, ++this.#open + this.#pinned);
     return this.#core;
   }
 
   /** Gives back a slot `#slot` took here (`moved`: a descriptor whose name changed), to the pool proper if it loaded since. */
   #free(moved: boolean): void {
-    if (this.#core !== undefined) this.#core.free(moved);
+    if (this.#core) this.#core.free(moved);
     else if (moved) this.#pinned--;
     else this.#open--;
   }
@@ -272,7 +272,7 @@ export class HandlePool implements Storage {
     this.#loading ??= loadHandlePool().then(
       ({ PoolCore }) => {
         this.#checkOpen("open");
-        if (this.#core !== undefined) return;
+        if (this.#core) return;
         const start = { inUse: this.#open, pinned: this.#pinned, peak: this.#peak, opens: this.#opens };
         const core = new PoolCore(this.inner, this.maxOpenFiles, start);
         for (const file of this.#files) file._pooled = core.adopt(file.path, file._readOnly, file._real, file);
@@ -293,7 +293,7 @@ export class HandlePool implements Storage {
    * name that now leads elsewhere). If the pool loaded meanwhile, it does so for its own files.
    */
   #moved(path: string): void {
-    if (this.#core !== undefined) return this.#core.renamed(path);
+    if (this.#core) return this.#core.renamed(path);
     for (const file of this.#files) {
       if (!file._moved && isAtOrUnder(file.path, path)) {
         file._moved = true;

@@ -99,7 +99,7 @@ export class UnpooledFile implements StorageFile {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const pooled = this._pooled;
-      if (pooled !== undefined) return pooled.close();
+      if (pooled) return pooled.close();
       this.#closed = true;
       this.#side.forget(this);
       try {
@@ -113,12 +113,15 @@ export class UnpooledFile implements StorageFile {
 
   /** See `EVICT_FIRST`: only a pool can act on it. */
   [EVICT_FIRST](): void {
-    if (this._pooled !== undefined) evictFirst(this._pooled);
+    if (this._pooled) evictFirst(this._pooled);
   }
 
-  async #run<T>(op: string, task: (file: StorageFile) => Promise<T>, writes = false): Promise<T> {
-    const pooled = this._pooled;
-    if (pooled !== undefined) return task(pooled);
+  /** Runs `task` on the pooled file once there is one (no async frame of its own), else on `_real`. */
+  #run<T>(op: string, task: (file: StorageFile) => Promise<T>, writes = false): Promise<T> {
+    return this._pooled ? task(this._pooled) : this.#runHere(op, task, writes);
+  }
+
+  async #runHere<T>(op: string, task: (file: StorageFile) => Promise<T>, writes: boolean): Promise<T> {
     if (this.#closed || this.#side.closing()) throw closedFile(op, this.path);
     if (writes) this._writeGen++;
     this._calls++;
@@ -127,7 +130,7 @@ export class UnpooledFile implements StorageFile {
     } finally {
       this._calls--;
       // Taken over while it ran: the pooled file counted this call as running (not evictable).
-      if (this._pooled !== undefined) this._pooled._adoptedEnd(writes);
+      if (this._pooled) this._pooled._adoptedEnd(writes);
       // Bumped again when it ends: a sync that began while it ran does not cover it.
       else if (writes) this._writeGen++;
     }
