@@ -21,7 +21,7 @@
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
  * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, the
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts`, and the descriptor
- * pool's `src/storage/door-handle-pool.ts`). Neither script
+ * pool's `src/storage/pool/door-handle-pool.ts`). Neither script
  * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
  * never compacts), so the build swaps their doors for ones that reject, saying the page leaves
  * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
@@ -96,7 +96,7 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`, `storage/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/load/<file>`, `src/storage/pool/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
@@ -130,7 +130,7 @@ const KEPT = {
     "./segment-load.js",
     ["commit", "planLoadClean", "planRecovery", "scanTail"],
   ],
-  "storage/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
+  "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
@@ -141,7 +141,7 @@ const LEFT_OUT_OF_PAGE = {
   "read/door-time-lookup.ts": "lookups by time",
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
-  "storage/door-handle-pool.ts":
+  "pool/door-handle-pool.ts":
     "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };
 
@@ -153,7 +153,7 @@ const LEFT_OUT_OF_PAGE = {
 const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]((log|segment)[\\/][a-z-]+|storage)[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/](log|segment|storage)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
       if (script === "page" && door in LEFT_OUT_OF_PAGE) {
         const name = KEPT[door][0];

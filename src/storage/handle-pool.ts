@@ -2,12 +2,12 @@
  * HandlePool: a `Storage` that keeps at most `maxOpenFiles` descriptors of the storage beneath it
  * open, however many files its callers hold open. Every `LogDir` goes through one.
  *
- * Most directories never come near the bound, so the pool proper (pool-core.ts: least recently
+ * Most directories never come near the bound, so the pool proper (pool/pool-core.ts: least recently
  * used eviction, syncing before closing, reopening, pinning on a name change; its rules are
- * written there) loads only when it is needed, through one `import()` (door-handle-pool.ts,
+ * written there) loads only when it is needed, through one `import()` (pool/door-handle-pool.ts,
  * docs/entry-points.md "Lazy parts"). Until then a HandlePool is a pass-through that counts:
  * each call goes straight to the storage beneath, and each open returns an `UnpooledFile`, the
- * descriptor with what the pool will need to take it over (unpooled-file.ts). The call that
+ * descriptor with what the pool will need to take it over (pool/unpooled-file.ts). The call that
  * would take the `maxOpenFiles`-th descriptor (an open, or a `list`, `syncDir` or `lock`, which
  * hold one while they run) loads the pool first. The pool starts from this one's counts, adopts
  * every file open now with its descriptor (a file with calls running on it stays busy until they
@@ -23,12 +23,12 @@
  */
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
-import { loadHandlePool } from "./door-handle-pool.js";
+import { loadHandlePool } from "./pool/door-handle-pool.js";
 import { checkOpenOptions } from "./open-options.js";
 import { isAtOrUnder, normalizePath } from "./paths.js";
-import type { PoolCore } from "./pool-core.js";
+import type { PoolCore } from "./pool/pool-core.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
-import { UnpooledFile, type UnpooledSide } from "./unpooled-file.js";
+import { UnpooledFile, type UnpooledSide } from "./pool/unpooled-file.js";
 
 /**
  * The default bound: half of the smallest soft `ulimit -n` in common use (256 on macOS), which

@@ -100,7 +100,7 @@ const LAZY = [
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/follow-tail.ts",
-  "src/storage/pool-core.ts",
+  "src/storage/pool/pool-core.ts",
 ];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -214,7 +214,7 @@ describe("the root entry bundled for a browser", () => {
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups, the descriptor pool's eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup|storage\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -359,7 +359,7 @@ describe("the root entry bundled for a browser", () => {
         // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
         // gzip codec's, in record-batch.ts).
         const doors =
-          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/]load|storage)[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+          /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/]load|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
         b.onLoad({ filter: doors }, async (args) => {
           const real = await readFile(args.path, "utf8");
           const key = JSON.stringify(args.path);

@@ -1,5 +1,5 @@
 /**
- * HandlePool before and after its pool proper loads (handle-pool.ts, door-handle-pool.ts): below
+ * HandlePool before and after its pool proper loads (handle-pool.ts, pool/door-handle-pool.ts): below
  * the bound it is a pass-through that closes nothing; the call that would take the
  * `maxOpenFiles`-th descriptor loads the pool, which takes over every file open then (and every
  * call, open, close and name change in flight), and from then on the pool's guarantees hold for
@@ -10,10 +10,10 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
 import { HandlePool } from "../../../src/storage/handle-pool.js";
-import { PooledFile } from "../../../src/storage/pooled-file.js";
+import { PooledFile } from "../../../src/storage/pool/pooled-file.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../../../src/storage/storage.js";
-import { UnpooledFile } from "../../../src/storage/unpooled-file.js";
+import { UnpooledFile } from "../../../src/storage/pool/unpooled-file.js";
 import { expectCode } from "../log/helpers.js";
 import { rng } from "../../support/xorshift.js";
 

@@ -8,10 +8,10 @@
  * the pool (door-handle-pool.ts); internal: the package exports only `HandlePool`. No `node:`
  * imports.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
-import { readInto } from "./read-into.js";
-import type { OpenOptions, Storage, StorageFile } from "./storage.js";
-import { closedFile, EVICT_FIRST, type UnpooledFile } from "./unpooled-file.js";
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { readInto } from "../read-into.js";
+import type { OpenOptions, Storage, StorageFile } from "../storage.js";
+import { type Adopter, closedFile, EVICT_FIRST, type UnpooledFile } from "./unpooled-file.js";
 
 /**
  * An optional property of the storage beneath a pool: `storage[REOPEN]`, a `Reopener`, reopens
@@ -51,7 +51,7 @@ function reopenerOf(storage: Storage): Reopener | undefined {
 }
 
 /** One virtual file of a HandlePool. */
-export class PooledFile implements StorageFile {
+export class PooledFile implements Adopter {
   readonly path: string;
   readonly #pool: PoolSide;
   readonly #readOnly: boolean;

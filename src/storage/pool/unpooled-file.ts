@@ -1,5 +1,5 @@
 /**
- * The file a `HandlePool` hands out before its pool proper is loaded (see handle-pool.ts): a
+ * The file a `HandlePool` hands out before its pool proper is loaded (see ../handle-pool.ts): a
  * pass-through to the descriptor the storage beneath opened, which keeps what the pool needs to
  * take the file over when it loads: the calls running on it, whether writes no sync covered are
  * behind it, and whether its name was removed or renamed. The pool then adopts it
@@ -7,10 +7,9 @@
  * the descriptor while it is idle and reopen it, as it does for the files it opened itself.
  * Also the `evictFirst` hint, which only a pooled file acts on. No `node:` imports.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
-import type { PooledFile } from "./pooled-file.js";
-import { readInto } from "./read-into.js";
-import type { StorageFile } from "./storage.js";
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { readInto } from "../read-into.js";
+import type { StorageFile } from "../storage.js";
 
 /**
  * An optional method of a file handle: `file[EVICT_FIRST]()` says its holder read what it
@@ -28,6 +27,12 @@ export function evictFirst(file: StorageFile): void {
 /** The `PAGELOG_CLOSED` error of a call on a closed handle, or on a handle of a closed pool. */
 export function closedFile(op: string, path: string): PagelogError {
   return new PagelogError(`${op} ${JSON.stringify(path)}: the file handle is closed`, ErrorCode.CLOSED, { path });
+}
+
+/** The pool's file that takes an UnpooledFile over (`PooledFile`, pooled-file.ts). */
+export interface Adopter extends StorageFile {
+  /** A call that was running on the descriptor when the pool took it over ended (`wrote`: a write or truncate). */
+  _adoptedEnd(wrote: boolean): void;
 }
 
 /** What an UnpooledFile may call on its HandlePool. */
@@ -56,7 +61,7 @@ export class UnpooledFile implements StorageFile {
   /** @internal Its name was removed or renamed: its descriptor is outside the bound until closed. */
   _moved = false;
   /** @internal The pool's file that took it over: every call goes there. */
-  _pooled: PooledFile | undefined;
+  _pooled: Adopter | undefined;
   readonly #side: UnpooledSide;
   #closed = false;
   #closing: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 /**
- * The pool proper of a `HandlePool` (handle-pool.ts), loaded through door-handle-pool.ts when the
+ * The pool proper of a `HandlePool` (../handle-pool.ts), loaded through door-handle-pool.ts when the
  * HandlePool's calls are about to hold `maxOpenFiles` descriptors: a `Storage` that keeps at
  * most `maxOpenFiles` descriptors of the storage beneath it open, however many files its callers
  * hold open. It starts with what the HandlePool holds (its counts, and every file it opened, each
@@ -43,12 +43,11 @@
  * This file holds the pool and its slots; the virtual file is `PooledFile` in pooled-file.ts.
  * Internal (the package exports `HandlePool`). No `node:` imports: the pool runs in a browser too.
  */
-import { checkOpenOptions } from "./open-options.js";
-import { ErrorCode, PagelogError } from "../errors.js";
-import type { HandlePoolStats } from "./handle-pool.js";
-import { isAtOrUnder, normalizePath } from "./paths.js";
+import { checkOpenOptions } from "../open-options.js";
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { isAtOrUnder, normalizePath } from "../paths.js";
 import { type PoolSide, PooledFile } from "./pooled-file.js";
-import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
+import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../storage.js";
 import type { UnpooledFile } from "./unpooled-file.js";
 
 /** What a HandlePool held before its pool loaded, which the pool starts from. */
@@ -117,7 +116,7 @@ export class PoolCore implements Storage {
   }
 
   /** Counts of what the pool did so far (see `HandlePoolStats`). */
-  get stats(): HandlePoolStats {
+  get stats() {
     return {
       open: this.#inUse + this.#pinned,
       peakOpen: this.#peak,
