@@ -253,7 +253,7 @@ describe("HandlePool: the pool proper loads at the bound and takes over the file
     expect(watched.openNow).toBe(0);
   });
 
-  it("random concurrent calls across the load: never more descriptors than the bound, none closed under a call, every byte read back", async () => {
+  it("random concurrent calls across the load (renames and removes too): never more descriptors than the bound and the pinned ones, none closed under a call, every byte read back", async () => {
     for (let seed = 1; seed <= 30; seed++) {
       const draw = rng(seed);
       const bound = 2 + draw(5);
@@ -261,6 +261,7 @@ describe("HandlePool: the pool proper loads at the bound and takes over the file
       const pool = new HandlePool(watched, { maxOpenFiles: bound });
       const contents = new Map<string, string>();
       const open: Array<{ name: string; file: StorageFile }> = [];
+      const moved = new Set<string>();
       let next = 0;
       for (let round = 0; round < 12; round++) {
         const calls: Array<Promise<unknown>> = [];
@@ -280,6 +281,12 @@ describe("HandlePool: the pool proper loads at the bound and takes over the file
             calls.push(open[draw(open.length)]!.file.sync());
           } else if (choice < 8) {
             calls.push(pool.list(""));
+          } else if (choice < 9 && open.some(({ name }) => !moved.has(name))) {
+            // Its handle keeps working on the file, pinned outside the bound.
+            const stay = open.filter(({ name }) => !moved.has(name));
+            const { name } = stay[draw(stay.length)]!;
+            moved.add(name);
+            calls.push(draw(2) === 0 ? pool.remove(name) : pool.rename(name, `${name}.moved`));
           } else {
             const { name, file } = open[draw(open.length)]!;
             calls.push(file.size().then((size) => expect(size, name).toBeGreaterThanOrEqual(0)));
@@ -290,7 +297,8 @@ describe("HandlePool: the pool proper loads at the bound and takes over the file
         if (open.length > 3 && draw(3) === 0) await open.splice(draw(open.length), 1)[0]!.file.close();
       }
       for (const { name, file } of open) expect(await text(file), `seed ${seed} ${name}`).toBe(contents.get(name));
-      expect(watched.peak, `seed ${seed} bound ${bound}`).toBeLessThanOrEqual(bound);
+      expect(watched.peak, `seed ${seed} bound ${bound}`).toBeLessThanOrEqual(bound + moved.size);
+      expect(pool.stats.pinned, `seed ${seed}`).toBe(open.filter(({ name }) => moved.has(name)).length);
       await pool.close();
       expect(watched.openNow, `seed ${seed}`).toBe(0);
     }
