@@ -25,12 +25,12 @@
  * uses the read-only mode, the cleaner nor the topics (the checks run the swarm workload, which
  * never compacts), so the build swaps their doors for ones that reject, saying the page leaves
  * that part out (LEFT_OUT): those parts are in neither script. The demo on the page never moves a
- * log's start, looks a record up by time, follows a log, keeps consumer positions or meets a
- * transaction, and its directory has no descriptor bound (a simulated disk has no limit: the
- * session opens it with `maxOpenFiles` the largest safe integer), so app.js leaves those parts
- * and the descriptor pool out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but
- * transactions, and runs logs with small bounds. Both recover and truncate logs, so the other
- * doors become static imports (KEPT), with no lazy wrapper.
+ * log's start, looks a record up by time, iterates or follows a log (`records()`, `waitFor()`),
+ * keeps consumer positions or meets a transaction, and its directory has no descriptor bound (a
+ * simulated disk has no limit: the session opens it with `maxOpenFiles` the largest safe integer),
+ * so app.js leaves those parts and the descriptor pool out too (LEFT_OUT_OF_PAGE); the checks'
+ * engine does all of that but transactions, and runs logs with small bounds. Both recover and
+ * truncate logs, so the other doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -124,6 +124,7 @@ const KEPT = {
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
+  "read/door-records.ts": ["loadRecords", "./records-body.js", ["readAhead", "step", "take", "waitFor"]],
   "write/lazy-truncate.ts": ["loadTruncation", "./log-truncate.js", ["truncateLog"]],
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
@@ -141,6 +142,7 @@ const LEFT_OUT_OF_PAGE = {
   "read/door-time-lookup.ts": "lookups by time",
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
+  "read/door-records.ts": "records() and waitFor()",
   "pool/door-handle-pool.ts":
     "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };

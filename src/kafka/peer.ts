@@ -1,6 +1,6 @@
 /**
  * The Kafka client is an optional peer dependency: only `pagelog/kafka` and `pagelog mirror` load
- * it, at run time, so the core keeps `crc-32` as its only dependency and a service that never
+ * it, at run time, so the core keeps no required dependency and a service that never
  * mirrors installs nothing more. kafkajs is pure JavaScript: a client whose install downloads a
  * native binary does not install where only package registries are reachable.
  */

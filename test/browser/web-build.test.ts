@@ -66,17 +66,22 @@ describe("the web demo's build", () => {
       expect(script).not.toContain("topic name must be 1 to"); // topic/dir-topics.ts
     }
     // The parts the demo on the page never uses are left out of app.js; the checks' engine keeps them.
-    const pageLeavesOut = [
+    const parts = [
       "retention and moving a log's start",
       "lookups by time",
-      "followers",
+      "records() and waitFor()",
       "consumer positions",
       "the descriptor pool", // its directory has no bound (src/demo/session.ts)
     ];
-    for (const part of pageLeavesOut) {
+    for (const part of parts) {
       expect(js, part).toContain(`the web demo leaves out ${part}`);
       expect(read("checks.js"), part).not.toContain(`the web demo leaves out ${part}`);
     }
+    expect(js).not.toContain("has no record at or after offset"); // read/records-body.ts
+    expect(read("checks.js")).toContain("has no record at or after offset");
+    // The follower's door is inside the records iterator's body: app.js has neither.
+    expect(js).not.toContain("the web demo leaves out followers");
+    expect(read("checks.js")).not.toContain("the web demo leaves out followers");
     const poolCode = "while its descriptor was closed"; // src/storage/pool/pooled-file.ts
     expect(js).not.toContain(poolCode);
     expect(read("checks.js")).toContain(poolCode);

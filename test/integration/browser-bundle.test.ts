@@ -83,8 +83,9 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * segment's load (its recovery walk and index checks: with the loader, read-only, the cleaner or
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
- * log's and the segment's) and the follower's part; and the descriptor pool's eviction (a
- * HandlePool's call that would take its `maxOpenFiles`-th descriptor).
+ * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
+ * part: LAZY_INSIDE); and the descriptor pool's eviction (a HandlePool's call that would take its
+ * `maxOpenFiles`-th descriptor).
  */
 const LAZY = [
   "src/log/read-only/read-only-open.ts",
@@ -99,9 +100,14 @@ const LAZY = [
   "src/format/gzip.ts",
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
-  "src/log/read/follow-tail.ts",
+  "src/log/read/records-body.ts",
   "src/storage/pool/pool-core.ts",
 ];
+/**
+ * The lazy parts whose door is inside another lazy part, so not in what loads first: the
+ * follower's part, which only the records iterator's body (a follower's first wait) loads.
+ */
+const LAZY_INSIDE = ["src/log/read/follow-tail.ts"];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 async function bundle(
@@ -212,9 +218,11 @@ describe("the root entry bundled for a browser", () => {
     expect(bundled.filter((path) => lazyRooms.test(path))).toEqual([]);
     // Nor what the parts of a writable log bring that a plain append, read and flush never use:
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
-    // lookup by time, the follower's written tail and wake-ups, the descriptor pool's eviction.
+    // lookup by time, the follower's written tail and wake-ups, the records iterator's body (its
+    // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
+    // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail))|format\/gzip|segment\/load\/time-lookup|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/log-retention|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors))|format\/gzip|segment\/load\/time-lookup|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -249,7 +257,7 @@ describe("the root entry bundled for a browser", () => {
       pending.push(...outputs[name]!.imports.filter((i) => i.kind === "import-statement").map((i) => i.path));
     }
     const chunkOf = (module: string) => Object.keys(outputs).find((name) => module in outputs[name]!.inputs);
-    for (const module of LAZY) {
+    for (const module of [...LAZY, ...LAZY_INSIDE]) {
       expect(chunkOf(module), module).toBeDefined();
       expect(eager.has(chunkOf(module)!), `${module} loads with the entry`).toBe(false);
     }
@@ -402,7 +410,9 @@ describe("the root entry bundled for a browser", () => {
         await readOnly.close();
         // The parts a writable log loads on first use: retention (a roll of a log that retains:
         // that append fails alone, before anything is written), the lookup by time (the log's
-        // door, then the segment's), the consumers' positions files, the follower's part.
+        // door, then the segment's), the consumers' positions files, the records iterator's body
+        // (its first next() fails, and ends that iteration; the append queued after it does not
+        // fail, nor come before it), the follower's part.
         const again = await LogDir.open(disk);
         const kept = await again.log("kept-0", { segmentBytes: 200, retentionBytes: 400 });
         const big = [{ value: new Uint8Array(150) }];
@@ -411,6 +421,15 @@ describe("the root entry bundled for a browser", () => {
         const byTime = [];
         for (let i = 0; i < 3; i++) byTime.push(await outcome(() => kept.offsetForTimestamp(0)));
         const commits = [await outcome(() => again.consumer("c").commit("kept-0", 1)), await outcome(() => again.consumer("c").commit("kept-0", 2))];
+        const iterate = async () => {
+          const it = kept.records({ from: kept.endOffset });
+          const next = it.next();
+          const appended = kept.append([{ value: "i" }]); // queued after the iteration's first read
+          const first = await next.then((step) => (step.done ? "done" : step.value.offset), (e) => e.message);
+          const after = await it.next();
+          return [first, after.done, (await appended).baseOffset];
+        };
+        const iterations = [await iterate(), await iterate()];
         const follow = async () => {
           const it = kept.records({ from: kept.endOffset, follow: true });
           const next = it.next();
@@ -431,7 +450,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -450,6 +469,11 @@ describe("the root entry bundled for a browser", () => {
       afterRolls: ["open", 2],
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
+      // The first read was queued at next(), before the append: it ends at the old end.
+      iterations: [
+        ["chunk not loaded", true, 2],
+        ["done", true, 3],
+      ],
       follows: ["chunk not loaded", "ok"],
       pools: ["chunk not loaded", "ok", 1, 1, 7],
       logs: ["events-0", "kept-0", "orders-0", "prices-0"],

@@ -1,8 +1,7 @@
 /**
  * A bare project with the package as users get it: dist/ built if it is stale, `npm pack`ed, the
- * tarball unpacked into `node_modules/pagelog`, and pagelog's runtime dependency (crc-32) and its
- * optional one (@node-rs/crc32, the native CRC-32C, as npm installs it) linked from this
- * checkout: nothing else, no test tools, no @types/node, no network. Several suites
+ * tarball unpacked into `node_modules/pagelog`, and pagelog's one (optional) dependency (@node-rs/crc32,
+ * the native CRC-32C, as npm installs it) linked from this checkout: nothing else, no test tools, no @types/node, no network. Several suites
  * pack at once (the packed-package, published-types and doc-blocks tests): a lock directory in
  * node_modules/.cache serialises the build and the pack, so that no suite packs a dist/ that
  * another is rebuilding. The tarball is kept there under a hash of what `npm pack` puts in it
@@ -139,11 +138,11 @@ export function packedProject(prefix: string): string {
   withPackLock(() => {
     execFileSync("tar", ["-xzf", currentTarball(), "-C", join(modules, "pagelog"), "--strip-components=1"]);
   });
-  // The runtime dependency and the optional one, from this checkout; nothing else (pagelog/testing
-  // needs no test tools). @node-rs/crc32 finds its platform package from its real path, here.
+  // The optional dependency, from this checkout; nothing else (pagelog has no required runtime
+  // dependency, pagelog/testing needs no test tools). @node-rs/crc32 finds its platform package
+  // from its real path, here.
   mkdirSync(join(modules, "@node-rs"));
-  for (const dep of ["crc-32", "@node-rs/crc32"])
-    symlinkSync(join(repo, "node_modules", dep), join(modules, dep), "dir");
+  symlinkSync(join(repo, "node_modules", "@node-rs/crc32"), join(modules, "@node-rs/crc32"), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   return project;
 }

@@ -5,7 +5,7 @@
  *
  * The integration tier's global set-up (test/integration/setup/global-setup.ts) starts the build
  * once per run, in the background, into a directory inside node_modules/.cache (so that it
- * resolves the package's own dependencies, crc-32, as dist/ does), and removes it when the run
+ * resolves the package's own optional dependency, @node-rs/crc32, as dist/ does), and removes it when the run
  * ends. It holds three entries side by side, as tsup.config.ts builds them: `node.js` (the
  * library's Node entry), `main.js` (the CLI) and `bench-child.js` (the bench's child process).
  * Eleven files once made a build each (about 4 CPU-s apiece); now the first to need it waits for

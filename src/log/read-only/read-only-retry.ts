@@ -47,7 +47,7 @@ function staleSegment(err: unknown): boolean {
 /**
  * Whether `found`, read from `next` on below the end, skips an offset the clean point does not
  * explain: none found at or past it, or a record past the next offset outside the cleaned part
- * (the checks records-iterator.ts makes before it hands them out).
+ * (the checks records-body.ts makes before it hands them out).
  */
 function unexplainedGap(s: LogState, next: number, found: readonly { readonly offset: number }[]): boolean {
   const below = s.offsetGaps.below;

@@ -19,7 +19,7 @@
  * - each batch is handed out once: the records yielded view its bytes, as a read's view its own
  *   buffer, so a caller that changes them in place changes nothing another reader gets (a second
  *   follower, or a batch asked for again, reads the file).
- * Records it hands out are then checked as a read's are (records-iterator.ts `settle`): a cut
+ * Records it hands out are then checked as a read's are (records-body.ts `settle`): a cut
  * after the hand-off drops what was read ahead. Kept only while a follower wants it: one that
  * waited at the end within the last `TAIL_BYTES` written; a writer nobody follows keeps nothing.
  */

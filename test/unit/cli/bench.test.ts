@@ -135,7 +135,7 @@ describe("pagelog bench", () => {
     const native = /^native \(@node-rs\/crc32 \d+\.\d+\.\d+\) from \d+ B, the pure-JS table below$/;
     expect(await crcOf()).toMatch(native);
     expect(await crcOf("--crc", "native")).toMatch(native);
-    expect(await crcOf("--crc", "js")).toBe("js (crc-32 (pure JS): --crc js)");
+    expect(await crcOf("--crc", "js")).toBe("js (pagelog (pure JS): --crc js)");
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -3,7 +3,9 @@
  * "Lazy parts"): the transaction walk needs a broker's transactional batch, gzip needs
  * `CompressionStream`. Each part is mocked to fail to load once (as a chunk a page failed to
  * fetch), in a fresh module registry: that call fails, nothing else does, and the next call loads
- * the real part.
+ * the real part. And the records iterator's body, whose door serves two calls (the browser-bundle
+ * test fails it for `records()`; here `waitFor()` too), loaded inside an iteration's first read:
+ * that read keeps its place among the log's calls while the part loads.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
@@ -12,10 +14,13 @@ import { NAME, segPath, writeFile } from "../helpers.js";
 
 const WALK = "../../../../src/log/read/transaction-walk.js";
 const GZIP = "../../../../src/format/gzip.js";
+const BODY = "../../../../src/log/read/records-body.js";
+const LOG_DIR = "../../../../src/log/log-dir.js";
 
 afterEach(() => {
   vi.doUnmock(WALK);
   vi.doUnmock(GZIP);
+  vi.doUnmock(BODY);
   vi.resetModules();
 });
 
@@ -75,5 +80,71 @@ describe("a lazy part that fails to load", () => {
     await expect(decodeBatch(batch)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
     const decoded = await decodeBatch(batch);
     expect(new TextDecoder().decode(decoded.records[0]!.value!)).toBe("zipped");
+  });
+
+  it("the records iterator's body: that next() fails and ends its iteration, the log does not, the next iteration loads it", async () => {
+    vi.resetModules();
+    let failures = 1;
+    vi.doMock(BODY, async (real) => {
+      if (failures-- > 0) throw new Error("chunk not loaded");
+      return real();
+    });
+    const { LogDir } = await import(LOG_DIR);
+    const dir = await LogDir.open(new SimStorage({ seed: 33 }));
+    const log = await dir.log(NAME);
+    await log.append([{ value: "a" }, { value: "b" }]);
+    const failed = log.records();
+    await expect(failed.next()).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
+    expect(await failed.next()).toEqual({ done: true, value: undefined }); // a failure ends it
+    expect(log.status).toBe("open");
+    const offsets: number[] = [];
+    for await (const record of log.records()) offsets.push(record.offset);
+    expect(offsets).toEqual([0, 1]);
+    await dir.close();
+  });
+
+  it("waitFor's wait: a record already there answers without it; that wait fails, the next one loads it", async () => {
+    vi.resetModules();
+    let failures = 1;
+    vi.doMock(BODY, async (real) => {
+      if (failures-- > 0) throw new Error("chunk not loaded");
+      return real();
+    });
+    const { LogDir } = await import(LOG_DIR);
+    const dir = await LogDir.open(new SimStorage({ seed: 34 }));
+    const log = await dir.log(NAME);
+    await log.append([{ value: "a" }]);
+    expect(await log.waitFor(0)).toBe(1); // there: nothing loads
+    expect(failures).toBe(1);
+    await expect(log.waitFor(1)).rejects.toThrow();
+    const waiting = log.waitFor(1);
+    await log.append([{ value: "b" }]);
+    expect(await waiting).toBe(2);
+    expect(log.status).toBe("open");
+    await dir.close();
+  });
+
+  it("an iteration's first read is queued at its first next(), before the body loads: a call made after it comes after it", async () => {
+    vi.resetModules(); // the body not loaded yet: its load (a real import()) runs inside that read
+    const { LogDir } = await import(LOG_DIR);
+    const dir = await LogDir.open(new SimStorage({ seed: 35 }));
+    const log = await dir.log(NAME);
+    await log.append([{ value: "a" }]);
+    // From the end: the read at the call finds nothing (the end is 1), so the iteration is done.
+    const atEnd = log.records({ from: 1 });
+    const first = atEnd.next();
+    const appended = log.append([{ value: "b" }]); // not awaited: queued after that read
+    expect(await first).toEqual({ done: true, value: undefined });
+    expect((await appended).baseOffset).toBe(1);
+    // Each later read takes the end as it runs: an iteration started now reads the append.
+    const offsets: number[] = [];
+    for await (const record of log.records()) offsets.push(record.offset);
+    expect(offsets).toEqual([0, 1]);
+    const follower = log.records({ from: 2, follow: true });
+    const waited = follower.next(); // the body is loaded now; the follower's part is not
+    await log.append([{ value: "c" }]);
+    expect((await waited).value?.offset).toBe(2);
+    await follower.return();
+    await dir.close();
   });
 });

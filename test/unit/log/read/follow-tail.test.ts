@@ -13,14 +13,16 @@ import type { Log, LogRecord } from "../../../../src/log/log.js";
 import type { LogOptions } from "../../../../src/log/options/log-options.js";
 import { WrittenTail, TAIL_BYTES } from "../../../../src/log/state/written-tail.js";
 import { loadFollower } from "../../../../src/log/read/door-follower.js";
+import { loadRecords } from "../../../../src/log/read/door-records.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { HookedStorage } from "../../../../src/testing/hooked-storage.js";
 import { expectCode, expectedAt, NAME, pending, plain, recordAt } from "../helpers.js";
 
-// The follower's part loads on a follower's first wait (door-follower.ts): loaded here first, so
-// that no test's first append races its load (an append written before it would be read back from
-// the file once, as for any writer nobody followed yet). The lazy load itself: follow.test.ts.
-beforeAll(() => loadFollower());
+// The follower's part loads on a follower's first wait (door-follower.ts), and the iterator's body
+// on its first next() (door-records.ts): both loaded here first, so that no test's first append
+// races their load (an append written before it would be read back from the file once, as for any
+// writer nobody followed yet). The lazy loads themselves: follow.test.ts, first-use-doors.test.ts.
+beforeAll(() => Promise.all([loadFollower(), loadRecords()]));
 
 const text = (r: LogRecord): string => new TextDecoder().decode(r.value!);
 
