@@ -19,18 +19,21 @@
  *
  * One classic script cannot load a part of itself later: esbuild would inline every `import()`
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
- * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, and the
+ * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, the
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
- * `src/segment/policies/door-policies.ts`). Neither script uses the read-only mode, the cleaner
+ * `src/segment/policies/door-policies.ts`, and the descriptor pool's
+ * `src/storage/pool/door-handle-pool.ts`). Neither script uses the read-only mode, the cleaner
  * nor the topics (the checks run the swarm workload, which never compacts), nor the log's timers
  * (both run their logs on a clock of their own, which arms none), nor the write paths' expensive
  * checks (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject,
  * saying the page leaves that part out (LEFT_OUT): those parts are in neither script. The demo on
  * the page never moves a log's start, looks a record up by time, iterates or follows a log
- * (`records()`, `waitFor()`), keeps consumer positions or meets a transaction, so app.js leaves
- * those parts out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but transactions.
- * Both recover and truncate logs, and run a reader's policies, so the other doors become static
- * imports (KEPT), with no lazy wrapper.
+ * (`records()`, `waitFor()`), keeps consumer positions or meets a transaction, and its directory
+ * has no descriptor bound (a simulated disk has no limit: the session opens it with
+ * `maxOpenFiles` the largest safe integer), so app.js leaves those parts and the descriptor pool
+ * out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but transactions, and runs logs
+ * with small bounds. Both recover and truncate logs, and run a reader's policies, so the other
+ * doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -96,7 +99,7 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`, `src/storage/pool/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
@@ -134,6 +137,7 @@ const KEPT = {
     "./segment-load.js",
     ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "absentFile", "createdOnWrite"],
   ],
+  "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
@@ -145,6 +149,8 @@ const LEFT_OUT_OF_PAGE = {
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
   "read/door-records.ts": "records() and waitFor()",
+  "pool/door-handle-pool.ts":
+    "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };
 
 /**
@@ -155,7 +161,7 @@ const LEFT_OUT_OF_PAGE = {
 const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](log|segment)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/](log|segment|storage)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
       if (script === "page" && door in LEFT_OUT_OF_PAGE) {
         const name = KEPT[door][0];

@@ -150,7 +150,9 @@ export class DemoSession {
   }
 
   async #open(): Promise<LogRecovery> {
-    const dir = await LogDir.open(this.#storage);
+    // A simulated disk has no descriptor limit: no bound, so the demo never closes a descriptor to
+    // stay under one, and the web page leaves the descriptor pool out (web/build.mjs).
+    const dir = await LogDir.open(this.#storage, { maxOpenFiles: Number.MAX_SAFE_INTEGER });
     try {
       this.#log = await dir.log(PARTITION, {
         segmentBytes: this.config.segmentBytes,

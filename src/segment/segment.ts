@@ -18,7 +18,7 @@ import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
 import { checkCrc32c } from "../format/check-crc32c.js";
-import { evictFirst } from "../storage/pooled-file.js";
+import { evictFirst } from "../storage/pool/unpooled-file.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import type { ScanStop } from "./batch-scanner.js";
 import { ErrorCode, PagelogError } from "../errors.js";

@@ -28,7 +28,7 @@ import { fromFsError, osErrorCode } from "./fs-errors.js";
 import { FsFile } from "./fs-file.js";
 import { FdHandle } from "./fs-fd-handle.js";
 import { DEFAULT_SYNC_READ_LIMITS, gated, SyncGate } from "./sync-gate.js";
-import { REOPEN, type Reopener } from "./pooled-file.js";
+import { REOPEN, type Reopener } from "./pool/pooled-file.js";
 import { type FileIdentity, FsLock, identityOf, lockHeldHere, sameFile, takeLockFile } from "./fs-lock.js";
 
 /** The descriptor `threadCpuWaitMs` reads; null where there is none, undefined before the first try. */

@@ -1,51 +1,34 @@
 /**
  * HandlePool: a `Storage` that keeps at most `maxOpenFiles` descriptors of the storage beneath it
- * open, however many files its callers hold open.
+ * open, however many files its callers hold open. Every `LogDir` goes through one.
  *
- * `open()` returns a virtual `StorageFile`. Its descriptor underneath is opened at once (so
- * `open` fails exactly as the contract says: `PAGELOG_NOT_FOUND`, `create`, a directory…), and
- * from then on the pool may close it whenever it is idle and another file needs a descriptor:
- * least recently used first. The next call on an evicted file opens it again (never with
- * `create`), transparently. A log directory with thousands of segments therefore holds
- * descriptors only for the files it is using now.
+ * Most directories never come near the bound, so the pool proper (pool/pool-core.ts: least recently
+ * used eviction, syncing before closing, reopening, pinning on a name change; its rules are
+ * written there) loads only when it is needed, through one `import()` (pool/door-handle-pool.ts,
+ * docs/entry-points.md "Lazy parts"). Until then a HandlePool is a pass-through that counts:
+ * each call goes straight to the storage beneath, and each open returns an `UnpooledFile`, the
+ * descriptor with what the pool will need to take it over (pool/unpooled-file.ts). The call that
+ * would take the `maxOpenFiles`-th descriptor (an open, or a `list`, `syncDir` or `lock`, which
+ * hold one while they run) loads the pool first. The pool starts from this one's counts, adopts
+ * every file open now with its descriptor (a file with calls running on it stays busy until they
+ * end, one with writes no sync covered is synced before it is ever closed, one whose name was
+ * removed or renamed stays pinned), and every later call goes to it. So below the bound nothing
+ * is ever closed, as before, and at it the pool bounds every descriptor, those opened before it
+ * loaded included. Calls in flight when it loads end in the pool's books: an open that completes
+ * then is adopted, a close or a transient call gives its slot back to the pool.
  *
- * The rules that keep this invisible to durability:
- *
- * - **An eviction never drops unsynced writes on the floor.** A descriptor with writes or
- *   truncations behind it that no successful `sync()` covered is synced before it is closed.
- *   Closing it unsynced would be harmless to the data (the page cache keeps it), but not to the
- *   error: Linux reports a failed writeback only to descriptors that were open when it happened
- *   (errseq), so a later `sync()` on a freshly opened descriptor could succeed while the writes
- *   were lost. Guarantee 8 (no flush reports data durable that is not) would break silently.
- * - **A failed eviction sync is never forgotten.** The error is kept on every open virtual handle
- *   of that file, and each of them fails its next `sync()`, `write()` and `truncate()` with it
- *   (the same code, the original as `cause`) until it is closed. A Log that meets it goes
- *   `failed`, as with any failed fsync. Reads and `size()` keep working on what the cache holds.
- * - **Names are tracked.** `remove()` and `rename()` through the pool first *pin* every virtual
- *   handle on the affected path: its descriptor is opened if it was evicted and never closed
- *   again until the handle is, so it keeps working on the unlinked (or renamed) file as the
- *   contract promises, and is never reopened at a path that now names another file, or nothing.
- *   Pinned descriptors are outside the bound (pagelog closes a segment before deleting it, so in
- *   practice there are none).
- * - **Power cuts and closed storages stay visible.** A pool wraps one storage object; reopening
- *   goes through that object, so after a `SimStorage` power cut an evicted handle fails with
- *   `PAGELOG_POWER_CUT` like every other handle of that boot (the rebooted storage is another
- *   object, which this pool never sees). After `close()` everything fails with `PAGELOG_CLOSED`.
- *
- * The bound also covers the descriptors the storage beneath opens for a moment: `list()`,
- * `syncDir()` and `lock()` each hold a slot while they run (FsStorage opens the directory, or
- * the lock file). Calls that find every slot busy wait for one (first come, first served); no
- * call ever holds one slot while waiting for another, so any bound of 1 or more makes progress.
- *
- * This file holds the pool and its slots; the virtual file is `PooledFile` in pooled-file.ts.
+ * The load waits inside that call, which was asynchronous already: a chunk that fails to load
+ * fails that call alone (nothing was opened or changed), and the next such call loads it.
  * No `node:` imports: the pool runs in a browser too.
  */
-import { checkOpenOptions } from "./open-options.js";
 import { ErrorCode, PagelogError } from "../errors.js";
 import { resolveOptions } from "../options.js";
-import { normalizePath } from "./paths.js";
-import { type PoolSide, PooledFile } from "./pooled-file.js";
+import { loadHandlePool } from "./pool/door-handle-pool.js";
+import { checkOpenOptions } from "./open-options.js";
+import { isAtOrUnder, normalizePath } from "./paths.js";
+import type { PoolCore } from "./pool/pool-core.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "./storage.js";
+import { UnpooledFile, type UnpooledSide } from "./pool/unpooled-file.js";
 
 /**
  * The default bound: half of the smallest soft `ulimit -n` in common use (256 on macOS), which
@@ -92,57 +75,34 @@ export function checkMaxOpenFiles(value: unknown): number {
   return value;
 }
 
-/** `path` is `target` or lies inside the directory `target`. */
-function isAtOrUnder(path: string, target: string): boolean {
-  return path === target || path.startsWith(`${target}/`);
-}
-
 /**
  * A `Storage` that keeps at most `maxOpenFiles` descriptors of the storage beneath it open, however many files its
  * callers hold open: idle ones are closed least recently used first (synced first if they hold unsynced writes) and
- * reopened on their next use. Every `LogDir` reads and writes through one (`LogDir.storage`).
+ * reopened on their next use. Every `LogDir` reads and writes through one (`LogDir.storage`). The code that closes
+ * and reopens descriptors loads (one `import()`) at the first call that would take the `maxOpenFiles`-th one.
  */
 export class HandlePool implements Storage {
   /** The storage whose descriptors this pool bounds. */
   readonly inner: Storage;
   /** The bound on open descriptors (`HandlePoolOptions.maxOpenFiles`). */
   readonly maxOpenFiles: number;
-  /** Bounded slots taken: open (or opening) unpinned descriptors plus transient calls. */
-  #inUse = 0;
+  /** The pool proper, once loaded: every call goes there. */
+  #core: PoolCore | undefined;
+  #loading: Promise<void> | undefined;
+  // Until the pool proper loads (its start, then):
+  /** Bounded slots taken: descriptors open, opening or closing whose name did not change, and transient calls. */
+  #open = 0;
+  /** Descriptors whose file was removed or renamed: outside the bound. */
   #pinned = 0;
   #peak = 0;
   #opens = 0;
-  #evictions = 0;
-  #evictionSyncs = 0;
-  #evictionFailures = 0;
-  /** Open, idle, unpinned files: the eviction candidates, least recently used first. */
-  readonly #idle = new Set<PooledFile>();
-  /**
-   * Idle files whose holder said it read what it needed (`evictFirst`: an index read whole into
-   * memory): evicted before any of `#idle`, so loading a segment does not push the descriptors of
-   * the segments being read out of the pool. Any later use puts a file back in `#idle`.
-   */
-  readonly #idleFirst = new Set<PooledFile>();
-  /** Virtual files not yet closed. */
-  readonly #files = new Set<PooledFile>();
-  /** Calls waiting for a slot, woken one at a time when a slot or an idle file turns up. */
-  readonly #waiters: Array<() => void> = [];
+  /** Files open (not closing): the pool adopts each when it loads. */
+  readonly #files = new Set<UnpooledFile>();
   #closing: Promise<void> | undefined;
-  /** What a PooledFile may call on its pool: the slot bookkeeping, kept out of the public type. */
-  readonly #side: PoolSide = {
-    inner: () => this.inner,
+  readonly #side: UnpooledSide = {
     closing: () => this.closing,
-    takeSlot: () => this.#takeSlot(),
-    freeSlot: () => this.#freeSlot(),
-    idle: (file) => this.#markIdle(file),
-    spent: (file) => this.#markSpent(file),
-    busy: (file) => this.#busy(file),
-    pinned: (file) => this.#markPinned(file),
-    unpinned: () => this.#unpinned(),
-    reopened: () => this.#reopened(),
-    forget: (file) => this.#forget(file),
-    evictionSyncing: () => this.#evictionSyncing(),
-    evictionFailed: (file, err) => this.#evictionFailed(file, err),
+    forget: (file) => this.#files.delete(file),
+    free: (moved) => this.#free(moved),
   };
 
   /** A pool over `inner` that keeps at most `options.maxOpenFiles` of its descriptors open. */
@@ -156,16 +116,18 @@ export class HandlePool implements Storage {
 
   /** Counts of what the pool did so far (see `HandlePoolStats`). */
   get stats(): HandlePoolStats {
-    return {
-      open: this.#inUse + this.#pinned,
-      peakOpen: this.#peak,
-      files: this.#files.size,
-      opens: this.#opens,
-      evictions: this.#evictions,
-      evictionSyncs: this.#evictionSyncs,
-      evictionFailures: this.#evictionFailures,
-      pinned: this.#pinned,
-    };
+    return (
+      this.#core?.stats ?? {
+        open: this.#open + this.#pinned,
+        peakOpen: this.#peak,
+        files: this.#files.size,
+        opens: this.#opens,
+        evictions: 0,
+        evictionSyncs: 0,
+        evictionFailures: 0,
+        pinned: this.#pinned,
+      }
+    );
   }
 
   // ---- Storage --------------------------------------------------------------------------
@@ -175,24 +137,27 @@ export class HandlePool implements Storage {
     const p = normalizePath(path);
     this.#checkOpen("open");
     checkOpenOptions(options);
-    const file = new PooledFile(this.#side, p, options.readOnly === true);
-    await this.#takeSlot();
+    const core = await this.#slot();
+    if (core !== undefined) return core.open(p, options);
     let real: StorageFile;
     try {
       real = await this.inner.open(p, options);
     } catch (err) {
-      this.#freeSlot();
+      this.#free(false);
       throw err;
     }
-    this.#opens++;
     if (this.#closing !== undefined) {
       // close() ran while the open was in flight: do not leak the descriptor.
-      this.#freeSlot();
+      this.#free(false);
       await real.close().catch(() => undefined);
       this.#checkOpen("open");
     }
+    const readOnly = options.readOnly === true;
+    // The pool loaded while this open ran: it takes the descriptor over (its slot is counted).
+    if (this.#core) return this.#core.adopt(p, readOnly, real);
+    this.#opens++;
+    const file = new UnpooledFile(this.#side, p, readOnly, real);
     this.#files.add(file);
-    file._attach(real);
     return file;
   }
 
@@ -205,7 +170,7 @@ export class HandlePool implements Storage {
   /** `Storage.list`: the names in directory `dir`, sorted. */
   async list(dir: string): Promise<string[]> {
     this.#checkOpen("list");
-    return this.#transient(() => this.inner.list(dir));
+    return this.#transient((storage) => storage.list(dir));
   }
 
   /** `Storage.mkdir`: creates directory `dir` (durable after `syncDir` of its parent). */
@@ -218,9 +183,10 @@ export class HandlePool implements Storage {
   async remove(path: string): Promise<void> {
     const p = normalizePath(path);
     this.#checkOpen("remove");
-    await this.#pinAll(p);
+    if (this.#core) return this.#core.remove(p);
+    this.#moved(p);
     await this.inner.remove(p);
-    this.#afterNameChange(p);
+    this.#moved(p);
   }
 
   /** `Storage.rename`: renames `from` to `to`, replacing a file there. */
@@ -228,35 +194,33 @@ export class HandlePool implements Storage {
     const f = normalizePath(from);
     const t = normalizePath(to);
     this.#checkOpen("rename");
-    if (f !== t) {
-      await this.#pinAll(f);
-      await this.#pinAll(t);
-    }
+    if (this.#core) return this.#core.rename(f, t);
+    const moved = (): void => {
+      if (f === t) return;
+      this.#moved(f);
+      this.#moved(t);
+    };
+    moved();
     await this.inner.rename(f, t);
-    if (f !== t) {
-      this.#afterNameChange(f);
-      this.#afterNameChange(t);
-    }
+    moved();
   }
 
   /** `Storage.syncDir`: makes the entries of directory `dir` durable. */
   async syncDir(dir: string): Promise<void> {
     this.#checkOpen("syncDir");
-    return this.#transient(() => this.inner.syncDir(dir));
+    return this.#transient((storage) => storage.syncDir(dir));
   }
 
   /** `Storage.lock`: an exclusive lock on `path`, refused with `PAGELOG_LOCKED` while another holder has it. */
   async lock(path: string): Promise<StorageLock> {
     this.#checkOpen("lock");
-    return this.#transient(() => this.inner.lock(path));
+    return this.#transient((storage) => storage.lock(path));
   }
 
   /** Closes every virtual file, then the storage beneath. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      // Anyone waiting for a slot wakes up to PAGELOG_CLOSED (a file's close may wait for them).
-      await Promise.resolve();
-      for (const wake of this.#waiters.splice(0)) wake();
+      if (this.#core) return this.#core.close();
       const results = await Promise.allSettled([...this.#files].map((f) => f.close()));
       results.push(...(await Promise.allSettled([this.inner.close()])));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -265,126 +229,78 @@ export class HandlePool implements Storage {
     return this.#closing;
   }
 
-  // ---- slots (private; PooledFile reaches them through #side) ----------------------------
-
-  /**
-   * Takes one bounded slot: a free one, else the least recently used idle file's (evicting it,
-   * which syncs it first if it has unsynced writes), else waits.
-   */
-  async #takeSlot(): Promise<void> {
-    for (;;) {
-      this.#checkOpen("open");
-      if (this.#inUse < this.maxOpenFiles) {
-        this.#inUse++;
-        this.#peak = Math.max(this.#peak, this.#inUse + this.#pinned);
-        return;
-      }
-      const victim = this.#idleFirst.values().next().value ?? this.#idle.values().next().value;
-      if (victim !== undefined) {
-        this.#idleFirst.delete(victim);
-        this.#idle.delete(victim);
-        this.#evictions++;
-        // The victim's slot passes straight to this caller: #inUse does not change.
-        await victim._evict();
-        return;
-      }
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    }
-  }
-
-  /** Gives a slot back (a descriptor closed, a transient call done). */
-  #freeSlot(): void {
-    this.#inUse--;
-    this.#wakeOne();
-  }
-
-  /** A file's descriptor is open and unused: it may be evicted, least recently used first. */
-  #markIdle(file: PooledFile): void {
-    this.#idleFirst.delete(file);
-    this.#idle.delete(file);
-    this.#idle.add(file);
-    this.#wakeOne();
-  }
-
-  /** An idle file its holder will not need again soon: the first to evict. */
-  #markSpent(file: PooledFile): void {
-    if (this.#idle.delete(file)) this.#idleFirst.add(file);
-  }
-
-  /** A file's descriptor is in use (or gone): not an eviction candidate. */
-  #busy(file: PooledFile): void {
-    this.#idleFirst.delete(file);
-    this.#idle.delete(file);
-  }
-
-  /** A file's descriptor leaves the bound: its file was removed or renamed. */
-  #markPinned(file: PooledFile): void {
-    this.#idleFirst.delete(file);
-    this.#idle.delete(file);
-    this.#pinned++;
-    this.#freeSlot();
-  }
-
-  /** A pinned descriptor was closed. */
-  #unpinned(): void {
-    this.#pinned--;
-  }
-
-  #reopened(): void {
-    this.#opens++;
-  }
-
-  #forget(file: PooledFile): void {
-    this.#files.delete(file);
-    this.#idleFirst.delete(file);
-    this.#idle.delete(file);
-  }
-
-  #evictionSyncing(): void {
-    this.#evictionSyncs++;
-  }
-
-  /**
-   * An eviction's sync (or close) failed: every open virtual handle of that file keeps the error
-   * for its next sync, as every descriptor open at the time would have seen it from the kernel.
-   */
-  #evictionFailed(file: PooledFile, err: unknown): void {
-    this.#evictionFailures++;
-    const where = file._where;
-    for (const f of this.#files) if (f === file || (where !== undefined && f._where === where)) f._fail(err);
-    file._fail(err);
-  }
-
   /** Whether `close()` was called. */
   get closing(): boolean {
     return this.#closing !== undefined;
   }
 
-  #wakeOne(): void {
-    this.#waiters.shift()?.();
+  // ---- until the pool proper loads ------------------------------------------------------
+
+  /**
+   * Takes a slot for a call that holds a descriptor: here (undefined), or, if this one would be
+   * the `maxOpenFiles`-th, in the pool proper, loaded first (which it resolves with, as it does
+   * once it is loaded).
+   */
+  async #slot(): Promise<PoolCore | undefined> {
+    if (!this.#core && this.#open + 1 >= this.maxOpenFiles) await this.#load();
+    if (!this.#core) this.#peak = Math.max(this.#peak, ++this.#open + this.#pinned);
+    return this.#core;
   }
 
-  async #transient<T>(task: () => Promise<T>): Promise<T> {
-    await this.#takeSlot();
+  /** Gives back a slot `#slot` took here (`moved`: a descriptor whose name changed), to the pool proper if it loaded since. */
+  #free(moved: boolean): void {
+    if (this.#core) this.#core.free(moved);
+    else if (moved) this.#pinned--;
+    else this.#open--;
+  }
+
+  async #transient<T>(task: (storage: Storage) => Promise<T>): Promise<T> {
+    const core = await this.#slot();
+    if (core !== undefined) return task(core);
     try {
-      return await task();
+      return await task(this.inner);
     } finally {
-      this.#freeSlot();
+      this.#free(false);
     }
   }
 
-  /** Pins every virtual file at `path` or inside it, before its name changes. */
-  async #pinAll(path: string): Promise<void> {
-    const affected = [...this.#files].filter((f) => f._where !== undefined && isAtOrUnder(f._where, path));
-    for (const f of affected) await f._pin();
+  /**
+   * Loads the pool proper (one load at a time; a failed one is not kept) and hands it everything
+   * this pool holds, in one step: its counts and every open file, each with its descriptor.
+   */
+  #load(): Promise<void> {
+    this.#loading ??= loadHandlePool().then(
+      ({ PoolCore }) => {
+        this.#checkOpen("open");
+        if (this.#core) return;
+        const start = { inUse: this.#open, pinned: this.#pinned, peak: this.#peak, opens: this.#opens };
+        const core = new PoolCore(this.inner, this.maxOpenFiles, start);
+        for (const file of this.#files) file._pooled = core.adopt(file.path, file._readOnly, file._real, file);
+        this.#files.clear();
+        this.#core = core;
+      },
+      (err: unknown) => {
+        this.#loading = undefined;
+        throw err;
+      },
+    );
+    return this.#loading;
   }
 
   /**
-   * After a name changed: a file opened at that path while the change was in flight is pinned
-   * if its descriptor is open (it holds an inode, whichever), or can never be reopened safely.
+   * A name at `path` is about to change, or changed: the files open at it or inside it hold their
+   * descriptor until they are closed, outside the bound (the pool pins them: never reopened at a
+   * name that now leads elsewhere). If the pool loaded meanwhile, it does so for its own files.
    */
-  #afterNameChange(path: string): void {
-    for (const f of this.#files) if (f._where !== undefined && isAtOrUnder(f._where, path)) f._detach();
+  #moved(path: string): void {
+    if (this.#core) return this.#core.renamed(path);
+    for (const file of this.#files) {
+      if (!file._moved && isAtOrUnder(file.path, path)) {
+        file._moved = true;
+        this.#open--;
+        this.#pinned++;
+      }
+    }
   }
 
   #checkOpen(op: string): void {

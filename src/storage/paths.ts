@@ -58,3 +58,8 @@ export function checkNonNegativeInteger(value: unknown, name: string): number {
   }
   return value;
 }
+
+/** `path` is `target` or lies inside the directory `target` (both normalized). */
+export function isAtOrUnder(path: string, target: string): boolean {
+  return path === target || path.startsWith(`${target}/`);
+}

@@ -84,9 +84,10 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
  * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
- * part: LAZY_INSIDE); and the parts only some logs load at open: the timers (`flushMs`, a
- * retention check with work), the course's writeVarint and lookup hooks (a log given either) and
- * the write paths' expensive checks (`PAGELOG_CHECKS=all`).
+ * part: LAZY_INSIDE); the descriptor pool's eviction (a HandlePool's call that would take its
+ * `maxOpenFiles`-th descriptor); and the parts only some logs load at open: the timers
+ * (`flushMs`, a retention check with work), the course's writeVarint and lookup hooks (a log
+ * given either) and the write paths' expensive checks (`PAGELOG_CHECKS=all`).
  */
 const LAZY = [
   "src/log/read-only/read-only-open.ts",
@@ -102,6 +103,7 @@ const LAZY = [
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/records-body.ts",
+  "src/storage/pool/pool-core.ts",
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
@@ -201,7 +203,7 @@ const flakyDoors: Plugin = {
     // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
     // gzip codec's, in record-batch.ts).
     const doors =
-      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|segment[\\/][a-z-]+[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/][a-z-]+|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
     b.onLoad({ filter: doors }, async (args) => {
       const real = await readFile(args.path, "utf8");
       const key = JSON.stringify(args.path);
@@ -227,6 +229,7 @@ describe("the root entry bundled for a browser", () => {
     ]);
     const { inputs, imports } = modulesOf(metafile);
     expect(inputs).toContain("src/log/log-dir.ts");
+    expect(inputs).toContain("src/format/crc32c.ts");
     expect(inputs.filter((path) => path.startsWith("node_modules/"))).toEqual([]); // no runtime dependency
     expect(inputs.filter((path) => path.startsWith("node:") || BUILTINS.has(path))).toEqual([]);
     expect(inputs.filter((path) => /fs-storage|fs-file|fs-errors/.test(path))).toEqual([]);
@@ -247,9 +250,10 @@ describe("the root entry bundled for a browser", () => {
     // Nor what the parts of a writable log bring that a plain append, read and flush never use:
     // the transaction walk, retention's deleting and its rule, the positions files, gzip, the
     // lookup by time, the follower's written tail and wake-ups, the records iterator's body (its
-    // reads, their checks, its waits, the cursors that tell it of a cut).
+    // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
+    // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -389,7 +393,7 @@ describe("the root entry bundled for a browser", () => {
   it("a lazy part whose chunk fails to load fails only the call that needed it, and the next call loads it", async () => {
     const { code } = await bundle(
       `
-      import { LogDir, SimStorage } from "./src/index.ts";
+      import { HandlePool, LogDir, SimStorage } from "./src/index.ts";
       globalThis.result = (async () => {
         const outcome = async (call) => call().then(() => "ok", (e) => e.message);
         const disk = new SimStorage({ seed: 8 });
@@ -461,7 +465,16 @@ describe("the root entry bundled for a browser", () => {
         };
         const follows = [await outcome(follow), await outcome(follow)];
         await again.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        // The descriptor pool: the open that would take the last descriptor loads it (that open
+        // fails alone), the next loads it and takes over the file open before.
+        const pool = new HandlePool(new SimStorage({ seed: 9 }), { maxOpenFiles: 2 });
+        const a = await pool.open("a", { create: true });
+        await a.write(0, new Uint8Array([7]));
+        const pools = [await outcome(() => pool.open("b", { create: true })), await outcome(() => pool.open("b", { create: true }))];
+        await pool.open("c", { create: true }); // evicts a, taken over (synced first)
+        pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
+        await pool.close();
+        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -488,6 +501,7 @@ describe("the root entry bundled for a browser", () => {
       follows: ["chunk not loaded", "ok"],
       timers: ["chunk not loaded", "ok"],
       hooks: ["chunk not loaded", "ok", 1],
+      pools: ["chunk not loaded", "ok", 1, 1, 7],
       logs: ["events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
     });
   });

@@ -9,7 +9,7 @@ import { ErrorCode, PagelogError } from "../../../src/errors.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import { logEverFailed } from "../../../src/log/log.js";
 import { DEFAULT_MAX_OPEN_FILES, HandlePool } from "../../../src/storage/handle-pool.js";
-import { evictFirst } from "../../../src/storage/pooled-file.js";
+import { evictFirst } from "../../../src/storage/pool/unpooled-file.js";
 import { keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../../../src/storage/storage.js";
 import { appendBatches, expectCode, expectTypeError, readAll } from "../log/helpers.js";

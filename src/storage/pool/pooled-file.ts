@@ -1,15 +1,17 @@
 /**
- * One virtual file of a `HandlePool` (see handle-pool.ts for the rules it keeps): the calls
- * through it, reopening an evicted descriptor on demand, eviction (syncing unsynced writes
+ * One virtual file of a `HandlePool`'s pool proper (see pool-core.ts for the rules it keeps): the
+ * calls through it, reopening an evicted descriptor on demand, eviction (syncing unsynced writes
  * first), pinning when its name changes, and keeping a failed eviction sync for its next call.
- * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. Also the two hooks
- * between a pool and what is above and below it: `REOPEN` (a cheaper reopen the storage beneath
- * may offer) and `evictFirst` (a holder done with a file). Internal: the package exports only
- * the pool. No `node:` imports.
+ * It reaches its pool only through `PoolSide`, the pool's slot bookkeeping. It may start from a
+ * descriptor opened before the pool loaded (`_attach(real, from)`: it takes an `UnpooledFile`
+ * over). Also `REOPEN`, the hook for a cheaper reopen the storage beneath may offer. Loaded with
+ * the pool (door-handle-pool.ts); internal: the package exports only `HandlePool`. No `node:`
+ * imports.
  */
-import { ErrorCode, PagelogError } from "../errors.js";
-import { readInto } from "./read-into.js";
-import type { OpenOptions, Storage, StorageFile } from "./storage.js";
+import { ErrorCode, PagelogError } from "../../errors.js";
+import { readInto } from "../read-into.js";
+import type { OpenOptions, Storage, StorageFile } from "../storage.js";
+import { type Adopter, closedFile, EVICT_FIRST, type UnpooledFile } from "./unpooled-file.js";
 
 /**
  * An optional property of the storage beneath a pool: `storage[REOPEN]`, a `Reopener`, reopens
@@ -25,19 +27,6 @@ export interface Reopener {
   identify(file: StorageFile): unknown;
   /** Opens `path` (normalized) as `open(path, options)` would, for a handle whose last file `identity` named. */
   reopen(path: string, options: OpenOptions, identity: unknown): Promise<StorageFile>;
-}
-
-/**
- * An optional method of a file handle: `file[EVICT_FIRST]()` says its holder read what it
- * needed and will not use it again soon. A `HandlePool` then closes its descriptor before any
- * other idle one (its next use makes it an ordinary idle file again). Call it through
- * `evictFirst`; a handle without it ignores the hint.
- */
-const EVICT_FIRST = Symbol("pagelog.storage.evictFirst");
-
-/** Tells `file`'s pool (if it is pooled) to close its descriptor first when one is needed. */
-export function evictFirst(file: StorageFile): void {
-  (file as { [EVICT_FIRST]?: () => void })[EVICT_FIRST]?.();
 }
 
 /** What a PooledFile may call on its pool (see HandlePool's slot methods). */
@@ -62,7 +51,7 @@ function reopenerOf(storage: Storage): Reopener | undefined {
 }
 
 /** One virtual file of a HandlePool. */
-export class PooledFile implements StorageFile {
+export class PooledFile implements Adopter {
   readonly path: string;
   readonly #pool: PoolSide;
   readonly #readOnly: boolean;
@@ -99,11 +88,31 @@ export class PooledFile implements StorageFile {
     return this.#where;
   }
 
-  /** @internal Its first descriptor, opened by the pool (which took its slot). */
-  _attach(real: StorageFile): void {
+  /**
+   * @internal Its first descriptor, opened by the pool (which took its slot), or by the HandlePool
+   * before the pool loaded: then `from`, the file that had it, says what this one takes over (the
+   * calls running on it, each of which ends with `_adoptedEnd`; writes no sync covered; a name
+   * that changed, which the pool counted among its pinned descriptors).
+   */
+  _attach(real: StorageFile, from?: UnpooledFile): void {
     this.#real = real;
     this.#identity = reopenerOf(this.#pool.inner())?.identify(real);
-    this.#pool.idle(this);
+    if (from !== undefined) {
+      this.#busy = from._calls;
+      if (from._writeGen !== from._syncedGen) this.#writeGen = 1;
+      if (from._moved) {
+        this.#pinned = true;
+        this.#where = undefined;
+        return;
+      }
+    }
+    if (this.#busy === 0) this.#pool.idle(this);
+  }
+
+  /** @internal A call `_attach` took over ended (`wrote`: a write or truncate, now behind the descriptor). */
+  _adoptedEnd(wrote: boolean): void {
+    if (wrote) this.#writeGen++;
+    this.#release();
   }
 
   // ---- StorageFile ----------------------------------------------------------------------
@@ -353,11 +362,7 @@ export class PooledFile implements StorageFile {
   }
 
   #checkOpen(op: string): void {
-    if (this.#closed || this.#pool.closing()) {
-      throw new PagelogError(`${op} ${JSON.stringify(this.path)}: the file handle is closed`, ErrorCode.CLOSED, {
-        path: this.path,
-      });
-    }
+    if (this.#closed || this.#pool.closing()) throw closedFile(op, this.path);
   }
 
   #checkFailure(op: string): void {
