@@ -124,7 +124,7 @@ const KEPT = {
   "checkpoints/door-position-files.ts": [
     "loadPositionFiles",
     "./position-files.js",
-    ["readPositionsFile", "writeCommits"],
+    ["readPositionsFile", "writeCommits", "readConsumers", "storeFor"],
   ],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],

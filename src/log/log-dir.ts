@@ -19,14 +19,14 @@ import { type LogOptions, resolveLogOptions } from "./options/log-options.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeFileAtomically } from "./checkpoints/checkpoint-files.js";
 import { CleanerCheckpoint } from "./checkpoints/cleaner-checkpoint.js";
-import { readRoot } from "./checkpoints/root-reads.js";
+import { type OpenedConsumers, readRoot } from "./checkpoints/root-reads.js";
 import { CLEAN_SHUTDOWN_CONTENT, CLEAN_SHUTDOWN_FILE, LOCK_FILE } from "./checkpoints/root-files.js";
 import { OffsetCheckpoints } from "./checkpoints/offset-checkpoints.js";
 import { MAX_DIR_NAME_LENGTH, MAX_TOPIC_LENGTH, parsePartitionName } from "./checkpoints/partition-names.js";
 import type { ProgressListener } from "./options/recovery-progress.js";
 import { DIR_RESOLVERS, type LogDirOptions, type LogDirRecovery } from "./options/log-dir-options.js";
 import type { Consumer } from "./consumers/consumer.js";
-import { type ConsumersRead, DirConsumers } from "./consumers/dir-consumers.js";
+import { DirConsumers } from "./consumers/dir-consumers.js";
 import type { DirTopics, TopicOptions } from "./topic/dir-topics.js";
 import { loadTopics } from "./topic/lazy-topics.js";
 import { loadReadOnlyMode } from "./read-only/lazy-read-only.js";
@@ -91,7 +91,7 @@ export class LogDir {
     cleanPoints: Map<string, number>;
     checkpointIntervalMs: number;
     onProgress: ProgressListener | undefined;
-    positions: ConsumersRead;
+    consumers: OpenedConsumers | undefined;
     readOnly: { readonly pollMs: number } | undefined;
     checkEncoded: ((file: string, text: string, entries: readonly CheckpointEntry[]) => void) | undefined;
   }) {
@@ -117,7 +117,7 @@ export class LogDir {
       checkEncoded: fields.checkEncoded,
     });
     this.#onProgress = fields.onProgress;
-    this.#consumers = new DirConsumers(fields.storage, fields.positions, () => this.#checkOpen());
+    this.#consumers = new DirConsumers(fields.storage, fields.consumers, () => this.#checkOpen());
   }
 
   /**

@@ -8,11 +8,12 @@
  * the file systems' 255.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { isPositionName } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
 
 /** The directory in the root that holds one directory per consumer. */
 export const CONSUMERS_DIR = "consumers";
+/** The directory-wide positions file of earlier versions (still read: see consumer-positions.ts). */
+export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
 
 /** `consumers/<name>`: the consumer's directory. */
 export function consumerDir(name: string): string {
@@ -22,12 +23,6 @@ export function consumerDir(name: string): string {
 /** `consumers/<name>/offsets`: the consumer's positions. */
 export function consumerFile(name: string): string {
   return `${consumerDir(name)}/offsets`;
-}
-
-/** The consumers that have a directory of their own (names only; their files are read by the caller). */
-export async function listConsumers(storage: Storage, rootNames: readonly string[]): Promise<string[]> {
-  if (!rootNames.includes(CONSUMERS_DIR) || (await storage.stat(CONSUMERS_DIR))?.kind !== "dir") return [];
-  return (await storage.list(CONSUMERS_DIR)).filter((name) => isPositionName(name));
 }
 
 /** Most (consumer, partition) positions a file keeps: its size bound follows from it. */
@@ -52,6 +47,12 @@ export function positionKey(consumer: string, partition: string): string {
 export type PositionsRead =
   | { readonly state: "ok"; readonly positions: Map<string, number> }
   | { readonly state: "malformed"; readonly reason: string };
+
+/** What the open read: the directory-wide file, and each consumer's own file by name. */
+export interface ConsumersRead {
+  readonly legacy: PositionsRead;
+  readonly own: ReadonlyMap<string, PositionsRead>;
+}
 
 /**
  * One consumer's positions as one open directory holds them: kept by consumer-positions.ts's
@@ -87,5 +88,14 @@ export function corruptConsumerFile(consumer: string, reason: string): PagelogEr
     `${path} is not a consumer positions file (${reason}): pagelog will not read it as empty; move it aside to start ${consumer} over`,
     ErrorCode.CORRUPT,
     { path },
+  );
+}
+
+/** What `dir.consumer()` throws when the directory-wide file read at open is not one: never read as empty. */
+export function corruptPositions(reason: string): PagelogError {
+  return new PagelogError(
+    `${CONSUMER_OFFSET_CHECKPOINT} is not a consumer positions file (${reason}): pagelog will not read it as empty; move it aside to start every consumer over`,
+    ErrorCode.CORRUPT,
+    { path: CONSUMER_OFFSET_CHECKPOINT },
   );
 }

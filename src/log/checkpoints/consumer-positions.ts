@@ -16,24 +16,18 @@
  * commit made before it starts joins (it reads their values when it starts). So 64 commits in
  * flight cost two writes, not 64, and a commit resolves only once a write holding its value, or
  * a later one for the same partition, is durable.
+ *
+ * Part of the positions files' chunk (door-position-files.ts): position-files.ts makes each store
+ * (`storeFor`), so a directory that never had a consumer and commits none loads none of this.
+ * `dir.consumer()` and its synchronous calls are consumers/'s shell: a store is made at
+ * `dir.consumer()` when the open read positions files, else at the consumer's first commit or
+ * refresh, before which it has nothing committed to answer.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
-import { adoptPositions, consumerFile, MAX_POSITIONS, type Positions, type PositionsRead } from "./consumer-files.js";
+import { adoptPositions, consumerFile, MAX_POSITIONS, type Positions } from "./consumer-files.js";
 import { loadPositionFiles } from "./door-position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
-
-export const CONSUMER_OFFSET_CHECKPOINT = "consumer-offset-checkpoint";
-/**
- * Reads the directory-wide file at open (absent: no positions yet). Reads nothing larger than {@link MAX_POSITIONS_BYTES}.
- * `listed`: whether the root's listing holds it; if not, no storage call is made (a directory
- * that has no consumers costs nothing more to open) and the reading of positions files
- * (position-files.ts, a part loaded on first use) is not loaded.
- */
-export async function readPositions(storage: Storage, listed: boolean): Promise<PositionsRead> {
-  if (!listed) return { state: "ok", positions: new Map() };
-  return (await loadPositionFiles()).readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT);
-}
 
 interface PendingWrite {
   readonly commits: [key: string, offset: number][];
@@ -42,7 +36,7 @@ interface PendingWrite {
 
 /**
  * One consumer's positions in one open directory: the durable ones, and the queue of writes that
- * move them (each write is position-files.ts's `writeCommits`, a part loaded on first use).
+ * move them (each write is position-files.ts's `writeCommits`, loaded with this module).
  */
 export class PositionStore {
   readonly #p: Positions;

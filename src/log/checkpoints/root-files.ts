@@ -5,7 +5,7 @@
  */
 import { TMP_SUFFIX } from "./checkpoint-files.js";
 import { CLEANER_CHECKPOINT } from "./cleaner-checkpoint.js";
-import { CONSUMER_OFFSET_CHECKPOINT } from "./consumer-positions.js";
+import { CONSUMER_OFFSET_CHECKPOINT } from "./consumer-files.js";
 
 export const LOCK_FILE = ".lock";
 export const CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";

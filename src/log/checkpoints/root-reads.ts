@@ -13,9 +13,8 @@ import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
 import { readCheckpoint } from "./checkpoint-files.js";
 import { readCleanPoints } from "./cleaner-checkpoint.js";
-import { CONSUMER_OFFSET_CHECKPOINT, readPositions } from "./consumer-positions.js";
 import { loadPositionFiles } from "./door-position-files.js";
-import { consumerFile, listConsumers, type PositionsRead } from "./consumer-files.js";
+import { CONSUMER_OFFSET_CHECKPOINT, CONSUMERS_DIR, type ConsumersRead } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
@@ -30,34 +29,40 @@ interface RootRead {
   readonly recoveryPoints: Map<string, number>;
   readonly startOffsets: Map<string, number>;
   readonly cleanPoints: Map<string, number>;
-  /** The directory-wide positions file of earlier versions, and each consumer's own file. */
-  readonly positions: { readonly legacy: PositionsRead; readonly own: Map<string, PositionsRead> };
+  /**
+   * The consumer positions, if the root holds any (the directory-wide file of earlier versions, or
+   * `consumers/`), with the chunk that reads them: a directory that never had a consumer loads none.
+   */
+  readonly consumers: OpenedConsumers | undefined;
+}
+
+/** The positions files' part (door-position-files.ts), and what it read at open. */
+export interface OpenedConsumers {
+  readonly part: Awaited<ReturnType<typeof loadPositionFiles>>;
+  readonly read: ConsumersRead;
 }
 
 /** Reads the root (writing nothing); `readOnly` looks for no temp files (it removes none). */
 export async function readRoot(storage: Storage, readOnly: boolean): Promise<RootRead> {
   const names = await storage.list("");
-  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, legacy, own] = await settleAll([
+  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, consumers] = await settleAll([
     readMarker(storage, names),
     findOwnTmpFiles(storage, readOnly ? [] : names),
     readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT, names),
     readCheckpoint(storage, LOG_START_CHECKPOINT, names),
     readCleanPoints(storage, names),
-    readPositions(storage, names.includes(CONSUMER_OFFSET_CHECKPOINT)),
-    readConsumerFiles(storage, names),
+    names.includes(CONSUMER_OFFSET_CHECKPOINT) || names.includes(CONSUMERS_DIR)
+      ? readConsumers(storage, names)
+      : Promise.resolve(undefined),
   ] as const);
-  const positions = { legacy, own };
   const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
-  return { clean, namesAtOpen, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, positions };
+  return { clean, namesAtOpen, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, consumers };
 }
 
-/** Each consumer's own positions file (`consumers/<name>/offsets`), by name. */
-async function readConsumerFiles(storage: Storage, names: readonly string[]): Promise<Map<string, PositionsRead>> {
-  const consumers = await listConsumers(storage, names);
-  if (consumers.length === 0) return new Map();
-  const { readPositionsFile } = await loadPositionFiles();
-  const reads = await settleAll(consumers.map((name) => readPositionsFile(storage, consumerFile(name), name)));
-  return new Map(consumers.map((name, i) => [name, reads[i]!]));
+/** The positions files' part, loaded, and what it reads: the root lists positions. */
+async function readConsumers(storage: Storage, names: readonly string[]): Promise<OpenedConsumers> {
+  const part = await loadPositionFiles();
+  return { part, read: await part.readConsumers(storage, names) };
 }
 
 async function readMarker(storage: Storage, names: readonly string[]): Promise<boolean> {
@@ -81,7 +86,7 @@ async function findOwnTmpFiles(storage: Storage, names: readonly string[]): Prom
 }
 
 /** `Promise.all` that waits for every promise to settle, then rejects with the first rejection in order. */
-async function settleAll<T extends readonly unknown[]>(promises: {
+export async function settleAll<T extends readonly unknown[]>(promises: {
   readonly [K in keyof T]: Promise<T[K]>;
 }): Promise<T> {
   const results = await Promise.allSettled(promises);

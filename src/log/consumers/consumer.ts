@@ -2,12 +2,10 @@
  * A named consumer's committed positions (`dir.consumer(name)`): one offset per partition, kept
  * in the consumer's own file (`consumers/<name>/offsets`), durable when `commit` resolves.
  */
-import { ErrorCode, PagelogError } from "../../errors.js";
 import { isPositionName } from "../../format/consumer-offsets.js";
 import { describeValue } from "../../format/record-codec.js";
 import type { Log } from "../log.js";
 import { checkOffset } from "../options/log-arguments.js";
-import { CONSUMER_OFFSET_CHECKPOINT, type PositionStore } from "../checkpoints/consumer-positions.js";
 import { positionKey } from "../checkpoints/consumer-files.js";
 import { MAX_DIR_NAME_LENGTH, parsePartitionName } from "../checkpoints/partition-names.js";
 
@@ -37,11 +35,19 @@ export interface ConsumerPosition {
   readonly endOffset: number;
 }
 
-/** What a Consumer needs of its directory. */
-interface ConsumerHost {
-  readonly store: PositionStore;
+/**
+ * What a Consumer needs of its directory (consumers/dir-consumers.ts): its positions, whose
+ * store (checkpoints/consumer-positions.ts, in the positions files' chunk) the commit and refresh
+ * load when the open did not.
+ */
+export interface ConsumerHost {
+  /** The durable committed offset of `key` (undefined: none, or no store yet: nothing committed). */
+  readonly committed: (key: string) => number | undefined;
+  readonly wasAheadAtOpen: (key: string) => boolean;
+  readonly commit: (key: string, offset: number) => Promise<void>;
+  readonly refresh: () => Promise<void>;
   /** Throws if the directory cannot take this call now (closed). */
-  readonly check: (op: "commit" | "read") => void;
+  readonly check: () => void;
 }
 
 export function checkConsumerName(name: unknown): asserts name is string {
@@ -49,15 +55,6 @@ export function checkConsumerName(name: unknown): asserts name is string {
     throw new TypeError(
       `consumer name must be 1 to 249 characters of [a-zA-Z0-9._-], not "." or ".."; got ${typeof name === "string" ? JSON.stringify(name.length > 300 ? `${name.slice(0, 300)}…` : name) : typeof name}`,
     );
-}
-
-/** What `dir.consumer()` throws when the positions file read at open is not one: never read as empty. */
-export function corruptPositions(reason: string): PagelogError {
-  return new PagelogError(
-    `${CONSUMER_OFFSET_CHECKPOINT} is not a consumer positions file (${reason}): pagelog will not read it as empty; move it aside to start every consumer over`,
-    ErrorCode.CORRUPT,
-    { path: CONSUMER_OFFSET_CHECKPOINT },
-  );
 }
 
 function checkPartitionArgument(partition: unknown): asserts partition is string {
@@ -96,11 +93,11 @@ export class Consumer {
     try {
       checkPartitionArgument(partition);
       checkOffset(offset, "offset");
-      this.#host.check("commit");
+      this.#host.check();
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#host.store.commit(positionKey(this.name, partition), offset);
+    return this.#host.commit(positionKey(this.name, partition), offset);
   }
 
   /**
@@ -111,31 +108,31 @@ export class Consumer {
    */
   refresh(): Promise<void> {
     try {
-      this.#host.check("read");
+      this.#host.check();
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#host.store.refresh();
+    return this.#host.refresh();
   }
 
   /** The last durable committed offset for `partition`, or undefined if none was committed. */
   committed(partition: string): number | undefined {
     checkPartitionArgument(partition);
-    this.#host.check("read");
-    return this.#host.store.committed(positionKey(this.name, partition));
+    this.#host.check();
+    return this.#host.committed(positionKey(this.name, partition));
   }
 
   /** The committed offset of `log`'s partition against the log's offsets now: see {@link ConsumerPositionState}. */
   position(log: Log): ConsumerPosition {
     if (typeof log !== "object" || log === null || typeof log.name !== "string" || typeof log.endOffset !== "number")
       throw new TypeError(`log must be a Log (from dir.log(name)), got ${describeValue(log)}`);
-    this.#host.check("read");
+    this.#host.check();
     const key = positionKey(this.name, log.name);
-    const committed = this.#host.store.committed(key);
+    const committed = this.#host.committed(key);
     const { startOffset, endOffset } = log;
     let state: ConsumerPositionState = "ok";
     if (committed === undefined) state = "none";
-    else if (committed > endOffset || this.#host.store.wasAheadAtOpen(key)) state = "ahead-of-log";
+    else if (committed > endOffset || this.#host.wasAheadAtOpen(key)) state = "ahead-of-log";
     else if (committed < startOffset) state = "behind-start";
     return { partition: log.name, committed, state, startOffset, endOffset };
   }

@@ -1,61 +1,86 @@
 /*
- * A LogDir's consumers: each one's position store (its own file, or its entries of the
- * directory-wide file of earlier versions), the Consumer objects by name, and the checks their
- * calls go through (closed). Any opener commits, a read-only one too: the consumer's lock, taken
- * at its first commit here, makes this opener its one writer until the directory closes.
+ * A LogDir's consumers: the Consumer objects by name, each one's position store (its own file, or
+ * its entries of the directory-wide file of earlier versions), and the checks their calls go
+ * through (closed). Any opener commits, a read-only one too: the consumer's lock, taken at its
+ * first commit here, makes this opener its one writer until the directory closes.
+ *
+ * A shell: the stores, their commits and refreshes and the positions files are the positions
+ * files' part (checkpoints/door-position-files.ts). An open whose root holds positions loaded it,
+ * and `dir.consumer()` makes the consumer's store at once (a file that is not a positions file is
+ * `PAGELOG_CORRUPT` there, as before). Otherwise the open found no positions, so a consumer has
+ * nothing committed until its first commit, which loads the part (as a refresh does) and makes the
+ * store: a directory that never had a consumer and commits none never loads it.
  */
 import type { Storage } from "../../storage/storage.js";
-import { checkConsumerName, Consumer, corruptPositions } from "./consumer.js";
-import { PositionStore } from "../checkpoints/consumer-positions.js";
-import { corruptConsumerFile } from "../checkpoints/consumer-files.js";
-import type { PositionsRead } from "../checkpoints/consumer-files.js";
+import { checkConsumerName, Consumer } from "./consumer.js";
+import type { PositionStore } from "../checkpoints/consumer-positions.js";
+import { loadPositionFiles } from "../checkpoints/door-position-files.js";
+import type { OpenedConsumers } from "../checkpoints/root-reads.js";
 
-/** What the open read: the directory-wide file, and each consumer's own file by name. */
-export interface ConsumersRead {
-  readonly legacy: PositionsRead;
-  readonly own: ReadonlyMap<string, PositionsRead>;
-}
+type PositionFiles = OpenedConsumers["part"];
 
 export class DirConsumers {
   readonly #storage: Storage;
-  readonly #read: ConsumersRead;
+  /** What the open read (undefined: the root held no positions). */
+  readonly #read: OpenedConsumers["read"] | undefined;
+  /** The positions files' part, once loaded (by the open, or a consumer's first commit or refresh). */
+  #part: PositionFiles | undefined;
+  /** Its load in flight: every call waiting on it runs, in call order, when it resolves. */
+  #loading: Promise<PositionFiles> | undefined;
   readonly #stores = new Map<string, PositionStore>();
   readonly #consumers = new Map<string, Consumer>();
-  readonly #check: (op: "commit" | "read") => void;
+  readonly #checkOpen: () => void;
   /** The logs opened so far and their end then: a store made later learns of them too. */
   readonly #opened = new Map<string, number>();
 
   /** `checkOpen` throws if the directory is closing or closed. */
-  constructor(storage: Storage, read: ConsumersRead, checkOpen: () => void) {
+  constructor(storage: Storage, opened: OpenedConsumers | undefined, checkOpen: () => void) {
     this.#storage = storage;
-    this.#read = read;
-    this.#check = () => checkOpen();
+    this.#read = opened?.read;
+    this.#part = opened?.part;
+    this.#checkOpen = checkOpen;
   }
 
   /** The consumer `name`: the same object for the same name. */
   get(name: string): Consumer {
     checkConsumerName(name);
-    this.#check("read");
+    this.#checkOpen();
     let consumer = this.#consumers.get(name);
     if (consumer === undefined) {
-      consumer = new Consumer(name, { store: this.#storeOf(name), check: this.#check });
+      // Positions read at open: the store now, so a file that is not one fails this call.
+      if (this.#part !== undefined && !this.#stores.has(name)) this.#storeOf(name, this.#part);
+      const stores = this.#stores;
+      consumer = new Consumer(name, {
+        committed: (key) => stores.get(name)?.committed(key),
+        wasAheadAtOpen: (key) => stores.get(name)?.wasAheadAtOpen(key) ?? false,
+        commit: (key, offset) => this.#withStore(name, (store) => store.commit(key, offset)),
+        refresh: () => this.#withStore(name, (store) => store.refresh()),
+        check: this.#checkOpen,
+      });
       this.#consumers.set(name, consumer);
     }
     return consumer;
   }
 
-  /** The consumer's positions: its own file if it has one, else its entries of the directory-wide file. */
-  #storeOf(name: string): PositionStore {
-    const own = this.#read.own.get(name);
-    if (own?.state === "malformed") throw corruptConsumerFile(name, own.reason);
-    let positions = own?.positions;
-    if (positions === undefined) {
-      const legacy = this.#read.legacy;
-      if (legacy.state === "malformed") throw corruptPositions(legacy.reason);
-      positions = new Map([...legacy.positions].filter(([key]) => key.startsWith(`${name} `)));
-    }
-    const store = new PositionStore(this.#storage, name, positions);
-    for (const [partition, end] of this.#opened) store.logOpened(partition, end);
+  /**
+   * Runs `call` on the consumer's store, made once the part is loaded. A part that fails to load
+   * (a chunk a network error kept) fails the calls that waited for it, and the next call loads it.
+   */
+  #withStore(name: string, call: (store: PositionStore) => Promise<void>): Promise<void> {
+    const store = this.#stores.get(name);
+    if (store !== undefined) return call(store);
+    this.#loading ??= loadPositionFiles().then(
+      (part) => (this.#part = part),
+      (err: unknown) => {
+        this.#loading = undefined;
+        throw err;
+      },
+    );
+    return this.#loading.then((part) => call(this.#stores.get(name) ?? this.#storeOf(name, part)));
+  }
+
+  #storeOf(name: string, part: PositionFiles): PositionStore {
+    const store = part.storeFor(this.#storage, name, this.#read, this.#opened);
     this.#stores.set(name, store);
     return store;
   }
@@ -68,8 +93,11 @@ export class DirConsumers {
 
   /** Waits for every commit made so far to be written (or to fail), then gives every consumer's lock up. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.#stores.values()].map((store) => store.drain()));
-    const released = await Promise.allSettled([...this.#stores.values()].map((store) => store.release()));
+    // Commits waiting for the part queue their writes when it loads: they are made before close().
+    await this.#loading?.catch(() => undefined);
+    const stores = [...this.#stores.values()];
+    await Promise.allSettled(stores.map((store) => store.drain()));
+    const released = await Promise.allSettled(stores.map((store) => store.release()));
     const failed = released.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed !== undefined) throw failed.reason;
   }

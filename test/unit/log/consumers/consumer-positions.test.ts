@@ -9,9 +9,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
-import { CONSUMER_OFFSET_CHECKPOINT } from "../../../../src/log/checkpoints/consumer-positions.js";
-import { MAX_POSITIONS_BYTES } from "../../../../src/log/checkpoints/consumer-files.js";
-import { consumerDir, consumerFile } from "../../../../src/log/checkpoints/consumer-files.js";
+import {
+  CONSUMER_OFFSET_CHECKPOINT,
+  consumerDir,
+  consumerFile,
+  MAX_POSITIONS_BYTES,
+} from "../../../../src/log/checkpoints/consumer-files.js";
 import { keepNothing, SimStorage } from "../../../../src/storage/sim-storage.js";
 import { CountingStorage } from "../../../../src/bench/counting-storage.js";
 import { appendBatches, expectCode, expectTypeError, NAME, readText, writeFile } from "../helpers.js";
@@ -147,6 +150,24 @@ describe("consumer positions: concurrent commits share writes", () => {
       }
     }
     await dir.close();
+  });
+
+  it("a new directory's first commits, made together while the positions part loads, keep call order", async () => {
+    const sim = new SimStorage({ seed: 16 });
+    const dir = await LogDir.open(sim);
+    const [c, d] = [dir.consumer("c"), dir.consumer("d")];
+    const log = await dir.log("orders-0");
+    expect(c.position(log).state).toBe("none");
+    const commits = [c.commit("orders-0", 1), d.commit("orders-0", 5), c.commit("orders-0", 2), c.refresh()];
+    expect(c.committed("orders-0")).toBeUndefined(); // nothing durable yet
+    await Promise.all(commits);
+    expect([c.committed("orders-0"), d.committed("orders-0")]).toEqual([2, 5]);
+    // Past the log's end (it is empty), as a store made before the log was opened would say.
+    expect(c.position(log).state).toBe("ahead-of-log");
+    await dir.close();
+    const again = await LogDir.open(sim);
+    expect([again.consumer("c").committed("orders-0"), again.consumer("d").committed("orders-0")]).toEqual([2, 5]);
+    await again.close();
   });
 
   it("committed() shows only durable values: not a value whose write is still running", async () => {

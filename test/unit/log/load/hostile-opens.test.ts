@@ -360,7 +360,7 @@ describe("a special file as the consumer positions (FsStorage)", () => {
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const { LogDir } = await import("../../../../src/log/log-dir.js");
-    const { CONSUMER_OFFSET_CHECKPOINT } = await import("../../../../src/log/checkpoints/consumer-positions.js");
+    const { CONSUMER_OFFSET_CHECKPOINT } = await import("../../../../src/log/checkpoints/consumer-files.js");
     const root = await mkdtemp(join(tmpdir(), "pagelog-fifo-"));
     try {
       const first = await LogDir.open(root);
