@@ -121,11 +121,8 @@ const KEPT = {
     ["transactionsOf", "isAborted", "holdsControlRecords"],
   ],
   "write/door-retention.ts": ["loadRetention", "./log-retention.js", ["retentionCount", "applyRetention", "moveStart"]],
-  "checkpoints/door-position-files.ts": [
-    "loadPositionFiles",
-    "./position-files.js",
-    ["readPositionsFile", "writeCommits", "readConsumers", "storeFor"],
-  ],
+  "checkpoints/door-position-files.ts": ["loadPositionFiles", "./consumer-positions.js", ["readConsumers", "storeFor"]],
+  "checkpoints/door-checkpoint-read.ts": ["loadCheckpointRead", "./checkpoint-read.js", ["readRootCheckpoints"]],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],

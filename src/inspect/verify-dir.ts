@@ -18,7 +18,7 @@
  */
 import { decodeCheckpoint } from "../format/checkpoint.js";
 import { LOG_START_CHECKPOINT, maxCheckpointBytes, parsePartitionName } from "../log/log-dir.js";
-import { readCheckpoint } from "../log/checkpoints/checkpoint-files.js";
+import { readCheckpoint } from "../log/checkpoints/checkpoint-read.js";
 import { CLEANER_CHECKPOINT } from "../log/checkpoints/cleaner-checkpoint.js";
 import type { Storage } from "../storage/storage.js";
 import { scanLogDir, someNames } from "./dir-kind.js";

@@ -98,7 +98,8 @@ const LAZY = [
   "src/segment/load/segment-load.ts",
   "src/log/read/transaction-walk.ts",
   "src/log/write/log-retention.ts",
-  "src/log/checkpoints/position-files.ts",
+  "src/log/checkpoints/consumer-positions.ts",
+  "src/log/checkpoints/checkpoint-read.ts",
   "src/format/gzip.ts",
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
@@ -253,7 +254,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/(position-files|consumer-positions|checkpoint-read)|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -420,6 +421,9 @@ describe("the root entry bundled for a browser", () => {
         const cleaner = [await outcome(open), await outcome(async () => (await open()).compact())];
         await (await dir.log("orders-0")).append([{ value: "v" }]);
         await dir.close();
+        // The root's checkpoints' reading (a directory that holds them): that open fails before it
+        // changed anything, and the next one reads them.
+        const rootReads = [await outcome(() => LogDir.open(disk)), await outcome(() => LogDir.open(disk).then((d) => d.close()))];
         // The loader (a log whose directory holds files) and truncation: the open or the cut
         // fails, the next one works, and the log the failed cut was called on is not failed.
         const writer = await LogDir.open(disk);
@@ -474,7 +478,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, timers, hooks, cleaner, rootReads, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -485,6 +489,7 @@ describe("the root entry bundled for a browser", () => {
     expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
       topics: ["chunk not loaded", "ok"],
       cleaner: ["chunk not loaded", "ok"],
+      rootReads: ["chunk not loaded", "ok"],
       reopens: ["chunk not loaded", "ok"],
       truncations: ["chunk not loaded", "ok"],
       afterCut: [1, 1, "open"],
@@ -515,11 +520,13 @@ describe("the root entry bundled for a browser", () => {
         const disk = new SimStorage({ seed: 9 });
         const open = () => LogDir.open(disk).then((dir) => dir.close());
         const opens = [await outcome(open), await outcome(open)];
+        // That close wrote the checkpoints: the next open reads them (their part fails once too).
+        const reads = [await outcome(open), await outcome(open)];
         const dir = await LogDir.open(disk);
         const appended = await (await dir.log("checked-0")).append([{ value: "v" }]);
         await dir.checkpoint(); // the offset checkpoints' text, read back
         await dir.close();
-        return JSON.stringify({ opens, appended });
+        return JSON.stringify({ opens, reads, appended });
       })();
       `,
       "iife",
@@ -531,6 +538,7 @@ describe("the root entry bundled for a browser", () => {
     runInContext(code, context);
     expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
       opens: ["chunk not loaded", "ok"],
+      reads: ["chunk not loaded", "ok"],
       appended: { baseOffset: 0, lastOffset: 0 },
     });
   });

@@ -6,7 +6,7 @@
  * parent without the file (or one that cannot be read) gives none: every gap is reported.
  */
 import { basename, dirname } from "node:path";
-import { readCheckpoint } from "../../log/checkpoints/checkpoint-files.js";
+import { readCheckpoint } from "../../log/checkpoints/checkpoint-read.js";
 import { CLEANER_CHECKPOINT } from "../../log/checkpoints/cleaner-checkpoint.js";
 import { FsStorage } from "../../storage/fs-storage.js";
 

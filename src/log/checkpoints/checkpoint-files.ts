@@ -1,12 +1,11 @@
 /**
- * The directory's small files: reading an offset checkpoint (bounded, telling absent from
- * malformed) and writing any of them atomically (`<file>.tmp`, fsynced, renamed).
+ * The directory's small files: how large an offset checkpoint may be, and writing any of them
+ * atomically (`<file>.tmp`, fsynced, renamed). Reading a checkpoint is checkpoint-read.ts, a part
+ * an open loads only when the root holds one (door-checkpoint-read.ts).
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
-import { decodeCheckpoint } from "../../format/checkpoint.js";
 import { joinPath } from "../../storage/paths.js";
 import type { Storage } from "../../storage/storage.js";
-import { parsePartitionName } from "./partition-names.js";
 
 /** The suffix of the temp file an atomic write goes through. */
 export const TMP_SUFFIX = ".tmp";
@@ -25,67 +24,6 @@ export const CHECKPOINT_BYTES_PER_PARTITION = 512;
 /** The largest checkpoint file read, for a log directory holding `partitions` partition directories. */
 export function maxCheckpointBytes(partitions: number): number {
   return CHECKPOINT_BASE_BYTES + CHECKPOINT_BYTES_PER_PARTITION * partitions;
-}
-
-/** What reading a checkpoint file found. */
-type CheckpointRead =
-  | { readonly state: "absent" }
-  /** There, but not a checkpoint: too large, not a file, not UTF-8, or not the format. */
-  | { readonly state: "malformed"; readonly reason: string }
-  | { readonly state: "ok"; readonly entries: Map<string, number> };
-
-/**
- * Reads a checkpoint file, telling an absent one apart from a malformed one. A file larger than
- * {@link maxCheckpointBytes} for the partition directories present is malformed without being read.
- * `rootNames`: the root's listing when the caller has one (an open): a file not in it is absent
- * without a `stat`, and the partitions are counted from it instead of listing the root again.
- */
-export async function readCheckpointFile(
-  storage: Storage,
-  file: string,
-  rootNames?: readonly string[],
-): Promise<CheckpointRead> {
-  if (rootNames !== undefined && !rootNames.includes(file)) return { state: "absent" };
-  const stat = await storage.stat(file);
-  if (stat === null) return { state: "absent" };
-  if (stat.kind !== "file") return { state: "malformed", reason: "not a file" };
-  const partitions = (rootNames ?? (await storage.list(""))).filter((n) => parsePartitionName(n) !== undefined).length;
-  const limit = maxCheckpointBytes(partitions);
-  if (stat.size > limit)
-    return {
-      state: "malformed",
-      reason: `${stat.size} bytes, more than the ${limit} a checkpoint of ${partitions} partitions can need`,
-    };
-  const handle = await storage.open(file, { readOnly: true });
-  let bytes: Uint8Array;
-  try {
-    // One byte more than its size: a file that grew since the stat is still caught (up to the limit).
-    bytes = await handle.read(0, Math.min(stat.size, limit) + 1);
-  } finally {
-    await handle.close();
-  }
-  if (bytes.length > Math.min(stat.size, limit)) return { state: "malformed", reason: "it grew while it was read" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return { state: "malformed", reason: "not UTF-8" };
-  }
-  const decoded = decodeCheckpoint(text);
-  if (decoded === undefined) return { state: "malformed", reason: "not in the checkpoint format" };
-  const entries = new Map<string, number>();
-  for (const e of decoded) entries.set(`${e.topic}-${e.partition}`, e.offset);
-  return { state: "ok", entries };
-}
-
-/** Reads an offset checkpoint into a map by partition name; absent or malformed gives an empty map (recovery starts from 0). */
-export async function readCheckpoint(
-  storage: Storage,
-  file: string,
-  rootNames?: readonly string[],
-): Promise<Map<string, number>> {
-  const read = await readCheckpointFile(storage, file, rootNames);
-  return read.state === "ok" ? read.entries : new Map();
 }
 
 /** Errors of a write that found the device full: nothing was written, nothing failed on disk. */

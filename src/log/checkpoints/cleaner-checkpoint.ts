@@ -9,18 +9,12 @@
  */
 import { type CheckpointEntry, encodeCheckpoint } from "../../format/checkpoint.js";
 import type { Storage } from "../../storage/storage.js";
-import { readCheckpoint, writeFileAtomically } from "./checkpoint-files.js";
+import { writeFileAtomically } from "./checkpoint-files.js";
 import { parsePartitionName } from "./partition-names.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 /** Kafka's file name. */
 export const CLEANER_CHECKPOINT = "cleaner-offset-checkpoint";
-
-/** Reads the file at a directory's open (absent or malformed: no clean points, so no log may have gaps). */
-export async function readCleanPoints(storage: Storage, rootNames: readonly string[]): Promise<Map<string, number>> {
-  // Not in the root's listing: no storage call (a directory never compacted opens as before).
-  return rootNames.includes(CLEANER_CHECKPOINT) ? readCheckpoint(storage, CLEANER_CHECKPOINT, rootNames) : new Map();
-}
 
 /** The clean points of a log directory: read at open, written durably after each cleaning. */
 export class CleanerCheckpoint {

@@ -17,17 +17,75 @@
  * flight cost two writes, not 64, and a commit resolves only once a write holding its value, or
  * a later one for the same partition, is durable.
  *
- * Part of the positions files' chunk (door-position-files.ts): position-files.ts makes each store
- * (`storeFor`), so a directory that never had a consumer and commits none loads none of this.
+ * The positions files' part (door-position-files.ts loads this module, with position-files.ts):
+ * a directory that never had a consumer and commits none loads none of this.
  * `dir.consumer()` and its synchronous calls are consumers/'s shell: a store is made at
  * `dir.consumer()` when the open read positions files, else at the consumer's first commit or
  * refresh, before which it has nothing committed to answer.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
-import { adoptPositions, consumerFile, MAX_POSITIONS, type Positions } from "./consumer-files.js";
-import { loadPositionFiles } from "./door-position-files.js";
+import { isPositionName } from "../../format/consumer-offsets.js";
+import {
+  adoptPositions,
+  CONSUMER_OFFSET_CHECKPOINT,
+  type ConsumersRead,
+  CONSUMERS_DIR,
+  consumerFile,
+  corruptConsumerFile,
+  corruptPositions,
+  MAX_POSITIONS,
+  type Positions,
+  type PositionsRead,
+} from "./consumer-files.js";
+import { readPositionsFile, writeCommits } from "./position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
+import { settleAll } from "../util/settle-all.js";
+
+/**
+ * What an open whose root lists positions (the directory-wide file of earlier versions, or
+ * `consumers/`) reads: that file (absent: no positions) and each consumer's own file, by name.
+ */
+export async function readConsumers(storage: Storage, rootNames: readonly string[]): Promise<ConsumersRead> {
+  const [legacy, own] = await settleAll([
+    rootNames.includes(CONSUMER_OFFSET_CHECKPOINT)
+      ? readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT)
+      : Promise.resolve<PositionsRead>({ state: "ok", positions: new Map() }),
+    readOwnFiles(storage, rootNames),
+  ] as const);
+  return { legacy, own };
+}
+
+async function readOwnFiles(storage: Storage, rootNames: readonly string[]): Promise<Map<string, PositionsRead>> {
+  if (!rootNames.includes(CONSUMERS_DIR) || (await storage.stat(CONSUMERS_DIR))?.kind !== "dir") return new Map();
+  const consumers = (await storage.list(CONSUMERS_DIR)).filter((name) => isPositionName(name));
+  const reads = await settleAll(consumers.map((name) => readPositionsFile(storage, consumerFile(name), name)));
+  return new Map(consumers.map((name, i) => [name, reads[i]!]));
+}
+
+/**
+ * The store of consumer `name`'s positions: its own file as the open read it if it has one, else
+ * its entries of the directory-wide file (`read` undefined: the root held neither). `PAGELOG_CORRUPT`
+ * if the file it would read is not a positions file. `opened`: the logs opened so far and their end.
+ */
+export function storeFor(
+  storage: Storage,
+  name: string,
+  read: ConsumersRead | undefined,
+  opened: ReadonlyMap<string, number>,
+): PositionStore {
+  const own = read?.own.get(name);
+  if (own?.state === "malformed") throw corruptConsumerFile(name, own.reason);
+  let positions = own?.positions;
+  if (positions === undefined) {
+    const legacy = read?.legacy ?? { state: "ok", positions: new Map<string, number>() };
+    if (legacy.state === "malformed") throw corruptPositions(legacy.reason);
+    positions = new Map([...legacy.positions].filter(([key]) => key.startsWith(`${name} `)));
+  }
+  const store = new PositionStore(storage, name, positions);
+  for (const [partition, end] of opened) store.logOpened(partition, end);
+  return store;
+}
 
 interface PendingWrite {
   readonly commits: [key: string, offset: number][];
@@ -36,7 +94,7 @@ interface PendingWrite {
 
 /**
  * One consumer's positions in one open directory: the durable ones, and the queue of writes that
- * move them (each write is position-files.ts's `writeCommits`, loaded with this module).
+ * move them (each write is position-files.ts's `writeCommits`).
  */
 export class PositionStore {
   readonly #p: Positions;
@@ -82,7 +140,6 @@ export class PositionStore {
     return this.#queue.run(async () => {
       const p = this.#p;
       if (p.lock !== undefined) return;
-      const { readPositionsFile } = await loadPositionFiles();
       adoptPositions(p, await readPositionsFile(p.storage, consumerFile(p.consumer), p.consumer));
     });
   }
@@ -127,9 +184,6 @@ export class PositionStore {
   async #writeNext(write: PendingWrite): Promise<void> {
     if (this.#pending === write) this.#pending = undefined;
     if (this.#p.failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
-    // Reading and writing the file is a part loaded on first use: a chunk that fails to load
-    // refuses these commits, writes nothing, and lets later ones try again.
-    const { writeCommits } = await loadPositionFiles();
     await writeCommits(this.#p, write.commits);
   }
 }

@@ -1,19 +1,20 @@
 /*
- * The door to the files of consumer positions (position-files.ts: reading a positions file, the
- * consumer's directories and lock before its first write, each write of its file). An open whose
- * directory holds positions files, a consumer's `refresh()` and its first commit load it through
- * here, each already asynchronous. An `import()`, so a bundler that splits puts it in a chunk of
- * its own, which a page whose directories keep no positions and that commits none never loads
- * (docs/entry-points.md). `dir.consumer(name)` stays synchronous: what the open read is in memory.
- * A chunk that fails to load fails that call (the open, the refresh, the commits of that write),
- * and the next one loads it.
+ * The door to consumer positions (consumer-positions.ts: what an open reads of the positions
+ * files, each consumer's store and its queue of commits; with position-files.ts: reading a
+ * positions file, the consumer's directories and lock before its first write, each write of its
+ * file). An open whose root holds positions, a consumer's first `refresh()` and its first commit
+ * load it through here, each already asynchronous. An `import()`, so a bundler that splits puts
+ * it in a chunk of its own, which a page whose directories keep no positions and that commits
+ * none never loads (docs/entry-points.md). `dir.consumer(name)` stays synchronous
+ * (consumers/dir-consumers.ts). A chunk that fails to load fails the calls that waited for it
+ * (the open, the refresh, the commits), and the next one loads it.
  */
-type PositionFiles = typeof import("./position-files.js");
+type PositionFiles = typeof import("./consumer-positions.js");
 
 /** The module once an `import()` of it resolved (a failed load is not kept). */
 let loaded: PositionFiles | undefined;
 
 export function loadPositionFiles(): Promise<PositionFiles> {
   if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./position-files.js").then((part) => (loaded = part));
+  return import("./consumer-positions.js").then((part) => (loaded = part));
 }

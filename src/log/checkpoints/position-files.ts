@@ -2,84 +2,31 @@
  * The files of consumer positions (consumer-positions.ts holds them in memory and queues
  * commits): reading a positions file, checked whole; the consumer's directories made durable and
  * its lock taken before its first write; each write of its file (Kafka's checkpoint text, written
- * atomically), and the write of a store's queued commits (`writeCommits`). A part loaded on first
- * use (door-position-files.ts): by an open whose directory holds positions, a refresh, or the
- * first commit. A page whose directories keep no positions and that commits none never loads it.
- * What the open reads (`readConsumers`) and each consumer's store (`storeFor`, with
- * consumer-positions.ts's queue of commits) are made here too, for the same reason.
+ * atomically), and the write of a store's queued commits (`writeCommits`). Part of the part
+ * door-position-files.ts loads on first use (consumer-positions.ts imports it): by an open whose
+ * root holds positions, a refresh, or the first commit. A page whose directories keep no
+ * positions and that commits none never loads it.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import {
   type ConsumerOffsetEntry,
   decodeConsumerOffsets,
   encodeConsumerOffsets,
-  isPositionName,
 } from "../../format/consumer-offsets.js";
 import type { Storage, StorageLock } from "../../storage/storage.js";
 import { isNoRoom, writeFileAtomically } from "./checkpoint-files.js";
 import {
   adoptPositions,
-  CONSUMER_OFFSET_CHECKPOINT,
-  type ConsumersRead,
   CONSUMERS_DIR,
   consumerDir,
   consumerFile,
-  corruptConsumerFile,
-  corruptPositions,
   MAX_POSITIONS,
   MAX_POSITIONS_BYTES,
   positionKey,
   type Positions,
   type PositionsRead,
 } from "./consumer-files.js";
-import { PositionStore } from "./consumer-positions.js";
 import { parsePartitionName } from "./partition-names.js";
-import { settleAll } from "./root-reads.js";
-
-/**
- * What an open whose root lists positions (the directory-wide file of earlier versions, or
- * `consumers/`) reads: that file (absent: no positions) and each consumer's own file, by name.
- */
-export async function readConsumers(storage: Storage, rootNames: readonly string[]): Promise<ConsumersRead> {
-  const [legacy, own] = await settleAll([
-    rootNames.includes(CONSUMER_OFFSET_CHECKPOINT)
-      ? readPositionsFile(storage, CONSUMER_OFFSET_CHECKPOINT)
-      : Promise.resolve<PositionsRead>({ state: "ok", positions: new Map() }),
-    readOwnFiles(storage, rootNames),
-  ] as const);
-  return { legacy, own };
-}
-
-async function readOwnFiles(storage: Storage, rootNames: readonly string[]): Promise<Map<string, PositionsRead>> {
-  if (!rootNames.includes(CONSUMERS_DIR) || (await storage.stat(CONSUMERS_DIR))?.kind !== "dir") return new Map();
-  const consumers = (await storage.list(CONSUMERS_DIR)).filter((name) => isPositionName(name));
-  const reads = await settleAll(consumers.map((name) => readPositionsFile(storage, consumerFile(name), name)));
-  return new Map(consumers.map((name, i) => [name, reads[i]!]));
-}
-
-/**
- * The store of consumer `name`'s positions: its own file as the open read it if it has one, else
- * its entries of the directory-wide file (`read` undefined: the root held neither). `PAGELOG_CORRUPT`
- * if the file it would read is not a positions file. `opened`: the logs opened so far and their end.
- */
-export function storeFor(
-  storage: Storage,
-  name: string,
-  read: ConsumersRead | undefined,
-  opened: ReadonlyMap<string, number>,
-): PositionStore {
-  const own = read?.own.get(name);
-  if (own?.state === "malformed") throw corruptConsumerFile(name, own.reason);
-  let positions = own?.positions;
-  if (positions === undefined) {
-    const legacy = read?.legacy ?? { state: "ok", positions: new Map<string, number>() };
-    if (legacy.state === "malformed") throw corruptPositions(legacy.reason);
-    positions = new Map([...legacy.positions].filter(([key]) => key.startsWith(`${name} `)));
-  }
-  const store = new PositionStore(storage, name, positions);
-  for (const [partition, end] of opened) store.logOpened(partition, end);
-  return store;
-}
 
 /**
  * Writes one queued write's commits (in call order: the last commit of a key wins, as it would

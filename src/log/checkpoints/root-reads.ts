@@ -11,24 +11,23 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage } from "../../storage/storage.js";
-import { readCheckpoint } from "./checkpoint-files.js";
-import { readCleanPoints } from "./cleaner-checkpoint.js";
+import { CLEANER_CHECKPOINT } from "./cleaner-checkpoint.js";
+import type { RootCheckpoints } from "./checkpoint-read.js";
+import { loadCheckpointRead } from "./door-checkpoint-read.js";
 import { loadPositionFiles } from "./door-position-files.js";
 import { CONSUMER_OFFSET_CHECKPOINT, CONSUMERS_DIR, type ConsumersRead } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
+import { settleAll } from "../util/settle-all.js";
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT, OWN_TMP_FILES, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
 /** What the root held at open. */
-interface RootRead {
+interface RootRead extends RootCheckpoints {
   /** The clean-shutdown marker is there. */
   readonly clean: boolean;
   /** Every partition-like name in the root (not `stat`ed). */
   readonly namesAtOpen: Set<string>;
   /** Temp files of pagelog's own atomic writes, files only: the open removes them. */
   readonly ownTmpFiles: string[];
-  readonly recoveryPoints: Map<string, number>;
-  readonly startOffsets: Map<string, number>;
-  readonly cleanPoints: Map<string, number>;
   /**
    * The consumer positions, if the root holds any (the directory-wide file of earlier versions, or
    * `consumers/`), with the chunk that reads them: a directory that never had a consumer loads none.
@@ -45,18 +44,19 @@ export interface OpenedConsumers {
 /** Reads the root (writing nothing); `readOnly` looks for no temp files (it removes none). */
 export async function readRoot(storage: Storage, readOnly: boolean): Promise<RootRead> {
   const names = await storage.list("");
-  const [clean, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, consumers] = await settleAll([
+  const [clean, ownTmpFiles, checkpoints, consumers] = await settleAll([
     readMarker(storage, names),
     findOwnTmpFiles(storage, readOnly ? [] : names),
-    readCheckpoint(storage, RECOVERY_POINT_CHECKPOINT, names),
-    readCheckpoint(storage, LOG_START_CHECKPOINT, names),
-    readCleanPoints(storage, names),
+    // The checkpoints' reading is a part of its own: only a root that holds one loads it.
+    [RECOVERY_POINT_CHECKPOINT, LOG_START_CHECKPOINT, CLEANER_CHECKPOINT].some((file) => names.includes(file))
+      ? loadCheckpointRead().then((part) => part.readRootCheckpoints(storage, names))
+      : Promise.resolve({ recoveryPoints: new Map(), startOffsets: new Map(), cleanPoints: new Map() }),
     names.includes(CONSUMER_OFFSET_CHECKPOINT) || names.includes(CONSUMERS_DIR)
       ? readConsumers(storage, names)
       : Promise.resolve(undefined),
   ] as const);
   const namesAtOpen = new Set(names.filter((name) => parsePartitionName(name) !== undefined));
-  return { clean, namesAtOpen, ownTmpFiles, recoveryPoints, startOffsets, cleanPoints, consumers };
+  return { clean, namesAtOpen, ownTmpFiles, ...checkpoints, consumers };
 }
 
 /** The positions files' part, loaded, and what it reads: the root lists positions. */
@@ -83,14 +83,4 @@ async function findOwnTmpFiles(storage: Storage, names: readonly string[]): Prom
   const candidates = names.filter((name) => OWN_TMP_FILES.has(name));
   const kinds = await settleAll(candidates.map(async (name) => (await storage.stat(name))?.kind));
   return candidates.filter((_, i) => kinds[i] === "file");
-}
-
-/** `Promise.all` that waits for every promise to settle, then rejects with the first rejection in order. */
-export async function settleAll<T extends readonly unknown[]>(promises: {
-  readonly [K in keyof T]: Promise<T[K]>;
-}): Promise<T> {
-  const results = await Promise.allSettled(promises);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

@@ -40,7 +40,7 @@ export interface ConsumerPosition {
  * store (checkpoints/consumer-positions.ts, in the positions files' chunk) the commit and refresh
  * load when the open did not.
  */
-export interface ConsumerHost {
+interface ConsumerHost {
   /** The durable committed offset of `key` (undefined: none, or no store yet: nothing committed). */
   readonly committed: (key: string) => number | undefined;
   readonly wasAheadAtOpen: (key: string) => boolean;

@@ -7,7 +7,7 @@
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
 import type { Storage, StorageStat } from "../../storage/storage.js";
-import { readCheckpoint } from "../checkpoints/checkpoint-files.js";
+import { readCheckpoint } from "../checkpoints/checkpoint-read.js";
 import { readDurableOffset } from "../checkpoints/durable-offset-read.js";
 import { CLEANER_CHECKPOINT } from "../checkpoints/cleaner-checkpoint.js";
 import { type Log, openLog } from "../log.js";

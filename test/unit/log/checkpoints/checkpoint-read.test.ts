@@ -8,8 +8,8 @@ import {
   CHECKPOINT_BASE_BYTES,
   CHECKPOINT_BYTES_PER_PARTITION,
   maxCheckpointBytes,
-  readCheckpointFile,
 } from "../../../../src/log/checkpoints/checkpoint-files.js";
+import { readCheckpointFile } from "../../../../src/log/checkpoints/checkpoint-read.js";
 import { LogDir, RECOVERY_POINT_CHECKPOINT } from "../../../../src/log/log-dir.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import type { Storage, StorageFile } from "../../../../src/storage/storage.js";

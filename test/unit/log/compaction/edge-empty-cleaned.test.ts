@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { decodeBatch } from "../../../../src/format/index.js";
 import { type DumpSink, streamDump, type DumpedBatch } from "../../../../src/inspect/dump-model.js";
 import { verifyDir } from "../../../../src/inspect/verify-dir.js";
-import { readCheckpoint } from "../../../../src/log/checkpoints/checkpoint-files.js";
+import { readCheckpoint } from "../../../../src/log/checkpoints/checkpoint-read.js";
 import { CLEANER_CHECKPOINT } from "../../../../src/log/checkpoints/cleaner-checkpoint.js";
 import type { Log, LogRecord } from "../../../../src/log/log.js";
 import { keepEverything, type SimStorage } from "../../../../src/storage/sim-storage.js";
