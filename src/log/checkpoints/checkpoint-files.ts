@@ -4,8 +4,10 @@
  * an open loads only when the root holds one (door-checkpoint-read.ts).
  */
 import { ErrorCode, isPagelogError } from "../../errors.js";
+import { type CheckpointEntry, encodeCheckpoint } from "../../format/checkpoint.js";
 import { joinPath } from "../../storage/paths.js";
 import type { Storage } from "../../storage/storage.js";
+import { parsePartitionName } from "./partition-names.js";
 
 /** The suffix of the temp file an atomic write goes through. */
 export const TMP_SUFFIX = ".tmp";
@@ -57,4 +59,26 @@ export async function writeFileAtomically(storage: Storage, file: string, bytes:
     await handle.close();
   }
   await storage.rename(tmp, file);
+}
+
+/**
+ * Writes an offset checkpoint `file` atomically (the caller syncs the directory): the entries of
+ * `values` that `keep` names, sorted by partition name. `check` (`PAGELOG_CHECKS=all`) sees the
+ * text and its entries before the write.
+ */
+export async function writeCheckpoint(
+  storage: Storage,
+  file: string,
+  values: ReadonlyMap<string, number>,
+  keep: (name: string) => boolean,
+  check?: (file: string, text: string, entries: readonly CheckpointEntry[]) => void,
+): Promise<void> {
+  const entries: CheckpointEntry[] = [];
+  for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const parsed = parsePartitionName(name);
+    if (parsed !== undefined && keep(name)) entries.push({ ...parsed, offset });
+  }
+  const text = encodeCheckpoint(entries);
+  check?.(file, text, entries);
+  await writeFileAtomically(storage, file, new TextEncoder().encode(text));
 }

@@ -7,10 +7,8 @@
  * Besides telling the cleaner where the dirty part starts, the clean point is what makes offset
  * gaps legal: below it, and only there, batches may skip offsets (see docs/compaction.md).
  */
-import { type CheckpointEntry, encodeCheckpoint } from "../../format/checkpoint.js";
 import type { Storage } from "../../storage/storage.js";
-import { writeFileAtomically } from "./checkpoint-files.js";
-import { parsePartitionName } from "./partition-names.js";
+import { writeCheckpoint } from "./checkpoint-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 /** Kafka's file name. */
@@ -39,12 +37,7 @@ export class CleanerCheckpoint {
   set(name: string, offset: number): Promise<void> {
     return this.#queue.run(async () => {
       this.#points.set(name, offset);
-      const entries: CheckpointEntry[] = [];
-      for (const [n, o] of [...this.#points].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        const parsed = parsePartitionName(n);
-        if (parsed !== undefined && (n === name || this.#keep(n))) entries.push({ ...parsed, offset: o });
-      }
-      await writeFileAtomically(this.#storage, CLEANER_CHECKPOINT, new TextEncoder().encode(encodeCheckpoint(entries)));
+      await writeCheckpoint(this.#storage, CLEANER_CHECKPOINT, this.#points, (n) => n === name || this.#keep(n));
       // The rename is durable only with the root's entries: until then a crash could bring the old clean point back.
       await this.#storage.syncDir("");
     });

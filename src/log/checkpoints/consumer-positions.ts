@@ -34,11 +34,10 @@ import {
   consumerFile,
   corruptConsumerFile,
   corruptPositions,
-  MAX_POSITIONS,
   type Positions,
   type PositionsRead,
 } from "./consumer-files.js";
-import { readPositionsFile, writeCommits } from "./position-files.js";
+import { MAX_POSITIONS, readPositionsFile, writeCommits } from "./position-files.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import { settleAll } from "../util/settle-all.js";
 
@@ -186,4 +185,12 @@ export class PositionStore {
     if (this.#p.failure !== undefined) throw new PagelogError("consumer positions failed earlier", ErrorCode.FAILED);
     await writeCommits(this.#p, write.commits);
   }
+}
+
+/** A directory's close: waits for every commit made so far to be written (or to fail), then gives each consumer's lock up. */
+export async function closeStores(stores: readonly PositionStore[]): Promise<void> {
+  await Promise.allSettled(stores.map((store) => store.drain()));
+  const released = await Promise.allSettled(stores.map((store) => store.release()));
+  const failed = released.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
 }

@@ -13,12 +13,11 @@
  * so a checkpoint never claims more; the writer asserts what it can check (PAGELOG_BUG).
  */
 import { assertInvariant, ErrorCode, PagelogError } from "../../errors.js";
-import { type CheckpointEntry, encodeCheckpoint } from "../../format/checkpoint.js";
+import type { CheckpointEntry } from "../../format/checkpoint.js";
 import type { Storage } from "../../storage/storage.js";
 import { checkedClock, type Clock, type Stopwatch, stopwatchFor, systemClock } from "../options/log-clock.js";
 import { SerialQueue } from "../util/serial-queue.js";
-import { writeFileAtomically } from "./checkpoint-files.js";
-import { parsePartitionName } from "./partition-names.js";
+import { writeCheckpoint } from "./checkpoint-files.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "./root-files.js";
 
 /** What a checkpoint reads of an open log. */
@@ -162,22 +161,18 @@ export class OffsetCheckpoints {
     return queued;
   }
 
-  async #write(file: string, values: Map<string, number>): Promise<void> {
-    const entries: CheckpointEntry[] = [];
-    for (const [name, offset] of [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      // Entries of logs this process did not open are carried forward as they were read when
-      // anything is at their name: a partition whose directory is a file for now, or whose
-      // dir.log() failed, may be repaired, and without its log start offset the records deleted
-      // below it would reappear. Only a name with nothing there at open drops its entry: that
-      // directory was deleted (its creation is always made durable first), dir.log() would open
-      // it as a new log, and kept for ever such entries would grow the file past its read bound.
-      const parsed = parsePartitionName(name);
-      if (parsed !== undefined && this.#host.kept(name)) entries.push({ ...parsed, offset });
-    }
-    const text = encodeCheckpoint(entries);
-    // The pair of the reader's check (PAGELOG_CHECKS=all): what is written reads back as exactly these entries.
-    this.#host.checkEncoded?.(file, text, entries);
-    await writeFileAtomically(this.#host.storage, file, new TextEncoder().encode(text));
+  /**
+   * Entries of logs this process did not open are carried forward as they were read when
+   * anything is at their name: a partition whose directory is a file for now, or whose
+   * dir.log() failed, may be repaired, and without its log start offset the records deleted
+   * below it would reappear. Only a name with nothing there at open drops its entry: that
+   * directory was deleted (its creation is always made durable first), dir.log() would open
+   * it as a new log, and kept for ever such entries would grow the file past its read bound.
+   * With PAGELOG_CHECKS=all, what is written reads back as exactly these entries (the pair of
+   * the reader's check).
+   */
+  #write(file: string, values: Map<string, number>): Promise<void> {
+    return writeCheckpoint(this.#host.storage, file, values, this.#host.kept, this.#host.checkEncoded);
   }
 }
 
@@ -186,15 +181,15 @@ export class OffsetCheckpoints {
  * [0, end]. A recovery point past the end would let the next recovery skip bytes never written.
  */
 function checkLogValues(name: string, log: CheckpointedLog): void {
-  const { recoveryPoint, startOffset, endOffset } = log;
-  assertInvariant(
-    Number.isSafeInteger(recoveryPoint) && recoveryPoint >= 0 && recoveryPoint <= endOffset,
-    () => `checkpoint of ${name}: recovery point ${recoveryPoint} outside [0, end ${endOffset}]`,
-    name,
-  );
-  assertInvariant(
-    Number.isSafeInteger(startOffset) && startOffset >= 0 && startOffset <= endOffset,
-    () => `checkpoint of ${name}: start offset ${startOffset} outside [0, end ${endOffset}]`,
-    name,
-  );
+  const end = log.endOffset;
+  for (const [what, value] of [
+    ["recovery point", log.recoveryPoint],
+    ["start offset", log.startOffset],
+  ] as const) {
+    assertInvariant(
+      Number.isSafeInteger(value) && value >= 0 && value <= end,
+      () => `checkpoint of ${name}: ${what} ${value} outside [0, end ${end}]`,
+      name,
+    );
+  }
 }

@@ -20,13 +20,24 @@ import {
   CONSUMERS_DIR,
   consumerDir,
   consumerFile,
-  MAX_POSITIONS,
-  MAX_POSITIONS_BYTES,
   positionKey,
   type Positions,
   type PositionsRead,
 } from "./consumer-files.js";
 import { parsePartitionName } from "./partition-names.js";
+
+/** Most (consumer, partition) positions a file keeps: its size bound follows from it. */
+export const MAX_POSITIONS = 65_536;
+/**
+ * The longest line: a consumer name (249), a space, a topic, a space and a partition (at most a
+ * partition directory's 255 characters together), a space, a 16-digit offset, a newline.
+ */
+const MAX_LINE_BYTES = 249 + 1 + 255 + 1 + 16 + 1;
+/**
+ * Bytes the file may hold before it is malformed without being read (about 34 MB): every file
+ * pagelog writes fits, and a hostile one (a sparse 3 GiB file, say) costs one `stat`.
+ */
+export const MAX_POSITIONS_BYTES = 2 + String(MAX_POSITIONS).length + 1 + MAX_POSITIONS * MAX_LINE_BYTES;
 
 /**
  * Writes one queued write's commits (in call order: the last commit of a key wins, as it would

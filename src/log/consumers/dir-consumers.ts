@@ -95,10 +95,6 @@ export class DirConsumers {
   async close(): Promise<void> {
     // Commits waiting for the part queue their writes when it loads: they are made before close().
     await this.#loading?.catch(() => undefined);
-    const stores = [...this.#stores.values()];
-    await Promise.allSettled(stores.map((store) => store.drain()));
-    const released = await Promise.allSettled(stores.map((store) => store.release()));
-    const failed = released.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed !== undefined) throw failed.reason;
+    await this.#part?.closeStores([...this.#stores.values()]);
   }
 }

@@ -13,8 +13,8 @@ import {
   CONSUMER_OFFSET_CHECKPOINT,
   consumerDir,
   consumerFile,
-  MAX_POSITIONS_BYTES,
 } from "../../../../src/log/checkpoints/consumer-files.js";
+import { MAX_POSITIONS_BYTES } from "../../../../src/log/checkpoints/position-files.js";
 import { keepNothing, SimStorage } from "../../../../src/storage/sim-storage.js";
 import { CountingStorage } from "../../../../src/bench/counting-storage.js";
 import { appendBatches, expectCode, expectTypeError, NAME, readText, writeFile } from "../helpers.js";
