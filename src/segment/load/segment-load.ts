@@ -28,6 +28,7 @@ import { keptByPolicy } from "../policies/recover-policy.js";
 import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
 import { checkIndex } from "./index-checks.js";
+import { ReusingScanner } from "./reusing-scanner.js";
 
 export { catchUp, planFollow } from "../segment-follow.js";
 export { absentFile } from "../absent-file.js";
@@ -179,17 +180,16 @@ async function rebuildFromWalk(
   rewriteFrom?: number,
 ): Promise<ScanStop> {
   beginWalk(s);
-  const scanner = new BatchScanner(
+  const scanner = new ReusingScanner(
     s.log,
     s.size,
     0,
     scanOptions(s, {
       expectedOffset: s.baseOffset,
       readAhead: true,
-      reuseBuffers: true,
       ...(endOffset === undefined ? {} : { endOffset }),
-      ...(rewriteFrom === undefined ? {} : { writeBackFrom: rewriteFrom }),
     }),
+    rewriteFrom,
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     batches?.set(batch.position, batch.header.baseOffset);
