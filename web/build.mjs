@@ -136,7 +136,7 @@ const KEPT = {
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",
-    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "absentFile", "createdOnWrite"],
+    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "openExistingFile"],
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };

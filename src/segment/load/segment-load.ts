@@ -29,10 +29,31 @@ import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
 import { checkIndex } from "./index-checks.js";
 import { ReusingScanner } from "./reusing-scanner.js";
+import { absentFile } from "../absent-file.js";
+import { createdOnWrite } from "../created-on-write.js";
+import type { Storage, StorageFile } from "../../storage/storage.js";
 
 export { catchUp, planFollow } from "../segment-follow.js";
-export { absentFile } from "../absent-file.js";
-export { createdOnWrite } from "../created-on-write.js";
+
+/**
+ * A file of an existing segment, opened to be loaded (`Segment.openExisting`, `openReadOnly`),
+ * and whether it was missing. One open, not a stat and an open (a lazy segment's first use pays
+ * each path call's root check and syscalls). A missing index is rebuilt: read-only in memory
+ * (an empty file that refuses writes stands in), else created on its first write; read-only, a
+ * missing `.log` (not created yet by the writer, or deleted since the listing) is empty for now.
+ */
+export async function openExistingFile(
+  storage: Storage,
+  path: string,
+  readOnly: boolean,
+): Promise<{ file: StorageFile; missing: boolean }> {
+  try {
+    return { file: await storage.open(path, readOnly ? { readOnly: true } : {}), missing: false };
+  } catch (err) {
+    if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
+    return { file: readOnly ? absentFile(path) : createdOnWrite(storage, path), missing: true };
+  }
+}
 
 /**
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
