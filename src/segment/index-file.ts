@@ -78,7 +78,7 @@ export abstract class IndexFile {
     this.view = new DataView(EMPTY.buffer);
   }
 
-  /** Changes whenever the entries in memory change (a reader's lookup keeps a copy: policies/lookup-policy.ts). @internal */
+  /** Changes whenever the entries in memory change (see `OffsetIndex.policyEntries`). @internal */
   get generation(): number {
     return this.#generation;
   }

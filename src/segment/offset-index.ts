@@ -38,6 +38,8 @@ export class OffsetIndex extends IndexFile {
    * `lookup()` instead of the binary search below.
    */
   readonly #byPolicy: ((index: OffsetIndex, target: number) => IndexEntry | null) | undefined;
+  /** The entries as the course's plain array, for the policy; rebuilt when the index changes. */
+  #policyEntries: { generation: number; entries: readonly IndexEntry[] } | undefined;
 
   /**
    * Opens the index in `file` for the segment at `baseOffset`, at most `maxIndexBytes` large; `lookupPolicy` is a
@@ -111,6 +113,21 @@ export class OffsetIndex extends IndexFile {
     if (this.#byPolicy !== undefined) return this.#byPolicy(this, target) ?? { offset: this.baseOffset, position: 0 };
     const slot = this.floorSlot(target, (s) => this.entry(s).offset);
     return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+  }
+
+  /** The entries as the course's plain array (frozen), for a reader's lookup; made once per change. */
+  policyEntries(): readonly IndexEntry[] {
+    const cached = this.#policyEntries;
+    if (cached?.generation === this.generation) return cached.entries;
+    const entries = Object.freeze(Array.from({ length: this.entries }, (_, slot) => Object.freeze(this.entry(slot))));
+    this.#policyEntries = { generation: this.generation, entries };
+    return entries;
+  }
+
+  /** The slot holding exactly `offset`, or -1. */
+  slotOf(offset: number): number {
+    const slot = this.floorSlot(offset, (s) => this.entry(s).offset);
+    return slot >= 0 && this.entry(slot).offset === offset ? slot : -1;
   }
 
   /** Removes every entry whose offset is `>= offset`: their batches are being cut away. */

@@ -12,41 +12,13 @@ import { callPolicy, policyError, shown } from "./policy-error.js";
 
 type LookupPolicy = CoursePolicies["lookup"];
 
-/** What the policy path reads of the index (an `OffsetIndex`). */
+/** What the index offers the policy path: its entries as an array, and its own exact search. */
 interface LookupSource {
   readonly file: { readonly path: string };
-  /** Changes whenever the entries in memory change. */
-  readonly generation: number;
-  /** How many entries it holds. */
-  readonly entries: number;
-  /** The entry in `slot` (0-based). */
-  entry(slot: number): IndexEntry;
-}
-
-/** Each index's entries as the course's plain array, and the generation they were made at. */
-const copies = new WeakMap<LookupSource, { readonly generation: number; readonly entries: readonly IndexEntry[] }>();
-
-/** The entries, oldest first, as plain objects: a frozen copy, made once per change of the index. */
-function policyEntries(source: LookupSource): readonly IndexEntry[] {
-  const cached = copies.get(source);
-  if (cached?.generation === source.generation) return cached.entries;
-  const entries = Object.freeze(Array.from({ length: source.entries }, (_, slot) => Object.freeze(source.entry(slot))));
-  copies.set(source, { generation: source.generation, entries });
-  return entries;
-}
-
-/** The slot of `entries` (offsets strictly increase) holding exactly `offset`, or -1. */
-function slotOf(entries: readonly IndexEntry[], offset: number): number {
-  let lo = 0;
-  let hi = entries.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = entries[mid]!.offset;
-    if (at === offset) return mid;
-    if (at < offset) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  /** The entries, oldest first, as plain objects (a frozen copy, made once per change of the index). */
+  policyEntries(): readonly IndexEntry[];
+  /** The slot holding exactly `offset`, or -1. */
+  slotOf(offset: number): number;
 }
 
 /**
@@ -54,11 +26,11 @@ function slotOf(entries: readonly IndexEntry[], offset: number): number {
  * then starts at the segment's first byte, as Kafka's does).
  */
 export function lookupByPolicy(lookup: LookupPolicy, source: LookupSource, target: number): IndexEntry | null {
-  const entries = policyEntries(source);
+  const entries = source.policyEntries();
   const answer: unknown = callPolicy("lookup", () => lookup(entries, target), source.file.path);
   if (answer === null) return null;
   const { offset, position } = (answer ?? {}) as Partial<IndexEntry>;
-  const entry = typeof offset === "number" ? entries[slotOf(entries, offset)] : undefined;
+  const entry = typeof offset === "number" ? entries[source.slotOf(offset)] : undefined;
   const why =
     typeof answer !== "object"
       ? "expected an entry of the index or null"

@@ -174,9 +174,8 @@ describe("LogOptions.policies.lookup", () => {
   it("counts the index's entries in the reader's words: 1 entry, 2 entries", () => {
     const source = (entries: IndexEntry[]) => ({
       file: { path: SEGMENT },
-      generation: 0,
-      entries: entries.length,
-      entry: (slot: number) => entries[slot]!,
+      policyEntries: () => entries,
+      slotOf: (offset: number) => entries.findIndex((e) => e.offset === offset),
     });
     const notInIndex = () => ({ offset: 99, position: 0 });
     const one = [{ offset: 2, position: 0 }];
