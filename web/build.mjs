@@ -136,7 +136,16 @@ const KEPT = {
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",
-    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "openExistingFile"],
+    [
+      "commit",
+      "planLoadClean",
+      "planRecovery",
+      "scanTail",
+      "planFollow",
+      "catchUp",
+      "openExistingFile",
+      "truncateSegment",
+    ],
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };

@@ -1,12 +1,12 @@
 /**
- * Writing a segment: appending batches (one write for a group), truncating whole batches, and
- * sealing a segment that takes no more appends. fsyncing is in segment-flush.ts.
+ * Writing a segment: appending batches (one write for a group) and sealing a segment that takes
+ * no more appends. fsyncing is in segment-flush.ts; truncating whole batches is part of the
+ * segment's load (load/segment-load.ts), which truncation's door loads.
  */
 import type { BatchHeader } from "../format/index.js";
 import { gapAllowed } from "./batch-scanner.js";
 import { MAX_INT32 } from "./offset-index.js";
-import { loadSegmentLoad } from "./load/lazy-segment-load.js";
-import { findBatch, indexBatch, loadIndexes, type SegmentState } from "./segment-state.js";
+import { indexBatch, type SegmentState } from "./segment-state.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
 /** Whether a batch ending at `lastOffset` of `bytes` bytes still fits this segment's int32 fields. */
@@ -68,27 +68,6 @@ export async function appendBatches(
     await indexBatch(s, header, position);
     position += header.sizeInBytes;
   }
-}
-
-/** Drops the batch holding `offset` and every later one; returns the new next offset. */
-export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
-  // Before anything changes (truncation's door has loaded it already: lazy-segment-load.ts).
-  const { scanTail } = await loadSegmentLoad();
-  await loadIndexes(s);
-  if (offset >= s.nextOffset) return s.nextOffset;
-  const found = await findBatch(s, Math.max(offset, s.baseOffset));
-  const position = found?.position ?? s.size;
-  const newNext = found?.header.baseOffset ?? s.nextOffset;
-  s.readAhead = undefined;
-  s.logUnsynced = true;
-  await s.log.truncate(position);
-  s.size = position;
-  await s.offsetIndex.truncateTo(newNext);
-  await s.timeIndex.truncateTo(newNext);
-  s.nextOffset = s.baseOffset;
-  s.bytesSinceIndexEntry = 0;
-  await scanTail(s);
-  return s.nextOffset;
 }
 
 /** One last time-index entry for the largest timestamp, as Kafka's onBecomeInactiveSegment adds. */

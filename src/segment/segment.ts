@@ -30,7 +30,7 @@ import { readSegment } from "./segment-read.js";
 import { indexFull, type SegmentState } from "./segment-state.js";
 import type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
 import { flushSegment } from "./segment-flush.js";
-import { appendBatch, appendBatches, canHold, seal, truncateSegment } from "./segment-write.js";
+import { appendBatch, appendBatches, canHold, seal } from "./segment-write.js";
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
@@ -335,7 +335,8 @@ export class Segment {
    * re-appends the records it wants to keep. Not durable until `flush()`.
    */
   truncateTo(offset: number): Promise<number> {
-    return truncateSegment(this.#s, offset);
+    // Part of the segment's load (loaded before anything changes; truncation's door loads it with its own).
+    return loadSegmentLoad().then((load) => load.truncateSegment(this.#s, offset));
   }
 
   /**

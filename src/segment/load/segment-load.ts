@@ -283,3 +283,25 @@ export async function scanTail(s: SegmentState): Promise<void> {
     );
   if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
 }
+
+/**
+ * Drops the batch holding `offset` and every later one; returns the new next offset. See
+ * `Segment.truncateTo`: truncation's door (log/write/lazy-truncate.ts) loads this part with its own.
+ */
+export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
+  await loadIndexes(s);
+  if (offset >= s.nextOffset) return s.nextOffset;
+  const found = await findBatch(s, Math.max(offset, s.baseOffset));
+  const position = found?.position ?? s.size;
+  const newNext = found?.header.baseOffset ?? s.nextOffset;
+  s.readAhead = undefined;
+  s.logUnsynced = true;
+  await s.log.truncate(position);
+  s.size = position;
+  await s.offsetIndex.truncateTo(newNext);
+  await s.timeIndex.truncateTo(newNext);
+  s.nextOffset = s.baseOffset;
+  s.bytesSinceIndexEntry = 0;
+  await scanTail(s);
+  return s.nextOffset;
+}
