@@ -127,7 +127,7 @@ const KEPT = {
     ["readPositionsFile", "writeCommits"],
   ],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
-  "read/door-durable.ts": ["loadDurableReads", "./durable-reads.js", ["readDurableRecords", "readDurableBatches"]],
+  "durable/door-durable.ts": ["loadDurableReads", "./durable-reads.js", ["readDurableRecords", "readDurableBatches"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
   "read/door-records.ts": ["loadRecords", "./records-body.js", ["readAhead", "step", "take", "waitFor"]],

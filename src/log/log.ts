@@ -33,7 +33,7 @@ import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } 
 import { wake } from "./state/log-waiters.js";
 import { loadRetention } from "./write/door-retention.js";
 import { loadTimeLookup } from "./read/door-time-lookup.js";
-import { loadDurableReads } from "./read/door-durable.js";
+import { loadDurableReads } from "./durable/door-durable.js";
 import { retainNow, timersOf } from "./write/retain-now.js";
 import { loadTimers } from "./write/door-timers.js";
 import { loadPolicyHooks } from "../segment/policies/door-policies.js";
@@ -413,7 +413,7 @@ export class Log {
       return Promise.reject(err);
     }
     const s = this.#s;
-    // Durable reads are a part loaded on first use (read/door-durable.ts).
+    // Durable reads are a part loaded on first use (durable/door-durable.ts).
     return this.#read(
       o.durable
         ? async () => (await loadDurableReads()).readDurableRecords(s, offset, o)

@@ -107,7 +107,7 @@ const LAZY = [
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
-  "src/log/read/durable-reads.ts",
+  "src/log/durable/durable-reads.ts",
 ];
 /**
  * The lazy parts whose door is inside another lazy part, so not in what loads first: the
@@ -254,7 +254,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|durable-reads|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|durable\/durable-reads|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;

@@ -3,7 +3,7 @@
  * and the small cache that keeps the indexes of the last few old segments a reader touched in memory.
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
  * a range, and following the log, is records-iterator.ts; durable reads (only below the recovery
- * point) are durable-reads.ts, the lookup by time find-by-time.ts, both loaded on first use.
+ * point) are ../durable/durable-reads.ts, the lookup by time find-by-time.ts, both loaded on first use.
  */
 import { readBatchHeader } from "../../format/batch-header.js";
 import { decodeBatch, type DecodedBatch } from "../../format/record-batch.js";

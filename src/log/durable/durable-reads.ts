@@ -15,7 +15,7 @@ import {
   readLogRecords,
   readRawBatches,
   type ResolvedReadOptions,
-} from "./log-read.js";
+} from "../read/log-read.js";
 
 /** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
 export async function readDurableRecords(s: LogState, offset: number, o: ResolvedReadOptions): Promise<LogRecord[]> {
