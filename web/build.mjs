@@ -124,6 +124,7 @@ const KEPT = {
   "checkpoints/door-position-files.ts": ["loadPositionFiles", "./consumer-positions.js", ["readConsumers", "storeFor"]],
   "checkpoints/door-checkpoint-read.ts": ["loadCheckpointRead", "./checkpoint-read.js", ["readRootCheckpoints"]],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
+  "durable/door-durable.ts": ["loadDurableReads", "./durable-reads.js", ["readDurableRecords", "readDurableBatches"]],
   "load/door-segment-time.ts": ["loadSegmentTimeLookup", "./time-lookup.js", ["segmentOffsetForTimestamp"]],
   "read/door-follower.ts": ["loadFollower", "./follow-tail.js", ["tailRecords", "keepTail", "gatherAppends"]],
   "read/door-records.ts": ["loadRecords", "./records-body.js", ["readAhead", "step", "take", "waitFor"]],
@@ -132,7 +133,16 @@ const KEPT = {
   "load/lazy-segment-load.ts": [
     "loadSegmentLoad",
     "./segment-load.js",
-    ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "absentFile", "createdOnWrite"],
+    [
+      "commit",
+      "planLoadClean",
+      "planRecovery",
+      "scanTail",
+      "planFollow",
+      "catchUp",
+      "openExistingFile",
+      "truncateSegment",
+    ],
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
 };

@@ -83,7 +83,7 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * segment's load (its recovery walk and index checks: with the loader, read-only, the cleaner or
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
- * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
+ * log's and the segment's), durable reads and the body of `records()` and `waitFor()` (which loads the follower's
  * part: LAZY_INSIDE); the descriptor pool's eviction (a HandlePool's call that would take its
  * `maxOpenFiles`-th descriptor); and the parts only some logs load at open: the timers
  * (`flushMs`, a retention check with work), the course's writeVarint and lookup hooks (a log
@@ -108,6 +108,7 @@ const LAZY = [
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
+  "src/log/durable/durable-reads.ts",
 ];
 /**
  * The lazy parts whose door is inside another lazy part, so not in what loads first: the
@@ -254,7 +255,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/(position-files|consumer-positions|checkpoint-read)|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|durable\/durable-reads|policies\/retention|checkpoints\/(position-files|consumer-positions|checkpoint-read)|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -438,7 +439,8 @@ describe("the root entry bundled for a browser", () => {
         await readOnly.close();
         // The parts a writable log loads on first use: retention (a roll of a log that retains:
         // that append fails alone, before anything is written), the lookup by time (the log's
-        // door, then the segment's), the consumers' positions files, the records iterator's body
+        // door, then the segment's), the consumers' positions files, durable reads (a read fails,
+        // the readBatches after it loads the part), the records iterator's body
         // (its first next() fails, and ends that iteration; the append queued after it does not
         // fail, nor come before it), the follower's part.
         const again = await LogDir.open(disk);
@@ -448,6 +450,7 @@ describe("the root entry bundled for a browser", () => {
         const afterRolls = [kept.status, kept.endOffset];
         const byTime = [];
         for (let i = 0; i < 3; i++) byTime.push(await outcome(() => kept.offsetForTimestamp(0)));
+        const durables = [await outcome(() => kept.read(0, { durable: true })), await outcome(() => kept.readBatches(0, { durable: true }))];
         const commits = [await outcome(() => again.consumer("c").commit("kept-0", 1)), await outcome(() => again.consumer("c").commit("kept-0", 2))];
         const iterate = async () => {
           const it = kept.records({ from: kept.endOffset });
@@ -478,7 +481,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, rootReads, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ topics, timers, hooks, cleaner, rootReads, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, durables, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -497,6 +500,7 @@ describe("the root entry bundled for a browser", () => {
       rolls: ["ok", "chunk not loaded", "ok"], // the second append rolls: it fails alone
       afterRolls: ["open", 2],
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
+      durables: ["chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
       // The first read was queued at next(), before the append: it ends at the old end.
       iterations: [
