@@ -34,7 +34,8 @@
  * has no descriptor bound (a simulated disk has no limit: the session opens it with
  * `maxOpenFiles` the largest safe integer), so app.js leaves those parts and the descriptor pool
  * out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but transactions, and runs logs
- * with small bounds. Both recover and truncate logs, and run a reader's policies, so the other
+ * with small bounds. Both recover and truncate logs, run a reader's policies and give their logs
+ * a clock, so the other
  * doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
@@ -141,6 +142,7 @@ const KEPT = {
     ["commit", "planLoadClean", "planRecovery", "scanTail", "planFollow", "catchUp", "absentFile", "createdOnWrite"],
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
+  "options/door-rare-options.ts": ["loadRareOptions", "./rare-options.js", ["RARE_RESOLVERS"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */

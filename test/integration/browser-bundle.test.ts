@@ -108,6 +108,7 @@ const LAZY = [
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
+  "src/log/options/rare-options.ts",
 ];
 /**
  * The lazy parts whose door is inside another lazy part, so not in what loads first: the
@@ -255,7 +256,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/retention|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -400,6 +401,10 @@ describe("the root entry bundled for a browser", () => {
         const outcome = async (call) => call().then(() => "ok", (e) => e.message);
         const disk = new SimStorage({ seed: 8 });
         const dir = await LogDir.open(disk);
+        // The resolvers of options a plain log is never given (here a clock): the open fails,
+        // the next one works (first: every later log given one finds them loaded).
+        const clocked = () => dir.log("clocked-0", { clock: { now: () => 1000 } });
+        const rare = [await outcome(clocked), await outcome(clocked)];
         const topics = [await outcome(() => dir.topic("events")), await outcome(() => dir.topic("events"))];
         // The timers (a log with flushMs on the system clock; a compacted log's retention check
         // loads them too, so before it): its open fails, the next one works.
@@ -476,7 +481,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ rare, topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -485,6 +490,7 @@ describe("the root entry bundled for a browser", () => {
     const context = browserLikeContext();
     runInContext(code, context);
     expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
+      rare: ["chunk not loaded", "ok"],
       topics: ["chunk not loaded", "ok"],
       cleaner: ["chunk not loaded", "ok"],
       reopens: ["chunk not loaded", "ok"],
@@ -504,7 +510,7 @@ describe("the root entry bundled for a browser", () => {
       timers: ["chunk not loaded", "ok"],
       hooks: ["chunk not loaded", "ok", 1],
       pools: ["chunk not loaded", "ok", 1, 1, 7],
-      logs: ["events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
+      logs: ["clocked-0", "events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
     });
   });
 
