@@ -22,7 +22,7 @@
  * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, the
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
  * `src/segment/policies/door-policies.ts`, the descriptor pool's
- * `src/storage/pool/door-handle-pool.ts` and the compressed batches' `src/format/door-compressed.ts`).
+ * `src/storage/pool/door-handle-pool.ts` and the compressed batches' `src/format/compressed/door-compressed.ts`).
  * Neither script uses the read-only mode, the cleaner nor the topics (the checks run the swarm
  * workload, which never compacts), nor the log's timers (both run their logs on a clock of their
  * own, which arms none), nor the write paths' expensive checks (a page has no PAGELOG_CHECKS), nor
@@ -102,14 +102,17 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`, `src/storage/pool/<file>`, `src/format/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`, `src/storage/pool/<file>`, `src/format/compressed/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
   "topic/lazy-topics.ts": ["loadTopics", "topics"],
   "write/door-timers.ts": ["loadTimers", "the log's timers (flushMs and retention checks on the system clock)"],
   "write/door-write-checks.ts": ["loadWriteChecks", "the expensive checks (PAGELOG_CHECKS=all)"],
-  "format/door-compressed.ts": ["loadCompressed", "compressed batches (its logs hold only pagelog's, uncompressed)"],
+  "compressed/door-compressed.ts": [
+    "loadCompressed",
+    "compressed batches (its logs hold only pagelog's, uncompressed)",
+  ],
 };
 
 /**
@@ -163,8 +166,8 @@ const LEFT_OUT_OF_PAGE = {
  * the page, of LEFT_OUT_OF_PAGE) for one that rejects, and each other door of KEPT for a static
  * import of what it loads (see the file comment).
  */
-/** The doors' files: `lazy-*.ts` and `door-*.ts` in a room of src/log, src/segment or src/storage, or in src/format. */
-const DOORS = /[\\/]src[\\/]((log|segment|storage)[\\/][a-z-]+|format)[\\/](lazy|door)-[a-z-]+\.ts$/;
+/** The doors' files: `lazy-*.ts` and `door-*.ts` in a room of src/log, src/segment, src/storage or src/format. */
+const DOORS = /[\\/]src[\\/](log|segment|storage|format)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/;
 
 const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",

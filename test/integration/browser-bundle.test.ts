@@ -100,7 +100,7 @@ const LAZY = [
   "src/log/write/log-retention.ts",
   "src/log/checkpoints/position-files.ts",
   "src/format/gzip.ts",
-  "src/format/decode-compressed.ts",
+  "src/format/compressed/decode-compressed.ts",
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/records-body.ts",
@@ -204,9 +204,9 @@ const flakyDoors: Plugin = {
   setup(b) {
     // The doors of files of their own (lazy-*.ts, door-*.ts; the compressed batches' one is
     // exercised in test/unit/log/read/first-use-doors.test.ts) and the one inside a module (the
-    // gzip codec's, in record-batch.ts).
+    // gzip codec's, in format/compressed/codecs.ts).
     const doors =
-      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/][a-z-]+|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/](record-batch|door-compressed))\.ts$/;
+      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/][a-z-]+|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/]compressed[\\/](codecs|door-compressed))\.ts$/;
     b.onLoad({ filter: doors }, async (args) => {
       const real = await readFile(args.path, "utf8");
       const key = JSON.stringify(args.path);
@@ -256,7 +256,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|compressed\/decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;

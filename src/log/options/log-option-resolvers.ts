@@ -5,7 +5,7 @@
  * lazy part, loaded through door-rare-options.ts by `LogDir.open` and `dir.log()` (both already
  * asynchronous) only when the options give one. Loaded once, they resolve every later log's.
  * Either way each option is resolved by the same function, in the same order, so the errors
- * are the same; `resolveLogOptions` (log-options.ts) resolves with every resolver at hand,
+ * are the same; `resolveLogOptions` (resolve-log-options.ts) resolves with every resolver at hand,
  * synchronously.
  */
 import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../../format/batch-layout.js";
@@ -14,6 +14,7 @@ import { type OptionResolvers, resolveOptions } from "../../options.js";
 import { loadRareOptions } from "./door-rare-options.js";
 import { systemClock } from "./log-clock.js";
 import type { LogOptions, ResolvedLogOptions } from "./log-options.js";
+import type { RareOption, RareResolvers } from "./rare-options.js";
 
 const MAX_INT32 = 0x7fffffff;
 /** The longest delay a timer takes (setTimeout's int32 limit, about 24.8 days). */
@@ -66,10 +67,7 @@ const RARE_DEFAULTS = {
   crc32c: undefined,
   clock: systemClock,
   policies: undefined,
-} as const;
-type RareOption = keyof typeof RARE_DEFAULTS;
-/** The resolvers of rare-options.ts. */
-export type RareResolvers = Pick<OptionResolvers<LogOptions, ResolvedLogOptions>, RareOption>;
+} as const satisfies Record<RareOption, unknown>;
 
 const defaultOnly =
   <K extends RareOption>(option: K) =>

@@ -6,8 +6,6 @@ import type { Crc32c } from "../../format/crc32c.js";
 import type { Clock } from "./log-clock.js";
 import type { CoursePolicies } from "../../policies/policy-types.js";
 import type { CleanupPolicy, CleanupPolicyInput } from "./cleanup-policy.js";
-import { resolveLogOptionsWith } from "./log-option-resolvers.js";
-import { RARE_RESOLVERS } from "./rare-options.js";
 
 export type { CleanupPolicy, CleanupPolicyInput } from "./cleanup-policy.js";
 
@@ -221,17 +219,4 @@ export interface ResolvedLogOptions {
   clock: Clock;
   /** Undefined unless at least one policy function was given. */
   policies: Readonly<Partial<CoursePolicies>> | undefined;
-}
-
-export { MAX_TIMER_MS } from "./log-option-resolvers.js";
-export { systemClock } from "./log-clock.js";
-
-/**
- * Validates and fills in defaults, synchronously, with every resolver loaded (the testing
- * adapter's check, the tests). Bad values are TypeErrors naming the option; an unknown key is one
- * naming it and the known ones. `LogDir` resolves through log-option-resolvers.ts instead, which
- * loads the resolvers of the rarely given options only for options that give one.
- */
-export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
-  return resolveLogOptionsWith(options, what, RARE_RESOLVERS);
 }

@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { crc32c } from "../../../../src/format/crc32c.js";
 import type { LogOptions } from "../../../../src/log/options/log-options.js";
-import { resolveLogOptions } from "../../../../src/log/options/log-options.js";
+import { resolveLogOptions } from "../../../../src/log/options/resolve-log-options.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { NAME } from "../helpers.js";
 

@@ -14,7 +14,7 @@ import { NAME, segPath, writeFile } from "../helpers.js";
 
 const WALK = "../../../../src/log/read/transaction-walk.js";
 const GZIP = "../../../../src/format/gzip.js";
-const COMPRESSED = "../../../../src/format/decode-compressed.js";
+const COMPRESSED = "../../../../src/format/compressed/decode-compressed.js";
 const BODY = "../../../../src/log/read/records-body.js";
 const LOG_DIR = "../../../../src/log/log-dir.js";
 
