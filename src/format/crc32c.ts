@@ -1,4 +1,4 @@
-/**
+/*
  * CRC-32C (Castagnoli, polynomial 0x1EDC6F41 reflected as 0x82F63B78), the checksum of record
  * batch v2 (Kafka's `Crc32C`). Check value: CRC-32C of the ASCII bytes `123456789` = 0xE3069283.
  *

@@ -22,8 +22,6 @@ import { type Stopwatch, stopwatchFor } from "./options/log-clock.js";
 import type { ResolvedLogOptions } from "./options/log-options.js";
 import {
   type LogRecord,
-  readDurableBatches,
-  readDurableRecords,
   resolveReadBatchesOptions,
   resolveReadOptions,
   readRawBatches,
@@ -35,6 +33,7 @@ import { iterateRecords, type RecordsOptions, waitForOffset, type WaitOptions } 
 import { wake } from "./state/log-waiters.js";
 import { loadRetention } from "./write/door-retention.js";
 import { loadTimeLookup } from "./read/door-time-lookup.js";
+import { loadDurableReads } from "./durable/door-durable.js";
 import { retainNow, timersOf } from "./write/retain-now.js";
 import { loadTimers } from "./write/door-timers.js";
 import { loadPolicyHooks } from "../segment/policies/door-policies.js";
@@ -413,7 +412,13 @@ export class Log {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#read(() => (o.durable ? readDurableRecords : readFewRecords)(this.#s, offset, o));
+    const s = this.#s;
+    // Durable reads are a part loaded on first use (durable/door-durable.ts).
+    return this.#read(
+      o.durable
+        ? async () => (await loadDurableReads()).readDurableRecords(s, offset, o)
+        : () => readFewRecords(s, offset, o),
+    );
   }
 
   /**
@@ -430,7 +435,12 @@ export class Log {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.#read(() => (durable ? readDurableBatches : readRawBatches)(this.#s, offset, maxBytes));
+    const s = this.#s;
+    return this.#read(
+      durable
+        ? async () => (await loadDurableReads()).readDurableBatches(s, offset, maxBytes)
+        : () => readRawBatches(s, offset, maxBytes),
+    );
   }
 
   /**

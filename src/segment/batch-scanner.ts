@@ -17,7 +17,6 @@ import {
   MIN_BATCH_LENGTH,
   MIN_RECORD_SIZE,
 } from "../format/index.js";
-import { readInto } from "../storage/read-into.js";
 import type { StorageFile } from "../storage/storage.js";
 
 /** How much a scan reads at once. Batches larger than this are read whole, one at a time. */
@@ -83,23 +82,10 @@ export interface ScanOptions {
    * While the batches of one chunk are checked, read the next chunk (from the first batch the
    * chunk does not hold whole): the read overlaps the CRC work. For walks that go to the end
    * (recovery, sequential reads); a walk that stops early leaves the read in `pendingRead`.
+   * (Reusing the walk's buffers, and writing back what it read, are the loader's and the
+   * follower's: load/reusing-scanner.ts.)
    */
   readonly readAhead?: boolean;
-  /**
-   * Read into buffers the walk reuses (`readInto`) instead of fresh ones: a batch's `bytes` are
-   * then valid only until the next step, strictly (not for `buffered()`). For walks that keep
-   * nothing (recovery).
-   */
-  readonly reuseBuffers?: boolean;
-  /**
-   * Write every valid batch whose last offset is at or past this back to the file, unchanged, a
-   * chunk at a time as the walk leaves it (an unclean open's rewrite of what lies above the
-   * recovery point, so that its fsync really writes it: recovery.md). The bytes written are the
-   * ones just read and validated, so the file's content never changes: a walk whose open then
-   * rejects still leaves every byte as it was. Needs `reuseBuffers`; call `finishWriteBack()`
-   * after the walk.
-   */
-  readonly writeBackFrom?: number;
 }
 
 /** Where, and why, a walk over a segment's batches stopped (`SegmentRecovery.stop`). */
@@ -113,7 +99,8 @@ export interface ScanStop {
 }
 
 export class BatchScanner {
-  readonly #file: StorageFile;
+  /** @internal */
+  protected readonly file: StorageFile;
   readonly #fileSize: number;
   readonly #options: ScanOptions;
   #position: number;
@@ -122,20 +109,12 @@ export class BatchScanner {
   /** Buffered bytes of the file starting at #bufferStart. */
   #buffer: Uint8Array = new Uint8Array(0);
   #bufferStart = 0;
-  /** With `reuseBuffers`: the memory behind `#buffer`, and buffers free to read into. */
-  #backing: Uint8Array | undefined;
-  readonly #free: Uint8Array[] = [];
   /** The read of the next chunk, started while this one is walked (`readAhead`). */
   #ahead: { readonly position: number; readonly length: number; readonly bytes: Promise<Uint8Array> } | undefined;
   #stop: ScanStop | undefined;
-  /** With `writeBackFrom`: the buffered range of valid batches still to write back. */
-  #writeStart: number | undefined;
-  #writeEnd = 0;
-  /** The write-back of the chunk before this one; its buffer is free once it is done. */
-  #writing: Promise<void> | undefined;
 
   constructor(file: StorageFile, fileSize: number, startPosition: number, options: ScanOptions) {
-    this.#file = file;
+    this.file = file;
     this.#fileSize = fileSize;
     this.#position = startPosition;
     this.#options = options;
@@ -167,7 +146,7 @@ export class BatchScanner {
     // stops here can still hand on the batches it took without copying them (`buffered`).
     const prefix =
       this.buffered(this.#position, this.#position + LOG_OVERHEAD) ??
-      (await this.#file.read(this.#position, LOG_OVERHEAD));
+      (await this.file.read(this.#position, LOG_OVERHEAD));
     if (prefix.length < LOG_OVERHEAD) return undefined;
     return LOG_OVERHEAD + new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength).getInt32(LENGTH_OFFSET);
   }
@@ -239,10 +218,6 @@ export class BatchScanner {
     }
     this.#expected = header.lastOffset + 1;
     this.#position = position + verdict.size;
-    if (this.#options.writeBackFrom !== undefined && header.lastOffset >= this.#options.writeBackFrom) {
-      this.#writeStart ??= position;
-      this.#writeEnd = this.#position;
-    }
     return { position, header, bytes: window.subarray(0, verdict.size) };
   }
 
@@ -269,43 +244,15 @@ export class BatchScanner {
     const want = Math.min(Math.max(length, this.#options.chunkBytes ?? SCAN_CHUNK_BYTES), this.#fileSize - position);
     const ahead = this.#ahead;
     this.#ahead = undefined;
-    // One write-back in flight at a time: it bounds the buffers to three and surfaces its error.
-    await this.#writing;
-    const written = this.#startWriteBack();
-    const retired = this.#backing;
-    this.#buffer =
+    this.#buffer = await this.refill(
+      position,
+      want,
       ahead !== undefined && ahead.position === position && ahead.length >= Math.min(length, want)
-        ? await ahead.bytes
-        : await this.#read(position, want);
+        ? ahead.bytes
+        : undefined,
+    );
     this.#bufferStart = position;
-    if (this.#options.reuseBuffers === true) {
-      // The batches handed out from the old chunk are past their step: its memory can be reused.
-      // A chunk being written back is free only once its write is done (below).
-      if (retired !== undefined && written === undefined) this.#free.push(retired);
-      // (#read's buffers are whole ArrayBuffers: the chunk is a view of one from its start.)
-      this.#backing = new Uint8Array(this.#buffer.buffer);
-    }
-    if (written !== undefined) {
-      const reuse = this.#options.reuseBuffers === true;
-      this.#writing = written.then(() => void (reuse && retired !== undefined && this.#free.push(retired)));
-      this.#writing.catch(() => undefined); // awaited by the next #ensure or finishWriteBack()
-    }
     if (this.#options.readAhead === true) this.#readNextChunk();
-  }
-
-  /** Starts writing back the buffered valid batches not yet written (`writeBackFrom`). */
-  #startWriteBack(): Promise<void> | undefined {
-    const start = this.#writeStart;
-    if (start === undefined) return undefined;
-    this.#writeStart = undefined;
-    return this.#file.write(start, this.#view(start, this.#writeEnd - start));
-  }
-
-  /** After the walk (`writeBackFrom`): writes back the last chunk's batches, and waits for every write. */
-  async finishWriteBack(): Promise<void> {
-    await this.#writing;
-    this.#writing = undefined;
-    await this.#startWriteBack();
   }
 
   /** The chunk being read ahead, if any, handed over (the scan will not use it). */
@@ -316,13 +263,17 @@ export class BatchScanner {
     return ahead;
   }
 
-  /** `length` bytes at `position`: a fresh buffer, or with `reuseBuffers` one of the walk's own. */
-  async #read(position: number, length: number): Promise<Uint8Array> {
-    if (this.#options.reuseBuffers !== true) return this.#file.read(position, length);
-    const index = this.#free.findIndex((b) => b.length >= length);
-    const target = index >= 0 ? this.#free.splice(index, 1)[0]! : new Uint8Array(length);
-    const n = await readInto(this.#file, position, target.subarray(0, length));
-    return target.subarray(0, n);
+  /**
+   * The next chunk, [position, position + length): the read ahead of it when there is one, else a
+   * read. (The buffer still holds the chunk before it until this returns.) @internal
+   */
+  protected refill(position: number, length: number, ahead: Promise<Uint8Array> | undefined): Promise<Uint8Array> {
+    return ahead ?? this.read(position, length);
+  }
+
+  /** `length` bytes at `position`, in a buffer of the walk's. @internal */
+  protected read(position: number, length: number): Promise<Uint8Array> {
+    return this.file.read(position, length);
   }
 
   /**
@@ -351,7 +302,7 @@ export class BatchScanner {
       this.#fileSize - at,
     );
     if (length <= 0 || at <= this.#bufferStart) return;
-    const bytes = this.#read(at, length);
+    const bytes = this.read(at, length);
     bytes.catch(() => undefined); // a read never awaited must not be an unhandled rejection
     this.#ahead = { position: at, length, bytes };
   }

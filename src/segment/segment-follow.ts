@@ -6,7 +6,8 @@
  * segment's load (load/segment-load.ts re-exports it), a chunk a writable log loads only to
  * recover: a read-only open loads it with its own.
  */
-import { BatchScanner, type ScanStop } from "./batch-scanner.js";
+import type { ScanStop } from "./batch-scanner.js";
+import { ReusingScanner } from "./load/reusing-scanner.js";
 import { beginWalk, indexBatch, scanOptions, type SegmentState } from "./segment-state.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
@@ -41,11 +42,11 @@ export async function catchUp(
 
 /** Walks from `s.size` (where the valid batches end) to `fileSize`, extending the segment. */
 async function walk(s: SegmentState, fileSize: number, onBatch?: (batch: WalkedBatch) => void): Promise<ScanStop> {
-  const scanner = new BatchScanner(
+  const scanner = new ReusingScanner(
     s.log,
     fileSize,
     s.size,
-    scanOptions(s, { expectedOffset: s.nextOffset, readAhead: true, reuseBuffers: true }),
+    scanOptions(s, { expectedOffset: s.nextOffset, readAhead: true }),
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     const { header, position } = batch;

@@ -1,12 +1,12 @@
 /**
- * Writing a segment: appending batches (one write for a group), truncating whole batches, and
- * sealing a segment that takes no more appends. fsyncing is in segment-flush.ts.
+ * Writing a segment: appending batches (one write for a group) and sealing a segment that takes
+ * no more appends. fsyncing is in segment-flush.ts; truncating whole batches is part of the
+ * segment's load (load/segment-load.ts), which truncation's door loads.
  */
 import type { BatchHeader } from "../format/index.js";
 import { gapAllowed } from "./batch-scanner.js";
 import { MAX_INT32 } from "./offset-index.js";
-import { loadSegmentLoad } from "./load/lazy-segment-load.js";
-import { findBatch, indexBatch, loadIndexes, type SegmentState } from "./segment-state.js";
+import { indexBatch, type SegmentState } from "./segment-state.js";
 import { NO_TIMESTAMP } from "./time-index.js";
 
 /** Whether a batch ending at `lastOffset` of `bytes` bytes still fits this segment's int32 fields. */
@@ -25,21 +25,8 @@ function continues(s: SegmentState, next: number, header: BatchHeader): boolean 
 }
 
 /** Appends one whole, valid batch at the end of the log, then any index entries it earns. */
-export async function appendBatch(s: SegmentState, batch: Uint8Array, header: BatchHeader): Promise<void> {
-  if (header.sizeInBytes !== batch.length)
-    throw new RangeError(`batch is ${batch.length} bytes but its header says ${header.sizeInBytes}`);
-  if (header.baseOffset !== s.nextOffset && !continues(s, s.nextOffset, header)) {
-    throw new RangeError(
-      `batch base offset ${header.baseOffset} does not continue segment ${s.baseOffset} (next offset ${s.nextOffset})`,
-    );
-  }
-  if (!canHold(s, header.lastOffset, batch.length))
-    throw new RangeError(`batch does not fit segment ${s.baseOffset}'s int32 offsets or positions`);
-  const position = s.size;
-  s.logUnsynced = true;
-  await s.log.write(position, batch);
-  s.size += batch.length;
-  await indexBatch(s, header, position);
+export function appendBatch(s: SegmentState, bytes: Uint8Array, header: BatchHeader): Promise<void> {
+  return appendBatches(s, [{ bytes, header }]);
 }
 
 /** Appends several whole, valid, consecutive batches with one write, then their index entries. */
@@ -47,7 +34,6 @@ export async function appendBatches(
   s: SegmentState,
   batches: ReadonlyArray<{ readonly bytes: Uint8Array; readonly header: BatchHeader }>,
 ): Promise<void> {
-  if (batches.length === 1) return appendBatch(s, batches[0]!.bytes, batches[0]!.header);
   let next = s.nextOffset;
   let total = 0;
   for (const { bytes, header } of batches) {
@@ -61,12 +47,18 @@ export async function appendBatches(
     total += bytes.length;
   }
   if (!canHold(s, next - 1, total))
-    throw new RangeError(`batches do not fit segment ${s.baseOffset}'s int32 offsets or positions`);
-  const joined = new Uint8Array(total);
-  let at = 0;
-  for (const { bytes } of batches) {
-    joined.set(bytes, at);
-    at += bytes.length;
+    throw new RangeError(
+      `${batches.length === 1 ? "batch does" : "batches do"} not fit segment ${s.baseOffset}'s int32 offsets or positions`,
+    );
+  // One batch is written as it is; several are joined into one write.
+  let joined = batches[0]?.bytes ?? new Uint8Array(0);
+  if (batches.length > 1) {
+    joined = new Uint8Array(total);
+    let at = 0;
+    for (const { bytes } of batches) {
+      joined.set(bytes, at);
+      at += bytes.length;
+    }
   }
   let position = s.size;
   s.logUnsynced = true;
@@ -76,27 +68,6 @@ export async function appendBatches(
     await indexBatch(s, header, position);
     position += header.sizeInBytes;
   }
-}
-
-/** Drops the batch holding `offset` and every later one; returns the new next offset. */
-export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
-  // Before anything changes (truncation's door has loaded it already: lazy-segment-load.ts).
-  const { scanTail } = await loadSegmentLoad();
-  await loadIndexes(s);
-  if (offset >= s.nextOffset) return s.nextOffset;
-  const found = await findBatch(s, Math.max(offset, s.baseOffset));
-  const position = found?.position ?? s.size;
-  const newNext = found?.header.baseOffset ?? s.nextOffset;
-  s.readAhead = undefined;
-  s.logUnsynced = true;
-  await s.log.truncate(position);
-  s.size = position;
-  await s.offsetIndex.truncateTo(newNext);
-  await s.timeIndex.truncateTo(newNext);
-  s.nextOffset = s.baseOffset;
-  s.bytesSinceIndexEntry = 0;
-  await scanTail(s);
-  return s.nextOffset;
 }
 
 /** One last time-index entry for the largest timestamp, as Kafka's onBecomeInactiveSegment adds. */

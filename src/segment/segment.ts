@@ -21,7 +21,6 @@ import { checkCrc32c } from "../format/check-crc32c.js";
 import { evictFirst } from "../storage/pool/unpooled-file.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import type { ScanStop } from "./batch-scanner.js";
-import { ErrorCode, PagelogError } from "../errors.js";
 import type { WalkedBatch } from "./segment-follow.js";
 import { OffsetIndex } from "./offset-index.js";
 import { loadSegmentLoad } from "./load/lazy-segment-load.js";
@@ -31,7 +30,7 @@ import { readSegment } from "./segment-read.js";
 import { indexFull, type SegmentState } from "./segment-state.js";
 import type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
 import { flushSegment } from "./segment-flush.js";
-import { appendBatch, appendBatches, canHold, seal, truncateSegment } from "./segment-write.js";
+import { appendBatch, appendBatches, canHold, seal } from "./segment-write.js";
 import { NO_TIMESTAMP, TimeIndex } from "./time-index.js";
 
 export type { RecoverOptions, SegmentOptions, SegmentRead, SegmentRecovery } from "./segment-types.js";
@@ -157,35 +156,22 @@ export class Segment {
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
     checkCrc32c(options.crc32c, "options.crc32c");
     // An existing segment is opened to be loaded, by a part that loads the segment's load with its
-    // own chunk: its stand-ins for missing files (absent-file.ts, created-on-write.ts) are there.
+    // own chunk: the opening of its files, and the stand-ins for missing ones, are there
+    // (`openExistingFile`).
     const load = create ? undefined : await loadSegmentLoad();
     // A suffix (`.cleaned`, `.swap`) names a segment the log cleaner is building or swapping in.
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX) + fileSuffix;
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX) + fileSuffix;
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX) + fileSuffix;
-    // A missing index is rebuilt (read-only: in memory; else created on its first write). Opening
-    // an existing segment's index tells whether it is there: one open, not a stat and an open
-    // (a lazy segment's first use pays each path call's root check and syscalls).
+    // A missing index is rebuilt (read-only: in memory; else created on its first write).
     const openIndex = async (path: string): Promise<{ file: StorageFile; missing: boolean }> => {
-      if (create) {
-        const missing = (await storage.stat(path)) === null;
-        return { file: await storage.open(path, { create }), missing };
-      }
-      try {
-        return { file: await storage.open(path, mode === "readOnly" ? { readOnly: true } : {}), missing: false };
-      } catch (err) {
-        if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
-        const file = mode === "readOnly" ? load!.absentFile(path) : load!.createdOnWrite(storage, path);
-        return { file, missing: true };
-      }
+      if (!create) return load!.openExistingFile(storage, path, mode === "readOnly");
+      const missing = (await storage.stat(path)) === null;
+      return { file: await storage.open(path, { create }), missing };
     };
     const log =
       mode === "readOnly"
-        ? await storage.open(logPath, { readOnly: true }).catch((err: unknown) => {
-            // Not created yet by the writer (or deleted since the listing): empty for now.
-            if (err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND) return load!.absentFile(logPath);
-            throw err;
-          })
+        ? (await load!.openExistingFile(storage, logPath, true)).file
         : await storage.open(logPath, { create });
     const handles: StorageFile[] = [log];
     try {
@@ -349,7 +335,8 @@ export class Segment {
    * re-appends the records it wants to keep. Not durable until `flush()`.
    */
   truncateTo(offset: number): Promise<number> {
-    return truncateSegment(this.#s, offset);
+    // Part of the segment's load (loaded before anything changes; truncation's door loads it with its own).
+    return loadSegmentLoad().then((load) => load.truncateSegment(this.#s, offset));
   }
 
   /**

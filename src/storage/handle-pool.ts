@@ -275,7 +275,10 @@ export class HandlePool implements Storage {
         if (this.#core) return;
         const start = { inUse: this.#open, pinned: this.#pinned, peak: this.#peak, opens: this.#opens };
         const core = new PoolCore(this.inner, this.maxOpenFiles, start);
-        for (const file of this.#files) file._pooled = core.adopt(file.path, file._readOnly, file._real, file);
+        // Least recently used first: the pool's idle order is the order it adopts in, so its first
+        // evictions are the files this directory used longest ago, as if it had run from the start.
+        const byLastUse = [...this.#files].sort((a, b) => a._lastUse - b._lastUse);
+        for (const file of byLastUse) file._pooled = core.adopt(file.path, file._readOnly, file._real, file);
         this.#files.clear();
         this.#core = core;
       },

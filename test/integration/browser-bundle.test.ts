@@ -83,7 +83,7 @@ const SPLIT_BUDGET_BYTES = 44 * 1024;
  * segment's load (its recovery walk and index checks: with the loader, read-only, the cleaner or
  * truncation, each of whose doors loads it too); and the parts a writable log uses only for some
  * calls: the transaction walk, retention, the positions files, gzip, the lookup by time (the
- * log's and the segment's) and the body of `records()` and `waitFor()` (which loads the follower's
+ * log's and the segment's), durable reads and the body of `records()` and `waitFor()` (which loads the follower's
  * part: LAZY_INSIDE); the descriptor pool's eviction (a HandlePool's call that would take its
  * `maxOpenFiles`-th descriptor); and the parts only some logs load at open: the timers
  * (`flushMs`, a retention check with work), the course's writeVarint and lookup hooks (a log
@@ -108,6 +108,7 @@ const LAZY = [
   "src/log/write/retention-timer.ts",
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
+  "src/log/durable/durable-reads.ts",
   "src/log/options/rare-options.ts",
 ];
 /**
@@ -256,7 +257,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|compressed\/decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|durable\/durable-reads|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/position-files|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|compressed\/decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -441,7 +442,8 @@ describe("the root entry bundled for a browser", () => {
         await readOnly.close();
         // The parts a writable log loads on first use: retention (a roll of a log that retains:
         // that append fails alone, before anything is written), the lookup by time (the log's
-        // door, then the segment's), the consumers' positions files, the records iterator's body
+        // door, then the segment's), the consumers' positions files, durable reads (a read fails,
+        // the readBatches after it loads the part), the records iterator's body
         // (its first next() fails, and ends that iteration; the append queued after it does not
         // fail, nor come before it), the follower's part.
         const again = await LogDir.open(disk);
@@ -451,6 +453,7 @@ describe("the root entry bundled for a browser", () => {
         const afterRolls = [kept.status, kept.endOffset];
         const byTime = [];
         for (let i = 0; i < 3; i++) byTime.push(await outcome(() => kept.offsetForTimestamp(0)));
+        const durables = [await outcome(() => kept.read(0, { durable: true })), await outcome(() => kept.readBatches(0, { durable: true }))];
         const commits = [await outcome(() => again.consumer("c").commit("kept-0", 1)), await outcome(() => again.consumer("c").commit("kept-0", 2))];
         const iterate = async () => {
           const it = kept.records({ from: kept.endOffset });
@@ -481,7 +484,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ rare, topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ rare, topics, timers, hooks, cleaner, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, durables, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -500,6 +503,7 @@ describe("the root entry bundled for a browser", () => {
       rolls: ["ok", "chunk not loaded", "ok"], // the second append rolls: it fails alone
       afterRolls: ["open", 2],
       byTime: ["chunk not loaded", "chunk not loaded", "ok"],
+      durables: ["chunk not loaded", "ok"],
       commits: ["chunk not loaded", "ok"],
       // The first read was queued at next(), before the append: it ends at the old end.
       iterations: [

@@ -331,11 +331,16 @@ describe("property: a durable reader in a second opener reads only what every la
   // is not flushed yet; an append's flush in flight then fsyncs its segment (which still holds
   // offsets 4 to 7) and publishes 8, and the reader, whose view of the start predates the move,
   // reads offset 3 durably. It was durable; the model skipped offsets below the start and took
-  // the read for one of a record never made durable.
-  it("pinned: schedule 63044212 reads durably a record deleted before it was flushed", async () => {
+  // the read for one of a record never made durable. Which schedules meet that interleaving moves
+  // with the microtasks of the code under test (the lazy parts of issue 32 shifted it off
+  // 63044212): 63044971 and 63046172 were the two of the next 3,000 seeds that meet it then. All
+  // three are pinned, and at least one must still read below the writer's start.
+  it("pinned: schedules 63044212, 63044971, 63046172 read durably a record deleted before it was flushed", async () => {
     const before = belowStartReads;
-    const outcome = await runSchedule(63044212, true);
-    expect(outcome.violation).toBeUndefined();
-    expect(belowStartReads - before, "the schedule no longer reads below the writer's start").toBeGreaterThan(0);
+    for (const schedule of [63044212, 63044971, 63046172]) {
+      const outcome = await runSchedule(schedule, true);
+      expect(outcome.violation, `schedule ${schedule}`).toBeUndefined();
+    }
+    expect(belowStartReads - before, "no pinned schedule reads below the writer's start any more").toBeGreaterThan(0);
   });
 });

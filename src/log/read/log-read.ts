@@ -1,9 +1,9 @@
 /**
  * The read path: raw batches from the segment holding an offset, decoding them into records,
- * durable reads (only below the recovery point), finding an offset by timestamp, and the small
- * cache that keeps the indexes of the last few old segments a reader touched in memory.
+ * and the small cache that keeps the indexes of the last few old segments a reader touched in memory.
  * Arguments were checked by the caller (`log.ts`); these run inside the log's queue. Iterating
- * a range, and following the log, is records-iterator.ts.
+ * a range, and following the log, is records-iterator.ts; durable reads (only below the recovery
+ * point) are ../durable/durable-reads.ts, the lookup by time find-by-time.ts, both loaded on first use.
  */
 import { readBatchHeader } from "../../format/batch-header.js";
 import { decodeLogBatch, type DecodedBatch } from "../../format/record-batch.js";
@@ -57,7 +57,7 @@ export interface ReadOptions {
 }
 
 /** `Log.read`'s options, checked, with their defaults. */
-type ResolvedReadOptions = Required<ReadOptions>;
+export type ResolvedReadOptions = Required<ReadOptions>;
 
 /** Limits of `Log.readBatches`. */
 export interface ReadBatchesOptions {
@@ -240,34 +240,8 @@ export function readLimit(s: LogState, durable: boolean): number {
   return durable ? Math.min(end, s.recoveryPoint) : end;
 }
 
-/** `readLogRecords` of only the records below the recovery point; the offset is range-checked as ever. */
-export async function readDurableRecords(s: LogState, offset: number, o: ResolvedReadOptions): Promise<LogRecord[]> {
-  checkInRange(s, offset);
-  const limit = readLimit(s, true);
-  if (offset >= limit) return [];
-  // Offsets are distinct and increase, so at most `limit - offset` records lie below the limit;
-  // in a compacted log's gaps fewer do, and records past it may follow: count by offset.
-  const want = { ...o, maxRecords: Math.min(o.maxRecords, limit - offset) };
-  const records = await (o.maxRecords === Number.POSITIVE_INFINITY
-    ? readLogRecords(s, offset, o.maxBytes, want.maxRecords, o.isolation)
-    : readFewRecords(s, offset, want));
-  const durable = await s.mode.durableLimitAfterRead(s, limit);
-  return records.filter((r) => r.offset < durable);
-}
-
-/** `readRawBatches` cut to the whole batches whose last offset is below the recovery point. */
-export async function readDurableBatches(s: LogState, offset: number, maxBytes: number): Promise<Uint8Array> {
-  checkInRange(s, offset);
-  const limit = readLimit(s, true);
-  if (offset >= limit) return new Uint8Array(0);
-  const raw = await readRawBatches(s, offset, maxBytes);
-  const durable = await s.mode.durableLimitAfterRead(s, limit);
-  let at = 0;
-  while (at < raw.length && readBatchHeader(raw, at).lastOffset < durable) at += batchSize(raw, at);
-  return raw.subarray(0, at);
-}
-
-function checkInRange(s: LogState, offset: number): void {
+/** `PAGELOG_OFFSET_OUT_OF_RANGE` unless `offset` is in [start, end]. */
+export function checkInRange(s: LogState, offset: number): void {
   if (offset < s.startOffset || offset > endOffsetOf(s)) throw outOfRange(offset, s.startOffset, endOffsetOf(s));
 }
 

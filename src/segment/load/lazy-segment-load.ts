@@ -1,6 +1,6 @@
 /*
- * The door to a segment's load: the recovery walk, the clean open's index checks, their commit
- * and the tail scan after a cut (segment-load.ts). An `import()`, so a bundler that splits puts
+ * The door to a segment's load: the recovery walk, the clean open's index checks, their commit,
+ * a segment's cut and the tail scan after it (segment-load.ts). An `import()`, so a bundler that splits puts
  * them in a chunk of their own: a new segment (a new log, a roll) never runs them. The `Segment`
  * methods that need it load it through here; every part that gives a log segments to load (the
  * loader, the read-only mode, the cleaner) or cuts one (truncation) loads it with its own chunk

@@ -28,10 +28,32 @@ import { keptByPolicy } from "../policies/recover-policy.js";
 import type { RecoverOptions, SegmentRecovery } from "../segment-types.js";
 import { NO_TIMESTAMP } from "../time-index.js";
 import { checkIndex } from "./index-checks.js";
+import { ReusingScanner } from "./reusing-scanner.js";
+import { absentFile } from "../absent-file.js";
+import { createdOnWrite } from "../created-on-write.js";
+import type { Storage, StorageFile } from "../../storage/storage.js";
 
 export { catchUp, planFollow } from "../segment-follow.js";
-export { absentFile } from "../absent-file.js";
-export { createdOnWrite } from "../created-on-write.js";
+
+/**
+ * A file of an existing segment, opened to be loaded (`Segment.openExisting`, `openReadOnly`),
+ * and whether it was missing. One open, not a stat and an open (a lazy segment's first use pays
+ * each path call's root check and syscalls). A missing index is rebuilt: read-only in memory
+ * (an empty file that refuses writes stands in), else created on its first write; read-only, a
+ * missing `.log` (not created yet by the writer, or deleted since the listing) is empty for now.
+ */
+export async function openExistingFile(
+  storage: Storage,
+  path: string,
+  readOnly: boolean,
+): Promise<{ file: StorageFile; missing: boolean }> {
+  try {
+    return { file: await storage.open(path, readOnly ? { readOnly: true } : {}), missing: false };
+  } catch (err) {
+    if (!(err instanceof PagelogError && err.code === ErrorCode.NOT_FOUND)) throw err;
+    return { file: readOnly ? absentFile(path) : createdOnWrite(storage, path), missing: true };
+  }
+}
 
 /**
  * The reading half of `recover()`: walks the batches, rebuilds the indexes in memory and sets
@@ -179,17 +201,16 @@ async function rebuildFromWalk(
   rewriteFrom?: number,
 ): Promise<ScanStop> {
   beginWalk(s);
-  const scanner = new BatchScanner(
+  const scanner = new ReusingScanner(
     s.log,
     s.size,
     0,
     scanOptions(s, {
       expectedOffset: s.baseOffset,
       readAhead: true,
-      reuseBuffers: true,
       ...(endOffset === undefined ? {} : { endOffset }),
-      ...(rewriteFrom === undefined ? {} : { writeBackFrom: rewriteFrom }),
     }),
+    rewriteFrom,
   );
   for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
     batches?.set(batch.position, batch.header.baseOffset);
@@ -261,4 +282,26 @@ export async function scanTail(s: SegmentState): Promise<void> {
       { path: s.offsetIndex.file.path },
     );
   if (scanner.stop.reason !== undefined) throw corruptAt(s, scanner.stop);
+}
+
+/**
+ * Drops the batch holding `offset` and every later one; returns the new next offset. See
+ * `Segment.truncateTo`: truncation's door (log/write/lazy-truncate.ts) loads this part with its own.
+ */
+export async function truncateSegment(s: SegmentState, offset: number): Promise<number> {
+  await loadIndexes(s);
+  if (offset >= s.nextOffset) return s.nextOffset;
+  const found = await findBatch(s, Math.max(offset, s.baseOffset));
+  const position = found?.position ?? s.size;
+  const newNext = found?.header.baseOffset ?? s.nextOffset;
+  s.readAhead = undefined;
+  s.logUnsynced = true;
+  await s.log.truncate(position);
+  s.size = position;
+  await s.offsetIndex.truncateTo(newNext);
+  await s.timeIndex.truncateTo(newNext);
+  s.nextOffset = s.baseOffset;
+  s.bytesSinceIndexEntry = 0;
+  await scanTail(s);
+  return s.nextOffset;
 }

@@ -46,6 +46,9 @@ export interface UnpooledSide {
 }
 
 /** A file of a HandlePool whose pool proper is not loaded (yet): see the file comment. */
+/** Orders calls across every directory's files (only the order of one directory's matters). */
+let useTick = 0;
+
 export class UnpooledFile implements StorageFile {
   readonly path: string;
   /** @internal The descriptor of the storage beneath. */
@@ -60,6 +63,8 @@ export class UnpooledFile implements StorageFile {
   _syncedGen = 0;
   /** @internal Its name was removed or renamed: its descriptor is outside the bound until closed. */
   _moved = false;
+  /** When it opened or a call last began on it (a tick shared by all files): the pool adopts least recent first. */
+  _lastUse = ++useTick;
   /** @internal The pool's file that took it over: every call goes there. */
   _pooled: Adopter | undefined;
   readonly #side: UnpooledSide;
@@ -130,6 +135,7 @@ export class UnpooledFile implements StorageFile {
     if (this.#closed || this.#side.closing()) throw closedFile(op, this.path);
     if (writes) this._writeGen++;
     this._calls++;
+    this._lastUse = ++useTick;
     try {
       return await task(this._real);
     } finally {

@@ -172,6 +172,23 @@ describe("HandlePool: the pool proper loads at the bound and takes over the file
     expect(pool.stats).toMatchObject({ open: 0, files: 0 });
   });
 
+  it("the files open when it loads are taken over least recently used first, not in the order they were opened", async () => {
+    const sim = new SimStorage({ seed: 1 });
+    const pool = new HandlePool(sim, { maxOpenFiles: 3 });
+    const a = await pool.open("a", { create: true });
+    const b = await pool.open("b", { create: true });
+    await a.write(0, enc.encode("A"));
+    await a.sync(); // a used after b was opened: b is the least recently used
+    await pool.open("c", { create: true }); // loads the pool
+    const mark = sim.opCount;
+    await pool.open("d", { create: true });
+    expect(fileOps(sim, mark)).toEqual(["close b", "open d"]);
+    expect(await text(a)).toBe("A"); // still open: no reopen
+    expect(fileOps(sim, mark)).toEqual(["close b", "open d"]);
+    expect(await text(b)).toBe(""); // reopened
+    await pool.close();
+  });
+
   it("a call running on a file when the pool loads keeps its descriptor open until it ends; a write ending then makes it dirty", async () => {
     const watched = new WatchedStorage(new SimStorage({ seed: 2 }));
     const pool = new HandlePool(watched, { maxOpenFiles: 2 });

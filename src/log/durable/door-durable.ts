@@ -1,0 +1,16 @@
+/*
+ * The door to durable reads (durable-reads.ts): `Log.read` and `Log.readBatches` with
+ * `durable: true` load it through here. An `import()`, so a bundler that splits puts it in a
+ * chunk of its own, which a page whose reads never ask for `durable` never loads
+ * (docs/entry-points.md). A read, outside the log's failure guard: a chunk that fails to load
+ * fails that call, and the next one loads it.
+ */
+type DurableReads = typeof import("./durable-reads.js");
+
+/** The module once an `import()` of it resolved (a failed load is not kept). */
+let loaded: DurableReads | undefined;
+
+export function loadDurableReads(): Promise<DurableReads> {
+  if (loaded !== undefined) return Promise.resolve(loaded);
+  return import("./durable-reads.js").then((part) => (loaded = part));
+}
