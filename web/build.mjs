@@ -21,18 +21,21 @@
  * behind lazy initialisers, which costs more than the part. pagelog's lazy parts
  * (docs/entry-points.md) each have one door (`src/log/<room>/lazy-*.ts` or `door-*.ts`, the
  * segment's `src/segment/load/lazy-segment-load.ts` and `door-segment-time.ts` and
- * `src/segment/policies/door-policies.ts`, and the descriptor pool's
- * `src/storage/pool/door-handle-pool.ts`). Neither script uses the read-only mode, the cleaner
- * nor the topics (the checks run the swarm workload, which never compacts), nor the log's timers
- * (both run their logs on a clock of their own, which arms none), nor the write paths' expensive
- * checks (a page has no PAGELOG_CHECKS), so the build swaps their doors for ones that reject,
+ * `src/segment/policies/door-policies.ts`, the descriptor pool's
+ * `src/storage/pool/door-handle-pool.ts` and the compressed batches' `src/format/compressed/door-compressed.ts`).
+ * Neither script uses the read-only mode, the cleaner nor the topics (the checks run the swarm
+ * workload, which never compacts), nor the log's timers (both run their logs on a clock of their
+ * own, which arms none), nor the write paths' expensive checks (a page has no PAGELOG_CHECKS), nor
+ * reads a compressed batch (their logs hold only pagelog's own, uncompressed), so the build swaps
+ * their doors for ones that reject,
  * saying the page leaves that part out (LEFT_OUT): those parts are in neither script. The demo on
  * the page never moves a log's start, looks a record up by time, iterates or follows a log
  * (`records()`, `waitFor()`), keeps consumer positions or meets a transaction, and its directory
  * has no descriptor bound (a simulated disk has no limit: the session opens it with
  * `maxOpenFiles` the largest safe integer), so app.js leaves those parts and the descriptor pool
  * out too (LEFT_OUT_OF_PAGE); the checks' engine does all of that but transactions, and runs logs
- * with small bounds. Both recover and truncate logs, and run a reader's policies, so the other
+ * with small bounds. Both recover and truncate logs, run a reader's policies and give their logs
+ * a clock, so the other
  * doors become static imports (KEPT), with no lazy wrapper.
  */
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
@@ -99,13 +102,17 @@ export function webBuildOptions(script = "page") {
   };
 }
 
-/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`, `src/storage/pool/<file>`), each with the function it exports and what it loads. */
+/** pagelog's lazy doors (`src/log/<room>/<file>`, `src/segment/<room>/<file>`, `src/storage/pool/<file>`, `src/format/compressed/<file>`), each with the function it exports and what it loads. */
 const LEFT_OUT = {
   "compaction/lazy-cleaner.ts": ["loadCleaner", "the log cleaner (a log whose cleanupPolicy compacts)"],
   "read-only/lazy-read-only.ts": ["loadReadOnlyMode", "read-only opens"],
   "topic/lazy-topics.ts": ["loadTopics", "topics"],
   "write/door-timers.ts": ["loadTimers", "the log's timers (flushMs and retention checks on the system clock)"],
   "write/door-write-checks.ts": ["loadWriteChecks", "the expensive checks (PAGELOG_CHECKS=all)"],
+  "compressed/door-compressed.ts": [
+    "loadCompressed",
+    "compressed batches (its logs hold only pagelog's, uncompressed)",
+  ],
 };
 
 /**
@@ -145,6 +152,7 @@ const KEPT = {
     ],
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
+  "options/door-rare-options.ts": ["loadRareOptions", "./rare-options.js", ["RARE_RESOLVERS"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
@@ -165,10 +173,13 @@ const LEFT_OUT_OF_PAGE = {
  * the page, of LEFT_OUT_OF_PAGE) for one that rejects, and each other door of KEPT for a static
  * import of what it loads (see the file comment).
  */
+/** The doors' files: `lazy-*.ts` and `door-*.ts` in a room of src/log, src/segment, src/storage or src/format. */
+const DOORS = /[\\/]src[\\/](log|segment|storage|format)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/;
+
 const leaveLazyPartsOut = (script) => ({
   name: "pagelog-leave-lazy-parts-out",
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](log|segment|storage)[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+\.ts$/ }, (args) => {
+    b.onLoad({ filter: DOORS }, (args) => {
       const door = args.path.split(/[\\/]/).slice(-2).join("/");
       if (script === "page" && door in LEFT_OUT_OF_PAGE) {
         const name = KEPT[door][0];

@@ -7,6 +7,8 @@
  * - `decodeBatchSync`: uncompressed batches; a compressed one is `PAGELOG_UNSUPPORTED_COMPRESSION`.
  * - `decodeBatch`: uncompressed and gzip. snappy, lz4 and zstd are
  *   `PAGELOG_UNSUPPORTED_COMPRESSION`; codec ids 5-7 (undefined by Kafka) are `PAGELOG_CORRUPT`.
+ * - `decodeLogBatch`: the log's reads' `decodeBatch`, minus the public checks; compressed
+ *   batches (decode-compressed.ts) load behind a door of their own.
  */
 import { corruptError as corrupt, ErrorCode, PagelogError, pagelogBug } from "../errors.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
@@ -18,8 +20,6 @@ import {
   BASE_SEQUENCE_OFFSET,
   BASE_TIMESTAMP_OFFSET,
   BATCH_HEADER_SIZE,
-  COMPRESSION_CODEC_MASK,
-  COMPRESSION_NAMES,
   CompressionCodec,
   CONTROL_FLAG_MASK,
   CRC_COVERED_START,
@@ -44,6 +44,8 @@ import {
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
 import { checkCrc32c } from "./check-crc32c.js";
+import { loadGzip, unsupported } from "./compressed/codecs.js";
+import { loadCompressed } from "./compressed/door-compressed.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 import { readRecords, SIZES_PER_RECORD, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
@@ -111,7 +113,7 @@ export interface DecodedBatch extends BatchHeader {
 }
 
 /** Every key each options object may hold (the codec reads its few fields in place: hot paths). */
-const ENCODE_OPTIONS = optionKeys<EncodeBatchOptions>({
+const ENCODE_OPTIONS = /* @__PURE__ */ optionKeys<EncodeBatchOptions>({
   baseOffset: true,
   partitionLeaderEpoch: true,
   producerId: true,
@@ -124,8 +126,11 @@ const ENCODE_OPTIONS = optionKeys<EncodeBatchOptions>({
   maxBatchBytes: true,
   crc32c: true,
 });
-const ENCODE_ASYNC_OPTIONS: readonly string[] = [...ENCODE_OPTIONS, "compression"];
-const DECODE_OPTIONS = optionKeys<DecodeBatchOptions>({ verifyCrc: true, crc32c: true, maxDecompressedBytes: true });
+const DECODE_OPTIONS = /* @__PURE__ */ optionKeys<DecodeBatchOptions>({
+  verifyCrc: true,
+  crc32c: true,
+  maxDecompressedBytes: true,
+});
 
 function checkInteger(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
@@ -374,7 +379,7 @@ export async function encodeBatchAsync(
   records: readonly RecordInput[],
   options: EncodeBatchAsyncOptions,
 ): Promise<Uint8Array> {
-  checkKnownKeys(options, "encodeBatchAsync options (an object with baseOffset)", ENCODE_ASYNC_OPTIONS);
+  checkKnownKeys(options, "encodeBatchAsync options (an object with baseOffset)", [...ENCODE_OPTIONS, "compression"]);
   // encodeBatch takes every option but this one.
   const { compression = "none", ...rest } = options;
   if (compression === "none") return encodeBatch(records, rest);
@@ -424,14 +429,6 @@ function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefine
   return header;
 }
 
-function unsupported(header: BatchHeader, hint: string): PagelogError {
-  const name = COMPRESSION_NAMES[header.compression & COMPRESSION_CODEC_MASK] ?? String(header.compression);
-  return new PagelogError(
-    `batch at offset ${header.baseOffset} is ${name}-compressed${hint}`,
-    ErrorCode.UNSUPPORTED_COMPRESSION,
-  );
-}
-
 /**
  * Decodes the uncompressed batch at the start of `bytes` (bytes after the batch are ignored).
  *
@@ -459,35 +456,22 @@ export async function decodeBatch(bytes: Uint8Array, options?: DecodeBatchOption
     return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
   }
   if (header.compression !== CompressionCodec.GZIP) throw unsupported(header, "");
-  const { gunzip } = await loadGzip();
-  const plain = await gunzip(
-    bytes.subarray(RECORDS_OFFSET, header.sizeInBytes),
-    options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
-  );
-  return { ...header, records: readRecords(plain, 0, plain.length, header) };
+  return (await loadCompressed()).decodeCompressed(bytes, header, options?.maxDecompressedBytes);
 }
 
 /**
- * Default cap on a batch's decompressed records section: 64 MiB. Kafka's default
- * `max.message.bytes` is 1 MiB of *compressed* batch, and gzip rarely exceeds 10:1 on real
- * data, so 64 MiB leaves room for unusual batches while bounding what one batch can allocate.
- * (gzip.ts applies it; it is here so that naming it loads no codec.)
+ * The log's reads' decoder (log/read/log-read.ts): `decodeBatch` of a batch a segment handed out,
+ * whose CRC it checked (`verifyCrc: false`), minus the public argument and option checks (the
+ * bytes are the log's own, the options none). A compressed batch (a log copied from Kafka's
+ * holds them; pagelog's own appends write none) goes through the door to the compressed batches'
+ * part, which fails it as `decodeBatch` does (an unknown codec, snappy, lz4 or zstd) or gunzips
+ * it: a synchronous result for the uncompressed batches every plain log reads.
  */
-export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
-
-type Gzip = typeof import("./gzip.js");
-/** The gzip codec once an `import()` of it resolved (a failed load is not kept). */
-let gzipCodec: Gzip | undefined;
-
-/**
- * The door to the gzip codec (gzip.ts), a part loaded on first use: the first gzip batch
- * `decodeBatch` meets, or the first `encodeBatchAsync` that compresses. An `import()`, so a
- * bundler that splits puts it in a chunk of its own, which a page whose batches are all
- * uncompressed (as every batch pagelog's log writes) never loads (docs/entry-points.md). Both
- * callers are already asynchronous; a chunk that fails to load fails that call, and the next
- * call loads it.
- */
-function loadGzip(): Promise<Gzip> {
-  if (gzipCodec !== undefined) return Promise.resolve(gzipCodec);
-  return import("./gzip.js").then((part) => (gzipCodec = part));
+export function decodeLogBatch(bytes: Uint8Array): DecodedBatch | Promise<DecodedBatch> {
+  const header = readBatchHeader(bytes, 0);
+  if (bytes.length < header.sizeInBytes)
+    throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);
+  if (header.compression !== CompressionCodec.NONE)
+    return loadCompressed().then((part) => part.decodeCompressed(bytes, header, undefined));
+  return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
 }

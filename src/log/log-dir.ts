@@ -15,7 +15,8 @@ import { HandlePool } from "../storage/handle-pool.js";
 import type { Storage, StorageLock } from "../storage/storage.js";
 import { closeInProgress, loadWriteChecks, type Log, logEverFailed, type LogRecovery, openLog } from "./log.js";
 import { openPathStorage } from "./options/path-storage.js";
-import { type LogOptions, resolveLogOptions } from "./options/log-options.js";
+import type { LogOptions } from "./options/log-options.js";
+import { rareOptionsFor, resolveLoadedLogOptions } from "./options/log-option-resolvers.js";
 import { asyncDispose } from "./util/async-dispose.js";
 import { writeFileAtomically } from "./checkpoints/checkpoint-files.js";
 import { CleanerCheckpoint } from "./checkpoints/cleaner-checkpoint.js";
@@ -125,6 +126,10 @@ export class LogDir {
    * see docs/entry-points.md) or any `Storage` (for example `new SimStorage({ seed: 1 })`).
    */
   static async open(where: string | Storage, options: LogDirOptions = {}): Promise<LogDir> {
+    // The `log` option's defaults may give an option a plain log is never given: its resolver
+    // loads first (a lazy part: log-option-resolvers.ts).
+    const rare = rareOptionsFor((options as Partial<LogDirOptions> | null)?.log);
+    if (rare !== undefined) await rare;
     const { log, checkpointIntervalMs, maxOpenFiles, onProgress, readOnly, pollMs } = resolveOptions(
       options,
       "LogDir.open options",
@@ -193,9 +198,13 @@ export class LogDir {
         `log name must be <topic>-<partition>: a topic of [a-zA-Z0-9._-] (at most ${MAX_TOPIC_LENGTH} characters, not "." or ".."), a partition in [0, 2147483647], at most ${MAX_DIR_NAME_LENGTH} characters in all; got ${typeof name === "string" ? JSON.stringify(name.length > 300 ? `${name.slice(0, 300)}…` : name) : typeof name}`,
       );
     }
-    resolveLogOptions(options, "log options"); // names a bad option of this call, before it is merged
+    // The resolvers of options a plain log is never given (a clock, a policy, a CRC-32C) load
+    // first when these give one (a lazy part: log-option-resolvers.ts); then this call goes on.
+    const rare = rareOptionsFor(options, this.#defaults);
+    if (rare !== undefined) return rare.then(() => this.log(name, options));
+    resolveLoadedLogOptions(options, "log options"); // names a bad option of this call, before it is merged
     this.#checkOpen();
-    const resolved = resolveLogOptions({ ...this.#defaults, ...options });
+    const resolved = resolveLoadedLogOptions({ ...this.#defaults, ...options });
     let opening = this.#logs.get(name);
     const previous = this.#opened.get(name);
     const closing = previous === undefined ? undefined : closeInProgress(previous);
@@ -233,7 +242,7 @@ export class LogDir {
     return opening;
   }
 
-  async #openLog(name: string, options: ReturnType<typeof resolveLogOptions>): Promise<Log> {
+  async #openLog(name: string, options: ReturnType<typeof resolveLoadedLogOptions>): Promise<Log> {
     const existing = await this.storage.stat(name);
     if (this.#readOnly !== undefined) {
       // read-only/read-only-open.ts: a missing partition is not created, a refresh re-reads the

@@ -60,7 +60,7 @@ describe("the web demo's build", () => {
     expect(read("checks.js")).toContain("crashTest(");
     // The lazy parts are left out of both (web/build.mjs): their doors reject, and none of their code is in.
     for (const script of [js, read("checks.js")]) {
-      for (const part of ["the log cleaner", "read-only opens", "topics"])
+      for (const part of ["the log cleaner", "read-only opens", "topics", "compressed batches"])
         expect(script).toContain(`the web demo leaves out ${part}`);
       expect(script).not.toContain("its valid batches end at offset"); // read-only/log-load-readonly.ts
       expect(script).not.toContain("topic name must be 1 to"); // topic/dir-topics.ts

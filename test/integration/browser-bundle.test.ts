@@ -101,6 +101,7 @@ const LAZY = [
   "src/log/checkpoints/consumer-positions.ts",
   "src/log/checkpoints/checkpoint-read.ts",
   "src/format/gzip.ts",
+  "src/format/compressed/decode-compressed.ts",
   "src/log/read/find-by-time.ts",
   "src/segment/load/time-lookup.ts",
   "src/log/read/records-body.ts",
@@ -109,6 +110,7 @@ const LAZY = [
   "src/segment/policies/policy-hooks.ts",
   "src/log/write/write-checks.ts",
   "src/log/durable/durable-reads.ts",
+  "src/log/options/rare-options.ts",
 ];
 /**
  * The lazy parts whose door is inside another lazy part, so not in what loads first: the
@@ -202,10 +204,11 @@ function browserLikeContext(): Record<string, unknown> {
 const flakyDoors: Plugin = {
   name: "flaky-doors",
   setup(b) {
-    // The doors of files of their own (lazy-*.ts, door-*.ts) and the one inside a module (the
-    // gzip codec's, in record-batch.ts).
+    // The doors of files of their own (lazy-*.ts, door-*.ts; the compressed batches' one is
+    // exercised in test/unit/log/read/first-use-doors.test.ts) and the one inside a module (the
+    // gzip codec's, in format/compressed/codecs.ts).
     const doors =
-      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/][a-z-]+|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/]record-batch)\.ts$/;
+      /[\\/]src[\\/](log[\\/][a-z-]+[\\/](lazy|door)-[a-z-]+|(segment[\\/][a-z-]+|storage[\\/]pool)[\\/]door-[a-z-]+|format[\\/]compressed[\\/](codecs|door-compressed))\.ts$/;
     b.onLoad({ filter: doors }, async (args) => {
       const real = await readFile(args.path, "utf8");
       const key = JSON.stringify(args.path);
@@ -255,7 +258,7 @@ describe("the root entry bundled for a browser", () => {
     // reads, their checks, its waits, the cursors that tell it of a cut), the descriptor pool's
     // eviction.
     const firstUse =
-      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|durable\/durable-reads|policies\/retention|checkpoints\/(position-files|consumer-positions|checkpoint-read)|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/gzip|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
+      /^src\/(log\/(read\/(transaction-walk|find-by-time|follow-tail|follow-coalesce|records-body|wait-until)|write\/(log-retention|retention-timer|flush-timer|write-checks)|durable\/durable-reads|policies\/(retention|resolve-policies)|options\/rare-options|checkpoints\/(position-files|consumer-positions|checkpoint-read)|state\/(timestamp-tree|written-tail|read-cursors|idle-slot))|format\/(gzip|compressed\/decode-compressed)|segment\/load\/(time-lookup|segment-load|index-checks|reusing-scanner)|segment\/(segment-follow|absent-file|created-on-write)|segment\/policies\/(policy-hooks|varint-policy|lookup-policy|policy-error)|storage\/pool\/(pool-core|pooled-file))\.ts$/;
     expect(bundled.filter((path) => firstUse.test(path))).toEqual([]);
     expect(code).not.toMatch(/["'`]node:/);
     const gzipped = gzipSync(code, { level: 9 }).length;
@@ -400,6 +403,10 @@ describe("the root entry bundled for a browser", () => {
         const outcome = async (call) => call().then(() => "ok", (e) => e.message);
         const disk = new SimStorage({ seed: 8 });
         const dir = await LogDir.open(disk);
+        // The resolvers of options a plain log is never given (here a clock): the open fails,
+        // the next one works (first: every later log given one finds them loaded).
+        const clocked = () => dir.log("clocked-0", { clock: { now: () => 1000 } });
+        const rare = [await outcome(clocked), await outcome(clocked)];
         const topics = [await outcome(() => dir.topic("events")), await outcome(() => dir.topic("events"))];
         // The timers (a log with flushMs on the system clock; a compacted log's retention check
         // loads them too, so before it): its open fails, the next one works.
@@ -481,7 +488,7 @@ describe("the root entry bundled for a browser", () => {
         await pool.open("c", { create: true }); // evicts a, taken over (synced first)
         pools.push(pool.stats.evictions, pool.stats.evictionSyncs, (await a.read(0, 1))[0]);
         await pool.close();
-        return JSON.stringify({ topics, timers, hooks, cleaner, rootReads, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, durables, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
+        return JSON.stringify({ rare, topics, timers, hooks, cleaner, rootReads, reopens, truncations, afterCut, opens, rolls, afterRolls, byTime, commits, durables, iterations, follows, pools, logs: await (await LogDir.open(disk, { readOnly: true })).logs() });
       })();
       `,
       "iife",
@@ -490,6 +497,7 @@ describe("the root entry bundled for a browser", () => {
     const context = browserLikeContext();
     runInContext(code, context);
     expect(JSON.parse(await (context.result as Promise<string>))).toEqual({
+      rare: ["chunk not loaded", "ok"],
       topics: ["chunk not loaded", "ok"],
       cleaner: ["chunk not loaded", "ok"],
       rootReads: ["chunk not loaded", "ok"],
@@ -511,7 +519,7 @@ describe("the root entry bundled for a browser", () => {
       timers: ["chunk not loaded", "ok"],
       hooks: ["chunk not loaded", "ok", 1],
       pools: ["chunk not loaded", "ok", 1, 1, 7],
-      logs: ["events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
+      logs: ["clocked-0", "events-0", "hooked-0", "kept-0", "orders-0", "prices-0", "timed-0"],
     });
   });
 

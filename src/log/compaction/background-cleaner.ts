@@ -19,7 +19,8 @@
  * `Log.cleaningError` and stops background cleaning until a `compact()` succeeds.
  */
 import { guard, type LogState } from "../state/log-state.js";
-import { MAX_TIMER_MS, systemClock } from "../options/log-options.js";
+import { systemClock } from "../options/log-clock.js";
+import { MAX_TIMER_MS } from "../options/log-option-resolvers.js";
 import { compacts } from "../options/cleanup-policy.js";
 import { compactNow } from "./cleaner.js";
 import { cleaningDue } from "./cleaning-due.js";

@@ -4,7 +4,8 @@
  */
 import { type OptionResolvers } from "../../options.js";
 import { checkMaxOpenFiles, DEFAULT_MAX_OPEN_FILES } from "../../storage/handle-pool.js";
-import { type LogOptions, MAX_TIMER_MS, resolveLogOptions } from "./log-options.js";
+import type { LogOptions } from "./log-options.js";
+import { MAX_TIMER_MS, resolveLoadedLogOptions } from "./log-option-resolvers.js";
 import { checkProgressListener, type ProgressListener, type RecoveryProgress } from "./recovery-progress.js";
 
 /**
@@ -91,7 +92,7 @@ type ResolvedDirOptions = Omit<Required<LogDirOptions>, "onProgress"> & {
 export const DIR_RESOLVERS: OptionResolvers<LogDirOptions, ResolvedDirOptions> = {
   log: (value) => {
     if (value === undefined) return {};
-    resolveLogOptions(value as LogOptions, "option log"); // fail on bad defaults now, not on first use
+    resolveLoadedLogOptions(value as LogOptions, "option log"); // fail on bad defaults now, not on first use
     return value as LogOptions;
   },
   checkpointIntervalMs: (value) => {

@@ -2,14 +2,10 @@
  * A Log's options: a public, all-optional type with Kafka's name for each setting, resolved once
  * into a fully-specified internal type (forgetting a default is a compile error there).
  */
-import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../../format/batch-layout.js";
-import { checkCrc32c } from "../../format/check-crc32c.js";
 import type { Crc32c } from "../../format/crc32c.js";
-import { checkedClock, type Clock, systemClock } from "./log-clock.js";
-import { resolvePolicies } from "../policies/resolve-policies.js";
+import type { Clock } from "./log-clock.js";
 import type { CoursePolicies } from "../../policies/policy-types.js";
-import { type OptionResolvers, resolveOptions } from "../../options.js";
-import { type CleanupPolicy, cleanupPolicy, dirtyRatio, type CleanupPolicyInput } from "./cleanup-policy.js";
+import type { CleanupPolicy, CleanupPolicyInput } from "./cleanup-policy.js";
 
 export type { CleanupPolicy, CleanupPolicyInput } from "./cleanup-policy.js";
 
@@ -223,99 +219,4 @@ export interface ResolvedLogOptions {
   clock: Clock;
   /** Undefined unless at least one policy function was given. */
   policies: Readonly<Partial<CoursePolicies>> | undefined;
-}
-
-const MAX_INT32 = 0x7fffffff;
-/** The longest delay a timer takes (setTimeout's int32 limit, about 24.8 days). */
-export const MAX_TIMER_MS = MAX_INT32;
-export { systemClock } from "./log-clock.js";
-
-const LOG_DEFAULTS = {
-  segmentBytes: 1 << 30,
-  segmentMs: 7 * 24 * 60 * 60 * 1000,
-  indexIntervalBytes: 4096,
-  maxIndexBytes: 10 * 1024 * 1024,
-  maxBatchBytes: 1048588,
-  indexCacheBytes: 8 * 1024 * 1024,
-  flushMessages: -1,
-  flushMs: -1,
-  retentionBytes: -1,
-  retentionMs: -1,
-  retentionCheckIntervalMs: 5 * 60 * 1000,
-  deleteRetentionMs: 24 * 60 * 60 * 1000,
-  minCompactionLagMs: 0,
-  maxCompactionLagMs: -1,
-  cleanerDedupeBufferBytes: 128 * 1024 * 1024,
-  backgroundCleaning: true,
-} as const;
-
-function integer(name: keyof typeof LOG_DEFAULTS, min: number, max: number, offAllowed = false) {
-  return (given: unknown): number => {
-    // undefined is "use the default"; null, NaN, a string or a fraction is a mistake.
-    const value: unknown = given === undefined ? LOG_DEFAULTS[name] : given;
-    if (
-      typeof value !== "number" ||
-      !Number.isSafeInteger(value) ||
-      ((value < min || value > max) && !(offAllowed && value === -1))
-    ) {
-      throw new TypeError(
-        `option ${name} must be an integer in [${min}, ${max}]${offAllowed ? " or -1 (off)" : ""}, got ${String(value)}`,
-      );
-    }
-    return value;
-  };
-}
-
-/** One resolver per option: the keys here are every option a LogOptions may hold. */
-const RESOLVERS: OptionResolvers<LogOptions, ResolvedLogOptions> = {
-  // A segment must hold at least one header-sized batch; positions are int32s.
-  segmentBytes: integer("segmentBytes", 61, MAX_INT32),
-  segmentMs: integer("segmentMs", 1, Number.MAX_SAFE_INTEGER),
-  indexIntervalBytes: integer("indexIntervalBytes", 0, MAX_INT32),
-  // Room for at least one entry of each index (12 bytes is the larger).
-  maxIndexBytes: integer("maxIndexBytes", 12, MAX_INT32),
-  // The smallest batch an append can write: the header and one record with nothing in it.
-  maxBatchBytes: integer("maxBatchBytes", BATCH_HEADER_SIZE + MIN_RECORD_SIZE, MAX_INT32),
-  indexCacheBytes: integer("indexCacheBytes", 0, Number.MAX_SAFE_INTEGER),
-  flushMessages: integer("flushMessages", 1, Number.MAX_SAFE_INTEGER, true),
-  flushMs: integer("flushMs", 0, Number.MAX_SAFE_INTEGER, true),
-  retentionBytes: integer("retentionBytes", 0, Number.MAX_SAFE_INTEGER, true),
-  retentionMs: integer("retentionMs", 0, Number.MAX_SAFE_INTEGER, true),
-  // A timer's delay: setTimeout fires at once past its int32 limit.
-  retentionCheckIntervalMs: integer("retentionCheckIntervalMs", 1, MAX_TIMER_MS, true),
-  cleanupPolicy,
-  minCleanableDirtyRatio: dirtyRatio,
-  deleteRetentionMs: integer("deleteRetentionMs", 0, Number.MAX_SAFE_INTEGER),
-  minCompactionLagMs: integer("minCompactionLagMs", 0, Number.MAX_SAFE_INTEGER),
-  maxCompactionLagMs: integer("maxCompactionLagMs", 1, Number.MAX_SAFE_INTEGER, true),
-  cleanerDedupeBufferBytes: integer("cleanerDedupeBufferBytes", 1, Number.MAX_SAFE_INTEGER),
-  backgroundCleaning: (value) => {
-    if (value !== undefined && typeof value !== "boolean")
-      throw new TypeError(`option backgroundCleaning must be a boolean, got ${typeof value}`);
-    return value !== false;
-  },
-  crc32c: (crc) => checkCrc32c(crc, "option crc32c"),
-  clock: checkClock,
-  policies: (policies) => resolvePolicies(policies),
-};
-
-/**
- * Validates and fills in defaults. Bad values are TypeErrors naming the option; an unknown key
- * is one naming it and the known ones.
- */
-export function resolveLogOptions(options: LogOptions = {}, what = "options"): ResolvedLogOptions {
-  const resolved = resolveOptions(options, what, RESOLVERS);
-  // As Kafka's LogConfig: the most a record may wait for compaction is no less than the least.
-  if (resolved.maxCompactionLagMs !== -1 && resolved.maxCompactionLagMs < resolved.minCompactionLagMs)
-    throw new TypeError(
-      `option maxCompactionLagMs (${resolved.maxCompactionLagMs}) must be at least minCompactionLagMs (${resolved.minCompactionLagMs})`,
-    );
-  return resolved;
-}
-
-function checkClock(clock: unknown): Clock {
-  if (clock === undefined) return systemClock;
-  if (typeof clock !== "object" || clock === null || typeof (clock as Partial<Clock>).now !== "function")
-    throw new TypeError("option clock must be an object with a now() method");
-  return checkedClock(clock as Clock);
 }

@@ -6,7 +6,7 @@
  * point) are ../durable/durable-reads.ts, the lookup by time find-by-time.ts, both loaded on first use.
  */
 import { readBatchHeader } from "../../format/batch-header.js";
-import { decodeBatch, type DecodedBatch } from "../../format/record-batch.js";
+import { decodeLogBatch, type DecodedBatch } from "../../format/record-batch.js";
 import type { DecodedRecord } from "../../format/record-codec.js";
 import type { Segment } from "../../segment/segment.js";
 import { resolveOptions } from "../../options.js";
@@ -224,9 +224,7 @@ async function decodeRecords(
  */
 async function decodeAt(raw: Uint8Array, at: number, size: number, before: number): Promise<DecodedBatch | undefined> {
   try {
-    return await decodeBatch(raw.subarray(at, at + size), {
-      verifyCrc: false, // the segment checked every CRC on the way out
-    });
+    return await decodeLogBatch(raw.subarray(at, at + size)); // the segment checked every CRC on the way out
   } catch (err) {
     if (before > 0) return undefined;
     throw err;

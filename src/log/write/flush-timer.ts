@@ -1,7 +1,7 @@
 /*
  * The flush timer of `LogOptions.flushMs`: its own file so that `log.ts` stays a class shell.
  */
-import { MAX_TIMER_MS } from "../options/log-options.js";
+import { MAX_TIMER_MS } from "../options/log-option-resolvers.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";
 
 /**

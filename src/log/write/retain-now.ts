@@ -5,7 +5,7 @@
  * a log that arms one: on the system clock, with `flushMs` above 0, or a retention check that has
  * something to do.
  */
-import { systemClock } from "../options/log-options.js";
+import { systemClock } from "../options/log-clock.js";
 import { compacts, retains } from "../options/cleanup-policy.js";
 import { guard, type LogState } from "../state/log-state.js";
 import { loadRetention } from "./door-retention.js";

@@ -5,7 +5,7 @@
  * nothing.
  */
 import { describe, expect, it } from "vitest";
-import { resolveLogOptions } from "../../../../src/log/options/log-options.js";
+import { resolveLogOptions } from "../../../../src/log/options/resolve-log-options.js";
 import { NAME, expectTypeError, freshLog, openSim, readAll } from "../helpers.js";
 
 describe("compaction options", () => {

@@ -1,7 +1,7 @@
 /*
- * The two doors the browser-bundle test cannot make fail in its realm (docs/entry-points.md,
- * "Lazy parts"): the transaction walk needs a broker's transactional batch, gzip needs
- * `CompressionStream`. Each part is mocked to fail to load once (as a chunk a page failed to
+ * The three doors the browser-bundle test cannot make fail in its realm (docs/entry-points.md,
+ * "Lazy parts"): the transaction walk needs a broker's transactional batch, gzip and the
+ * compressed batches' part need a compressed one (and gzip `CompressionStream`). Each part is mocked to fail to load once (as a chunk a page failed to
  * fetch), in a fresh module registry: that call fails, nothing else does, and the next call loads
  * the real part. And the records iterator's body, whose door serves two calls (the browser-bundle
  * test fails it for `records()`; here `waitFor()` too), loaded inside an iteration's first read:
@@ -14,12 +14,14 @@ import { NAME, segPath, writeFile } from "../helpers.js";
 
 const WALK = "../../../../src/log/read/transaction-walk.js";
 const GZIP = "../../../../src/format/gzip.js";
+const COMPRESSED = "../../../../src/format/compressed/decode-compressed.js";
 const BODY = "../../../../src/log/read/records-body.js";
 const LOG_DIR = "../../../../src/log/log-dir.js";
 
 afterEach(() => {
   vi.doUnmock(WALK);
   vi.doUnmock(GZIP);
+  vi.doUnmock(COMPRESSED);
   vi.doUnmock(BODY);
   vi.resetModules();
 });
@@ -80,6 +82,35 @@ describe("a lazy part that fails to load", () => {
     await expect(decodeBatch(batch)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
     const decoded = await decodeBatch(batch);
     expect(new TextDecoder().decode(decoded.records[0]!.value!)).toBe("zipped");
+  });
+
+  it("the compressed batches: that read fails, the log does not, the next read loads it", async () => {
+    // A broker's segment of one gzip batch (pagelog's appends write none).
+    const sim = new SimStorage({ seed: 34 });
+    await sim.mkdir(NAME);
+    const batch = await encodeBatchAsync([{ value: "zipped" }, { value: "too" }], {
+      baseOffset: 0,
+      compression: "gzip",
+    });
+    await writeFile(sim, segPath(0, ".log"), 0, batch, { create: true, sync: true });
+    await sim.syncDir(NAME);
+    vi.resetModules();
+    let failures = 1;
+    vi.doMock(COMPRESSED, async (real) => {
+      if (failures-- > 0) throw new Error("chunk not loaded");
+      return real();
+    });
+    const { LogDir } = await import("../../../../src/log/log-dir.js");
+    const dir = await LogDir.open(sim);
+    const log = await dir.log(NAME);
+    await expect(log.read(0)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
+    expect(log.status).toBe("open");
+    const records = await log.read(0);
+    expect(records.map((r) => [r.offset, new TextDecoder().decode(r.value!)])).toEqual([
+      [0, "zipped"],
+      [1, "too"],
+    ]);
+    await dir.close();
   });
 
   it("the records iterator's body: that next() fails and ends its iteration, the log does not, the next iteration loads it", async () => {

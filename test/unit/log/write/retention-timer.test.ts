@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LogDir } from "../../../../src/log/log-dir.js";
-import { resolveLogOptions } from "../../../../src/log/options/log-options.js";
+import { resolveLogOptions } from "../../../../src/log/options/resolve-log-options.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { settle } from "../gated-storage.js";
 import { NAME, expectTypeError } from "../helpers.js";
