@@ -128,7 +128,11 @@ const KEPT = {
     ["transactionsOf", "isAborted", "holdsControlRecords"],
   ],
   "write/door-retention.ts": ["loadRetention", "./log-retention.js", ["retentionCount", "applyRetention", "moveStart"]],
-  "checkpoints/door-position-files.ts": ["loadPositionFiles", "./consumer-positions.js", ["readConsumers", "storeFor"]],
+  "checkpoints/door-position-files.ts": [
+    "loadPositionFiles",
+    "./consumer-positions.js",
+    ["readConsumers", "storeFor", "closeStores"],
+  ],
   "checkpoints/door-checkpoint-read.ts": ["loadCheckpointRead", "./checkpoint-read.js", ["readRootCheckpoints"]],
   "read/door-time-lookup.ts": ["loadTimeLookup", "./find-by-time.js", ["findOffsetForTimestamp"]],
   "durable/door-durable.ts": ["loadDurableReads", "./durable-reads.js", ["readDurableRecords", "readDurableBatches"]],
