@@ -7,15 +7,15 @@
  */
 
 // Record batches.
-export { decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync } from "./format/index.js";
-export type { DecodeBatchOptions, DecodedBatch, EncodeBatchAsyncOptions, EncodeBatchOptions } from "./format/index.js";
-export type { BytesInput, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/index.js";
-export { readBatchHeader, validateBatch } from "./format/index.js";
-export type { BatchHeader, BatchValidation, InvalidBatchReason, ValidateBatchOptions } from "./format/index.js";
-export { crc32c, crc32cInUse } from "./format/index.js";
-export type { Crc32c, Crc32cInUse } from "./format/index.js";
+export { decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync } from "./format/api.js";
+export type { DecodeBatchOptions, DecodedBatch, EncodeBatchAsyncOptions, EncodeBatchOptions } from "./format/api.js";
+export type { BytesInput, DecodedHeader, DecodedRecord, HeadersInput, RecordInput } from "./format/api.js";
+export { readBatchHeader, validateBatch } from "./format/api.js";
+export type { BatchHeader, BatchValidation, InvalidBatchReason, ValidateBatchOptions } from "./format/api.js";
+export { crc32c, crc32cInUse } from "./format/api.js";
+export type { Crc32c, Crc32cInUse } from "./format/api.js";
 // Moves to `pagelog/course` with the varint exercise (a later issue).
-export { writeVarint } from "./format/index.js";
+export { writeVarint } from "./format/api.js";
 
 // Segments: a `.log` file with its `.index` and `.timeindex`, and their names.
 export { Segment } from "./segment/segment.js";

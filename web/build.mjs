@@ -157,6 +157,7 @@ const KEPT = {
   ],
   "pool/door-handle-pool.ts": ["loadHandlePool", "./pool-core.js", ["PoolCore"]],
   "options/door-rare-options.ts": ["loadRareOptions", "./rare-options.js", ["RARE_RESOLVERS"]],
+  "load/door-crc-check.ts": ["loadCrc32cCheck", "../../format/checked/check-crc32c.js", ["checkCrc32c"]],
 };
 
 /** Doors of KEPT that app.js leaves out as LEFT_OUT does (the checks' script keeps them), with what they load. */
@@ -168,6 +169,7 @@ const LEFT_OUT_OF_PAGE = {
   "load/door-segment-time.ts": "lookups by time",
   "read/door-follower.ts": "followers",
   "read/door-records.ts": "records() and waitFor()",
+  "load/door-crc-check.ts": "a segment's own CRC-32C's check (the demo's logs give none)",
   "pool/door-handle-pool.ts":
     "the descriptor pool (its directory is opened with no bound: a simulated disk has no descriptor limit)",
 };

@@ -3,7 +3,7 @@
  * `batch-layout.ts`), without touching the records.
  */
 import { corruptError as corrupt } from "../errors.js";
-import { checkKnownKeys, optionKeys } from "../options.js";
+import { optionKeys } from "../options.js";
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
@@ -30,7 +30,6 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
-import { checkCrc32c } from "./check-crc32c.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
 import type { Crc32c } from "./crc32c.js";
 
@@ -181,7 +180,8 @@ export interface ValidateBatchOptions {
   crc32c?: Crc32c;
 }
 
-const VALIDATE_OPTIONS = optionKeys<ValidateBatchOptions>({ maxBatchBytes: true, crc32c: true });
+/** @internal The keys `validateBatch` (checked/batch-functions.ts) knows. */
+export const VALIDATE_OPTIONS = /* @__PURE__ */ optionKeys<ValidateBatchOptions>({ maxBatchBytes: true, crc32c: true });
 
 function invalid(reason: InvalidBatchReason, detail: string): BatchValidation {
   return { ok: false, reason, detail };
@@ -191,27 +191,6 @@ function checkPosition(position: number): void {
   if (!Number.isInteger(position) || position < 0) {
     throw new RangeError(`position must be a non-negative integer, got ${position}`);
   }
-}
-
-/**
- * Checks that a whole, intact batch starts at `position`, as Kafka's log reader and
- * `DefaultRecordBatch.ensureValid` do: enough bytes for the header up to magic, Length at least a
- * header, the batch within `maxBatchBytes` and within the `available` bytes, magic 2, CRC-32C.
- * Never throws for bad bytes and never allocates from the Length field (a huge Length is
- * rejected by arithmetic), so recovery can call it at every step of a walk.
- *
- * @param available - bytes from `position` that belong to the log (for example the segment's
- *   size minus `position`); clamped to what `bytes` holds.
- */
-export function validateBatch(
-  bytes: Uint8Array,
-  position: number,
-  available: number,
-  options: ValidateBatchOptions,
-): BatchValidation {
-  checkKnownKeys(options, "validateBatch options", VALIDATE_OPTIONS);
-  checkCrc32c(options.crc32c, "options.crc32c");
-  return validateBatchTrusting(bytes, position, available, options);
 }
 
 /**

@@ -7,7 +7,7 @@
  * else (missing, throwing, wrong) leaves the table in use and is reported once, by the caller's
  * `warn` (the Node entry's process warning). Browser-clean: the loading is the Node entry's.
  */
-import { checkCrc32c } from "./check-crc32c.js";
+import { checkCrc32c } from "./checked/check-crc32c.js";
 import { type Crc32c, setNativeCrc32c, tableCrc32c } from "./crc32c.js";
 import { xorshift32Bytes } from "../util/xorshift32.js";
 

@@ -43,7 +43,6 @@ import {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG_MASK,
 } from "./batch-layout.js";
-import { checkCrc32c } from "./check-crc32c.js";
 import { loadGzip, unsupported } from "./compressed/codecs.js";
 import { loadCompressed } from "./compressed/door-compressed.js";
 import { crc32c as defaultCrc32c } from "./crc32c.js";
@@ -51,10 +50,19 @@ import type { Crc32c } from "./crc32c.js";
 import { readRecords, SIZES_PER_RECORD, sizeRecords, snapshotRecords, writeRecords } from "./record-codec.js";
 import type { DecodedRecord, RecordInput, RecordSnapshot } from "./record-codec.js";
 
+/**
+ * The check a `crc32c` option gets: the public functions (checked/batch-functions.ts) pass the
+ * known-answer check, `checkCrc32c`. Passed in rather than imported so that this module, which
+ * every log loads, does not import the check: a log's bundle loads it only where some caller
+ * gives a `crc32c` of its own (a bundler that splits keeps every module statically imported by a
+ * loaded one loaded, whether its code runs or not).
+ */
+export type Crc32cCheck = (crc: unknown, name: string) => unknown;
+
 const INT16_MIN = -0x8000;
 const INT16_MAX = 0x7fff;
 
-/** Options of {@link encodeBatch}. Only `baseOffset` is required. */
+/** Options of `encodeBatch`. Only `baseOffset` is required. */
 export interface EncodeBatchOptions {
   /** Offset of the first record; record `i` gets `baseOffset + i`. */
   baseOffset: number;
@@ -87,13 +95,13 @@ export interface EncodeBatchOptions {
   crc32c?: Crc32c;
 }
 
-/** Options of {@link encodeBatchAsync}. */
+/** Options of `encodeBatchAsync`. */
 export interface EncodeBatchAsyncOptions extends EncodeBatchOptions {
   /** Compress the records section as one gzip stream (codec 1), as Kafka does. @defaultValue "none" */
   compression?: "none" | "gzip";
 }
 
-/** Options of {@link decodeBatch} and {@link decodeBatchSync}. */
+/** Options of `decodeBatch` and `decodeBatchSync`. */
 export interface DecodeBatchOptions {
   /** Check the CRC-32C before decoding. @defaultValue true */
   verifyCrc?: boolean;
@@ -147,21 +155,23 @@ function tooLarge(size: number, max: number): PagelogError {
   return new PagelogError(`batch of ${size} bytes exceeds maxBatchBytes ${max}`, ErrorCode.RECORD_TOO_LARGE);
 }
 
-/**
- * Encodes `records` into one uncompressed record batch v2, ready to append to a `.log` file.
- * The batch's baseTimestamp is the first record's timestamp and maxTimestamp the largest
- * (as Kafka's producer writes them), so timestamp deltas may be negative.
- *
- * @throws TypeError/RangeError for bad arguments (empty `records`, non-integer offsets, …);
- *   PagelogError `PAGELOG_RECORD_TOO_LARGE` past `maxBatchBytes` or the int32 Length.
- */
-export function encodeBatch(records: readonly RecordInput[], options: EncodeBatchOptions): Uint8Array {
-  return encodeSnapshots(snapshotRecords(records), options, CompressionCodec.NONE);
+/** `encodeBatch` (checked/batch-functions.ts), its `crc32c` option checked by `check`. */
+export function encodeBatchWith(
+  check: Crc32cCheck,
+  records: readonly RecordInput[],
+  options: EncodeBatchOptions,
+): Uint8Array {
+  return encodeSnapshots(snapshotRecords(records), options, CompressionCodec.NONE, check);
 }
 
-/** {@link encodeBatch} (and the gzip encoder's uncompressed pass) of records already read by `snapshotRecords`. */
-function encodeSnapshots(records: readonly RecordSnapshot[], options: EncodeBatchOptions, codec: number): Uint8Array {
-  return encodeChecked(records, checkedOptions(options, records.length), codec, freshBytes).bytes;
+/** `encodeBatch` (and the gzip encoder's uncompressed pass) of records already read by `snapshotRecords`. */
+function encodeSnapshots(
+  records: readonly RecordSnapshot[],
+  options: EncodeBatchOptions,
+  codec: number,
+  check: Crc32cCheck,
+): Uint8Array {
+  return encodeChecked(records, checkedOptions(options, records.length, check), codec, freshBytes).bytes;
 }
 
 /** A batch just encoded, and its header as written (built from what the encoder wrote, never parsed back). */
@@ -302,9 +312,9 @@ function writeHeader(bytes: Uint8Array, h: BatchHeader): void {
 }
 
 /** encodeSnapshots' options, each checked (a TypeError or RangeError naming it) and defaulted. */
-function checkedOptions(options: EncodeBatchOptions, count: number) {
+function checkedOptions(options: EncodeBatchOptions, count: number, check: Crc32cCheck) {
   checkKnownKeys(options, "encodeBatch options (an object with baseOffset)", ENCODE_OPTIONS);
-  checkCrc32c(options.crc32c, "options.crc32c");
+  check(options.crc32c, "options.crc32c");
   return {
     crc32c: options.crc32c,
     isTransactional: options.isTransactional === true,
@@ -371,23 +381,21 @@ function writeCrc(bytes: Uint8Array, crc32c: Crc32c | undefined): number {
   return crc;
 }
 
-/**
- * {@link encodeBatch}, optionally gzip-compressed: the records section (everything after the
- * 61-byte header) is compressed as one gzip stream, as Kafka does.
- */
-export async function encodeBatchAsync(
+/** `encodeBatchAsync` (checked/batch-functions.ts), its `crc32c` option checked by `check`. */
+export async function encodeBatchAsyncWith(
+  check: Crc32cCheck,
   records: readonly RecordInput[],
   options: EncodeBatchAsyncOptions,
 ): Promise<Uint8Array> {
   checkKnownKeys(options, "encodeBatchAsync options (an object with baseOffset)", [...ENCODE_OPTIONS, "compression"]);
   // encodeBatch takes every option but this one.
   const { compression = "none", ...rest } = options;
-  if (compression === "none") return encodeBatch(records, rest);
+  if (compression === "none") return encodeBatchWith(check, records, rest);
   if (compression !== "gzip")
     throw new TypeError(`options.compression must be "none" or "gzip", got ${String(compression)}`);
   // The limit applies to the compressed batch (below), not to the plain one.
   const { maxBatchBytes: _limit, ...unlimited } = rest;
-  const plain = encodeSnapshots(snapshotRecords(records), unlimited, CompressionCodec.GZIP);
+  const plain = encodeSnapshots(snapshotRecords(records), unlimited, CompressionCodec.GZIP, check);
   const compressed = await (await loadGzip()).gzip(plain.subarray(RECORDS_OFFSET));
   const size = BATCH_HEADER_SIZE + compressed.length;
   const maxBatchBytes = optionalInteger(
@@ -407,10 +415,10 @@ export async function encodeBatchAsync(
 }
 
 /** Header, whole-batch presence and CRC checks shared by both decoders. */
-function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined): BatchHeader {
+function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefined, check: Crc32cCheck): BatchHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
   if (options !== undefined) checkKnownKeys(options, "decodeBatch options", DECODE_OPTIONS);
-  checkCrc32c(options?.crc32c, "options.crc32c");
+  check(options?.crc32c, "options.crc32c");
   const header = readBatchHeader(bytes, 0);
   if (bytes.length < header.sizeInBytes) {
     throw corrupt(`batch is short: ${bytes.length} of ${header.sizeInBytes} bytes`);
@@ -429,29 +437,22 @@ function checkedHeader(bytes: Uint8Array, options: DecodeBatchOptions | undefine
   return header;
 }
 
-/**
- * Decodes the uncompressed batch at the start of `bytes` (bytes after the batch are ignored).
- *
- * @throws PagelogError `PAGELOG_CORRUPT` (short, bad CRC, inconsistent records),
- *   `PAGELOG_UNSUPPORTED_COMPRESSION` for any compressed batch (use {@link decodeBatch} for gzip).
- */
-export function decodeBatchSync(bytes: Uint8Array, options?: DecodeBatchOptions): DecodedBatch {
-  const header = checkedHeader(bytes, options);
+/** `decodeBatchSync` (checked/batch-functions.ts), its `crc32c` option checked by `check`. */
+export function decodeBatchSyncWith(check: Crc32cCheck, bytes: Uint8Array, options?: DecodeBatchOptions): DecodedBatch {
+  const header = checkedHeader(bytes, options, check);
   if (header.compression !== CompressionCodec.NONE) {
     throw unsupported(header, header.compression === CompressionCodec.GZIP ? "; decodeBatch (async) reads gzip" : "");
   }
   return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
 }
 
-/**
- * Decodes the batch at the start of `bytes` (bytes after the batch are ignored): uncompressed or
- * gzip. Under LogAppendTime every record's timestamp is the batch's maxTimestamp.
- *
- * @throws PagelogError `PAGELOG_CORRUPT`, `PAGELOG_UNSUPPORTED_COMPRESSION` (snappy, lz4, zstd),
- *   `PAGELOG_RECORD_TOO_LARGE` (decompressed records beyond `maxDecompressedBytes`).
- */
-export async function decodeBatch(bytes: Uint8Array, options?: DecodeBatchOptions): Promise<DecodedBatch> {
-  const header = checkedHeader(bytes, options);
+/** `decodeBatch` (checked/batch-functions.ts), its `crc32c` option checked by `check`. */
+export async function decodeBatchWith(
+  check: Crc32cCheck,
+  bytes: Uint8Array,
+  options?: DecodeBatchOptions,
+): Promise<DecodedBatch> {
+  const header = checkedHeader(bytes, options, check);
   if (header.compression === CompressionCodec.NONE) {
     return { ...header, records: readRecords(bytes, RECORDS_OFFSET, header.sizeInBytes, header) };
   }

@@ -5,7 +5,8 @@
  * and where and why the walk ended. Also groups a partition directory's files into segments.
  */
 import { ErrorCode, isPagelogError } from "../errors.js";
-import { type DecodedBatch, decodeBatch } from "../format/record-batch.js";
+import type { DecodedBatch } from "../format/record-batch.js";
+import { decodeBatch } from "../format/checked/batch-functions.js";
 import { gapAllowed, impossibleHeader } from "../segment/batch-scanner.js";
 import { parseSegmentFileName } from "../segment/segment-names.js";
 import type { Storage } from "../storage/storage.js";

@@ -17,7 +17,7 @@
 import { checkKnownKeys, optionKeys } from "../options.js";
 import type { BatchHeader } from "../format/index.js";
 import { readBatchHeader } from "../format/index.js";
-import { checkCrc32c } from "../format/check-crc32c.js";
+import { loadCrc32cCheck } from "./load/door-crc-check.js";
 import { evictFirst } from "../storage/pool/unpooled-file.js";
 import type { Storage, StorageFile } from "../storage/storage.js";
 import type { ScanStop } from "./batch-scanner.js";
@@ -154,7 +154,8 @@ export class Segment {
   ): Promise<Segment> {
     const create = mode === "create";
     checkKnownKeys(options, "Segment options", SEGMENT_OPTIONS);
-    checkCrc32c(options.crc32c, "options.crc32c");
+    // Checked only when given (a segment of a log given one: checked at the log's open too).
+    if (options.crc32c !== undefined) (await loadCrc32cCheck()).checkCrc32c(options.crc32c, "options.crc32c");
     // An existing segment is opened to be loaded, by a part that loads the segment's load with its
     // own chunk: the opening of its files, and the stand-ins for missing ones, are there
     // (`openExistingFile`).

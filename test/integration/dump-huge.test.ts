@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeBatch } from "../../src/format/record-batch.js";
+import { encodeBatch } from "../../src/format/checked/batch-functions.js";
 import { LogDir } from "../../src/log/log-dir.js";
 import { privateBuild } from "../support/private-build.js";
 import { tempDir } from "../unit/cli/helpers.js";

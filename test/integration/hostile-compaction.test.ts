@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode, PagelogError } from "../../src/errors.js";
-import { encodeBatch } from "../../src/format/index.js";
+import { encodeBatch } from "../../src/format/api.js";
 import { CLEANER_CHECKPOINT } from "../../src/log/checkpoints/cleaner-checkpoint.js";
 import { keepEverything, type SimStorage } from "../../src/storage/sim-storage.js";
 import { seededBytes } from "../support/seeded-bytes.js";

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeBatch, validateBatch } from "../../src/format/index.js";
+import { encodeBatch, validateBatch } from "../../src/format/api.js";
 import { BROKEN_VARIANTS, storedCrcMatches, variantWorkload } from "../../src/testing/broken/variants.js";
 import { fuzz } from "../../src/testing/fuzz.js";
 

@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatch, type RecordInput } from "../../format/index.js";
+import { encodeBatch, type RecordInput } from "../../format/api.js";
 import { type BenchContext, freshDir, makeRecords, openBenchLog, removeDir, scaled } from "../context.js";
 import { plural } from "../../text/plural.js";
 import { keep, MB, type Measured, mbPerSecond, timed } from "../measure.js";

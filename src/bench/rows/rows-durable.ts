@@ -5,7 +5,7 @@
  */
 import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatch } from "../../format/index.js";
+import { encodeBatch } from "../../format/api.js";
 import { type BenchContext, freshDir, makeRecords, openBenchLog, removeDir, scaled } from "../context.js";
 import { CountingStorage } from "../counting-storage.js";
 import { type Measured, perSecond, timed } from "../measure.js";

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { encodeBatch } from "../../format/index.js";
+import { encodeBatch } from "../../format/api.js";
 import { LogDir } from "../../log/log-dir.js";
 import { FsStorage } from "../../storage/fs-storage.js";
 import { type BenchContext, freshDir, scaled } from "../context.js";

@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatch, type RecordInput, readBatchHeader } from "../../format/index.js";
+import { encodeBatch, type RecordInput, readBatchHeader } from "../../format/api.js";
 import {
   type BenchContext,
   freshDir,

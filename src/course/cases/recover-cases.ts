@@ -2,7 +2,7 @@
  * Chapter 4's cases: `recover(log, helpers)` over segments built with pagelog's `encodeBatch`,
  * whole and damaged the ways a power cut (or a disk) damages them.
  */
-import { BATCH_HEADER_SIZE, LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/index.js";
+import { BATCH_HEADER_SIZE, LENGTH_OFFSET, MAGIC_OFFSET, encodeBatch } from "../../format/api.js";
 import type { CoursePolicies, RecoverHelpers } from "../../policies/policy-types.js";
 import { recoverHelpers } from "../../segment/policies/recover-helpers.js";
 import { loopCaught } from "../loop-guard.js";

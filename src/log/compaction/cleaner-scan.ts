@@ -16,7 +16,7 @@ import {
   MIN_RECORD_BODY_SIZE,
   MIN_RECORD_SIZE,
   RECORDS_OFFSET,
-} from "../../format/index.js";
+} from "../../format/api.js";
 import { type ByteCursor, readVarint, readVarlong } from "../../format/varint.js";
 import { BatchScanner } from "../../segment/batch-scanner.js";
 import type { Segment, SegmentOptions } from "../../segment/segment.js";

@@ -7,7 +7,7 @@
  * not that copy but a stray file, and finishing the cut would replace acknowledged records.
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { decodeBatch, type DecodedRecord } from "../../format/index.js";
+import { decodeBatch, type DecodedRecord } from "../../format/api.js";
 import { BatchScanner } from "../../segment/batch-scanner.js";
 import type { Segment } from "../../segment/segment.js";
 

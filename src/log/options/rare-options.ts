@@ -4,7 +4,7 @@
  * part (door-rare-options.ts): `LogDir` loads it when options give one of them
  * (log-option-resolvers.ts); `resolveLogOptions` (resolve-log-options.ts) imports it.
  */
-import { checkCrc32c } from "../../format/check-crc32c.js";
+import { checkCrc32c } from "../../format/checked/check-crc32c.js";
 import { resolvePolicies } from "../policies/resolve-policies.js";
 import { cleanupPolicy, dirtyRatio } from "./cleanup-policy.js";
 import { checkedClock, type Clock, systemClock } from "./log-clock.js";

@@ -3,7 +3,7 @@
  * timestamp-tree.ts), then the segment's own lookup. A part loaded on first use
  * (door-time-lookup.ts): a page that never looks an offset up by time never loads it.
  */
-import { decodeBatch } from "../../format/record-batch.js";
+import { decodeBatch } from "../../format/checked/batch-functions.js";
 import type { LogState } from "../state/log-state.js";
 import { TimestampTree } from "../state/timestamp-tree.js";
 import { batchSize } from "../options/log-arguments.js";

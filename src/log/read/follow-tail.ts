@@ -7,7 +7,7 @@
  * broker's log with transactions reads the file, whose walk knows them). In a compacted log only
  * from the active segment on: the cleaner may have rewritten a sealed one since it was written.
  */
-import { decodeBatch } from "../../format/record-batch.js";
+import { decodeBatch } from "../../format/checked/batch-functions.js";
 import { compacts } from "../options/cleanup-policy.js";
 import { activeSegment, endOffsetOf, type LogState } from "../state/log-state.js";
 import { WrittenTail } from "../state/written-tail.js";

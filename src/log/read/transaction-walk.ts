@@ -8,7 +8,7 @@
  * an idempotent producer, loads it, and a log of pagelog's has none.
  */
 import { readBatchHeader, type BatchHeader } from "../../format/batch-header.js";
-import { decodeBatch } from "../../format/record-batch.js";
+import { decodeBatch } from "../../format/checked/batch-functions.js";
 import type { DecodedRecord as LogRecord } from "../../format/record-codec.js";
 import { batchSize } from "../options/log-arguments.js";
 import { endOffsetOf, type LogState } from "../state/log-state.js";

@@ -4,7 +4,7 @@
  * crash during the cut). The loader's overlap repair (`overlap.ts`) finishes a cut a crash
  * interrupted.
  */
-import { decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader } from "../../format/index.js";
+import { decodeBatch, type DecodedRecord, encodeBatch, readBatchHeader } from "../../format/api.js";
 import { filterBatch } from "../../format/filter-batch.js";
 import { Segment } from "../../segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../segment/segment-names.js";

@@ -8,7 +8,7 @@
  */
 import { assertInvariant } from "../../errors.js";
 import { type CheckpointEntry, decodeCheckpoint } from "../../format/checkpoint.js";
-import { type BatchHeader, readBatchHeader, validateBatch } from "../../format/index.js";
+import { type BatchHeader, readBatchHeader, validateBatch } from "../../format/api.js";
 import type { EncodedBatch } from "../../format/record-batch.js";
 import type { LogState } from "../state/log-state.js";
 

@@ -5,7 +5,7 @@
  * loads it (docs/entry-points.md).
  */
 import { ErrorCode, PagelogError } from "../../errors.js";
-import { decodeBatch } from "../../format/record-batch.js";
+import { decodeBatch } from "../../format/checked/batch-functions.js";
 import type { OffsetPosition } from "../offset-index.js";
 import {
   corruptAt,

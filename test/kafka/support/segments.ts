@@ -5,8 +5,8 @@
 // timestamps, drawn from one seed.
 import { readdirSync, rmSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBatchAsync } from "../../../src/format/index.js";
-import type { RecordInput } from "../../../src/format/index.js";
+import { encodeBatchAsync } from "../../../src/format/api.js";
+import type { RecordInput } from "../../../src/format/api.js";
 import { LogDir } from "../../../src/node.js";
 import type { Isolation, Log } from "../../../src/log/log.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";

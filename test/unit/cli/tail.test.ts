@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch } from "../../../src/format/api.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { Log } from "../../../src/log/log.js";
 import { cli, tempDir } from "./helpers.js";

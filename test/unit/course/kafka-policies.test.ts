@@ -4,7 +4,7 @@ import { checkPolicies, kafkaPolicies, recoverHelpers } from "../../../src/cours
 import { POLICY_NAMES } from "../../../src/policies/policy-types.js";
 import { retentionDeleteCount as retentionRule } from "../../../src/log/policies/retention.js";
 import { writeVarint } from "../../../src/format/varint.js";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch } from "../../../src/format/api.js";
 import { concat } from "../../support/bytes.js";
 
 describe("kafkaPolicies", () => {

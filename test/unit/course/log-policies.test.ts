@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { ErrorCode, PagelogError } from "../../../src/errors.js";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch } from "../../../src/format/api.js";
 import { LogDir } from "../../../src/log/log-dir.js";
 import type { LogOptions } from "../../../src/log/options/log-options.js";
 import type { CoursePolicies, IndexEntry } from "../../../src/policies/policy-types.js";

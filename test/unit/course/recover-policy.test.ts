@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { kafkaPolicies, recoverHelpers } from "../../../src/course.js";
 import { seededRandom } from "../../../src/course/cases/case.js";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch } from "../../../src/format/api.js";
 import { Segment } from "../../../src/segment/segment.js";
 import { LOG_SUFFIX, segmentFilePath } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";

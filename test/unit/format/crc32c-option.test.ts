@@ -7,13 +7,7 @@
 import CRC32 from "crc-32";
 import { describe, expect, it } from "vitest";
 import { crc32c } from "../../../src/format/crc32c.js";
-import {
-  decodeBatch,
-  decodeBatchSync,
-  encodeBatch,
-  encodeBatchAsync,
-  validateBatch,
-} from "../../../src/format/index.js";
+import { decodeBatch, decodeBatchSync, encodeBatch, encodeBatchAsync, validateBatch } from "../../../src/format/api.js";
 import { Segment } from "../../../src/segment/segment.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 

@@ -12,7 +12,7 @@ import {
   encodeBatch,
   encodeBatchAsync,
   readBatchHeader,
-} from "../../../src/format/index.js";
+} from "../../../src/format/api.js";
 import { checkedCrcSpy, expectCode, expectCodeAsync, hex } from "./helpers.js";
 
 /** A 61-byte header (baseOffset 0, count and lastOffsetDelta given) + `records`, Length and CRC fixed. */

@@ -4,7 +4,7 @@
  * against the standard check value first.
  */
 import { describe, expect, test } from "vitest";
-import { crc32c, decodeBatchSync, encodeBatch, readBatchHeader, validateBatch } from "../../../src/format/index.js";
+import { crc32c, decodeBatchSync, encodeBatch, readBatchHeader, validateBatch } from "../../../src/format/api.js";
 import { hex, toHex, utf8 } from "./helpers.js";
 
 /** Fills the CRC field (bytes 17-20) of a hand-written batch whose CRC is written as 00000000. */

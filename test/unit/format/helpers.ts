@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { expect, type Mock, vi } from "vitest";
 import { isPagelogError } from "../../../src/errors.js";
 import type { ErrorCode } from "../../../src/errors.js";
-import { crc32c, encodeBatch } from "../../../src/format/index.js";
+import { crc32c, encodeBatch } from "../../../src/format/api.js";
 
 /** Reads a Kafka-written fixture of test/fixtures/kafka (see its README; never shipped in the package). */
 export function readVector(name: string): Uint8Array {

@@ -4,7 +4,7 @@
  * lone surrogate would be written as U+FFFD and read back as something nobody appended).
  */
 import { describe, expect, it } from "vitest";
-import { decodeBatchSync, encodeBatch, type RecordInput } from "../../../src/format/index.js";
+import { decodeBatchSync, encodeBatch, type RecordInput } from "../../../src/format/api.js";
 
 const text = (b: Uint8Array | null) => (b === null ? null : new TextDecoder().decode(b));
 

@@ -9,8 +9,8 @@ import {
   encodeBatchAsync,
   readBatchHeader,
   validateBatch,
-} from "../../../src/format/index.js";
-import type { BytesInput, DecodedRecord, RecordInput } from "../../../src/format/index.js";
+} from "../../../src/format/api.js";
+import type { BytesInput, DecodedRecord, RecordInput } from "../../../src/format/api.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

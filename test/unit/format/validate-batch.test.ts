@@ -1,6 +1,6 @@
 /** validateBatch: every reason recovery's walk can meet, and never a throw or allocation for bad bytes. */
 import { describe, expect, test } from "vitest";
-import { encodeBatch, validateBatch } from "../../../src/format/index.js";
+import { encodeBatch, validateBatch } from "../../../src/format/api.js";
 import { checkedCrcSpy } from "./helpers.js";
 
 const batch = encodeBatch(

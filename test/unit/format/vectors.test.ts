@@ -8,7 +8,7 @@ import {
   encodeBatch,
   readBatchHeader,
   validateBatch,
-} from "../../../src/format/index.js";
+} from "../../../src/format/api.js";
 import { expectCode, expectCodeAsync, readVector, toHex, utf8 } from "./helpers.js";
 
 const SIX = [

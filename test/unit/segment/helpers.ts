@@ -11,7 +11,7 @@ import {
   decodeBatch,
   encodeBatch,
   readBatchHeader,
-} from "../../../src/format/index.js";
+} from "../../../src/format/api.js";
 import { Segment, type SegmentOptions } from "../../../src/segment/segment.js";
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentFilePath } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";

@@ -1,7 +1,7 @@
 /** Segment read path and append: whole batches, maxBytes, corruption on read, offset checks. */
 import { describe, expect, test } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { CRC_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, encodeBatch } from "../../../src/format/index.js";
+import { CRC_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, encodeBatch } from "../../../src/format/api.js";
 import {
   buildBatches,
   concat,

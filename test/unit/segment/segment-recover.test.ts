@@ -5,7 +5,7 @@
  */
 import { describe, expect, test, vi } from "vitest";
 import { ErrorCode } from "../../../src/errors.js";
-import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, encodeBatch } from "../../../src/format/index.js";
+import { BATCH_HEADER_SIZE, CRC_OFFSET, LENGTH_OFFSET, encodeBatch } from "../../../src/format/api.js";
 import type { Segment } from "../../../src/segment/segment.js";
 import { SimStorage, keepNothing } from "../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../src/storage/storage.js";

@@ -1,6 +1,6 @@
 /** Segment.truncateTo: whole batches, the new next offset, indexes, reads (Kafka's testTruncate*). */
 import { describe, expect, test } from "vitest";
-import { encodeBatch } from "../../../src/format/index.js";
+import { encodeBatch } from "../../../src/format/api.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import {
   buildBatches,

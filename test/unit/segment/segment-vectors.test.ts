@@ -7,7 +7,7 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as nodePath from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { decodeBatch } from "../../../src/format/index.js";
+import { decodeBatch } from "../../../src/format/api.js";
 import { FsStorage } from "../../../src/storage/fs-storage.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
 import type { Storage } from "../../../src/storage/storage.js";

@@ -14,7 +14,7 @@ import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPagelogError } from "../../../../src/errors.js";
-import { crc32c, encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
+import { crc32c, encodeBatch, encodeBatchAsync } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import { cli, tempDir } from "../helpers.js";
 

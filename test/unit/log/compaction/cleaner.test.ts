@@ -6,7 +6,7 @@
  * path (records, read, readBatches, offsetForTimestamp, reopen) works across the gaps it leaves.
  */
 import { describe, expect, it } from "vitest";
-import { decodeBatch } from "../../../../src/format/index.js";
+import { decodeBatch } from "../../../../src/format/api.js";
 import type { Log } from "../../../../src/log/log.js";
 import { keepEverything } from "../../../../src/storage/sim-storage.js";
 import { NAME, expectTypeError, freshLog, openSim, readAll, readText, type PlainRecord } from "../helpers.js";

@@ -8,7 +8,7 @@
  * offsetForTimestamp, truncateTo, verify, dump and a reopen (clean, and after a crash) all agree.
  */
 import { describe, expect, it } from "vitest";
-import { decodeBatch } from "../../../../src/format/index.js";
+import { decodeBatch } from "../../../../src/format/api.js";
 import { type DumpSink, streamDump, type DumpedBatch } from "../../../../src/inspect/dump-model.js";
 import { verifyDir } from "../../../../src/inspect/verify-dir.js";
 import { readCheckpoint } from "../../../../src/log/checkpoints/checkpoint-read.js";

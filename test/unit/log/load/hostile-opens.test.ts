@@ -9,7 +9,7 @@ import { ErrorCode, isPagelogError } from "../../../../src/errors.js";
 import { LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import { SimStorage, keepEverything } from "../../../../src/storage/sim-storage.js";
-import { encodeBatch } from "../../../../src/format/index.js";
+import { encodeBatch } from "../../../../src/format/api.js";
 import { rawBatch } from "../../../support/raw-batch.js";
 import { snapshotStorage } from "../../../support/storage-snapshot.js";
 import {

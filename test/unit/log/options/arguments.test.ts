@@ -7,7 +7,7 @@
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
+import { encodeBatch, encodeBatchAsync } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { NAME, expectTypeError, freshLog, makeTempDir, plain, recordAt } from "../helpers.js";

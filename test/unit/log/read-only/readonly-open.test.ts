@@ -7,7 +7,7 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
-import { encodeBatch } from "../../../../src/format/index.js";
+import { encodeBatch } from "../../../../src/format/api.js";
 import { CLEAN_SHUTDOWN_FILE } from "../../../../src/log/log-dir.js";
 import { LogDir } from "../../../../src/node.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";

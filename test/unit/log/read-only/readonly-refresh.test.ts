@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
-import { encodeBatch } from "../../../../src/format/index.js";
+import { encodeBatch } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";

@@ -8,7 +8,7 @@
  * that read keeps its place among the log's calls while the part loads.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { encodeBatch, encodeBatchAsync } from "../../../../src/format/index.js";
+import { encodeBatch, encodeBatchAsync } from "../../../../src/format/api.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";
 import { NAME, segPath, writeFile } from "../helpers.js";
 
@@ -78,7 +78,7 @@ describe("a lazy part that fails to load", () => {
       if (failures-- > 0) throw new Error("chunk not loaded");
       return real();
     });
-    const { decodeBatch } = await import("../../../../src/format/record-batch.js");
+    const { decodeBatch } = await import("../../../../src/format/checked/batch-functions.js");
     await expect(decodeBatch(batch)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
     const decoded = await decodeBatch(batch);
     expect(new TextDecoder().decode(decoded.records[0]!.value!)).toBe("zipped");

@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeBatch } from "../../../../src/format/index.js";
+import { encodeBatch } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Isolation } from "../../../../src/log/read/log-read.js";
 import { SimStorage } from "../../../../src/storage/sim-storage.js";

@@ -7,7 +7,7 @@
  * offset of a transaction with no marker yet); at `read_uncommitted` every other record.
  */
 import { describe, expect, it } from "vitest";
-import { encodeBatch } from "../../../../src/format/index.js";
+import { encodeBatch } from "../../../../src/format/api.js";
 import type { Isolation } from "../../../../src/log/read/log-read.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../../src/errors.js";
-import { decodeBatch, readBatchHeader } from "../../../../src/format/index.js";
+import { decodeBatch, readBatchHeader } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import type { LogOptions } from "../../../../src/log/options/log-options.js";

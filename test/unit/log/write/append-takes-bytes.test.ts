@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
-import { encodeBatch, type RecordInput } from "../../../../src/format/index.js";
+import { encodeBatch, type RecordInput } from "../../../../src/format/api.js";
 import { LogDir } from "../../../../src/log/log-dir.js";
 import type { Log } from "../../../../src/log/log.js";
 import type { LogOptions } from "../../../../src/log/options/log-options.js";

@@ -1,7 +1,7 @@
 // The check every `crc32c` option gets (LogOptions, encodeBatch, decodeBatch, validateBatch,
 // Segment.open): a wrong function would write every batch with a checksum no reader (nor pagelog
 // without the option) accepts, or reject every good batch as corrupt.
-import type { Crc32c } from "./crc32c.js";
+import type { Crc32c } from "../crc32c.js";
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 /**
