@@ -171,14 +171,23 @@ const flakyDoors: Plugin = {
     b.onLoad({ filter: doors }, async (args) => {
       const real = await readFile(args.path, "utf8");
       const key = JSON.stringify(args.path);
-      const body = real.replace(
-        /return (withSegmentLoad\()?import\(/,
-        (door) => `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
+      // A door is `lazyPart(() => import("…"))` (util/lazy-part.ts) or a function that returns
+      // its `import()` (the lazy-*.ts doors that load the segment's load with their part).
+      const body = real
+        .replace(
+          /lazyPart\(\(\) => import\(("[^"]+")\)\)/,
+          (_, module: string) =>
+            `lazyPart(() => (globalThis.failedOnce ??= new Set()).has(${key}) ? import(${module}) : ` +
+            `(globalThis.failedOnce.add(${key}), Promise.reject(new Error("chunk not loaded"))))`,
+        )
+        .replace(
+          /return (withSegmentLoad\()?import\(/,
+          (door) => `if (!(globalThis.failedOnce ??= new Set()).has(${key})) {
             globalThis.failedOnce.add(${key});
             return Promise.reject(new Error("chunk not loaded"));
           }
           ${door}`,
-      );
+        );
       expect(body).not.toBe(real);
       return { contents: body, loader: "ts" };
     });

@@ -7,12 +7,6 @@
  * chunk of its own, which a page whose logs hold only pagelog's own batches (all uncompressed)
  * never loads (docs/entry-points.md).
  */
-type Compressed = typeof import("./decode-compressed.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: Compressed | undefined;
-
-export function loadCompressed(): Promise<Compressed> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./decode-compressed.js").then((part) => (loaded = part));
-}
+export const loadCompressed = lazyPart(() => import("./decode-compressed.js"));

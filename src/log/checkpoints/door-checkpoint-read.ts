@@ -7,12 +7,6 @@
  * loads (docs/entry-points.md). Writing the checkpoints stays with every flush path. A chunk that
  * fails to load fails that open, before it changed anything, and the next open loads it.
  */
-type CheckpointRead = typeof import("./checkpoint-read.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: CheckpointRead | undefined;
-
-export function loadCheckpointRead(): Promise<CheckpointRead> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./checkpoint-read.js").then((part) => (loaded = part));
-}
+export const loadCheckpointRead = lazyPart(() => import("./checkpoint-read.js"));

@@ -9,12 +9,6 @@
  * (consumers/dir-consumers.ts). A chunk that fails to load fails the calls that waited for it
  * (the open, the refresh, the commits), and the next one loads it.
  */
-type PositionFiles = typeof import("./consumer-positions.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: PositionFiles | undefined;
-
-export function loadPositionFiles(): Promise<PositionFiles> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./consumer-positions.js").then((part) => (loaded = part));
-}
+export const loadPositionFiles = lazyPart(() => import("./consumer-positions.js"));

@@ -5,12 +5,6 @@
  * (docs/entry-points.md). A read, outside the log's failure guard: a chunk that fails to load
  * fails that call, and the next one loads it.
  */
-type DurableReads = typeof import("./durable-reads.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: DurableReads | undefined;
-
-export function loadDurableReads(): Promise<DurableReads> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./durable-reads.js").then((part) => (loaded = part));
-}
+export const loadDurableReads = lazyPart(() => import("./durable-reads.js"));

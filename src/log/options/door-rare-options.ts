@@ -8,12 +8,6 @@
  * never loads (docs/entry-points.md). A chunk that fails to load fails that call, and the next
  * one loads it.
  */
-type RareOptions = typeof import("./rare-options.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: RareOptions | undefined;
-
-export function loadRareOptions(): Promise<RareOptions> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./rare-options.js").then((part) => (loaded = part));
-}
+export const loadRareOptions = lazyPart(() => import("./rare-options.js"));

@@ -7,12 +7,6 @@
  * chunk of its own, which a page that never follows a log never loads (docs/entry-points.md).
  * Until it is loaded no log keeps a written tail (a writer nobody follows keeps nothing).
  */
-type Follower = typeof import("./follow-tail.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: Follower | undefined;
-
-export function loadFollower(): Promise<Follower> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./follow-tail.js").then((part) => (loaded = part));
-}
+export const loadFollower = lazyPart(() => import("./follow-tail.js"));

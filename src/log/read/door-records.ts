@@ -8,12 +8,6 @@
  * bundler that splits puts it in a chunk of its own, which a page that never iterates nor waits
  * never loads (docs/entry-points.md).
  */
-type RecordsBody = typeof import("./records-body.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: RecordsBody | undefined;
-
-export function loadRecords(): Promise<RecordsBody> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./records-body.js").then((part) => (loaded = part));
-}
+export const loadRecords = lazyPart(() => import("./records-body.js"));

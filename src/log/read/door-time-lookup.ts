@@ -5,12 +5,6 @@
  * looks an offset up by time never loads (docs/entry-points.md). A read, outside the log's failure
  * guard: a chunk that fails to load fails that call, and the next one loads it.
  */
-type FindByTime = typeof import("./find-by-time.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: FindByTime | undefined;
-
-export function loadTimeLookup(): Promise<FindByTime> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./find-by-time.js").then((part) => (loaded = part));
-}
+export const loadTimeLookup = lazyPart(() => import("./find-by-time.js"));

@@ -7,12 +7,6 @@
  * outside the log's failure guard: a chunk that fails to load fails that read, and the next one
  * loads it.
  */
-type TransactionWalk = typeof import("./transaction-walk.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: TransactionWalk | undefined;
-
-export function loadTransactionWalk(): Promise<TransactionWalk> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./transaction-walk.js").then((part) => (loaded = part));
-}
+export const loadTransactionWalk = lazyPart(() => import("./transaction-walk.js"));

@@ -7,12 +7,6 @@
  * it writes anything), `applyRetention()` and the retention timer of such a log, and
  * `deleteRecordsBefore`. A chunk that fails to load fails that call, never the log.
  */
-type Retention = typeof import("./log-retention.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: Retention | undefined;
-
-export function loadRetention(): Promise<Retention> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./log-retention.js").then((part) => (loaded = part));
-}
+export const loadRetention = lazyPart(() => import("./log-retention.js"));

@@ -8,12 +8,6 @@
  * defaults) never loads (docs/entry-points.md). A chunk that fails to load fails that
  * `dir.log()`, and the next one loads it.
  */
-type Timers = typeof import("./retention-timer.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: Timers | undefined;
-
-export function loadTimers(): Promise<Timers> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./retention-timer.js").then((part) => (loaded = part));
-}
+export const loadTimers = lazyPart(() => import("./retention-timer.js"));

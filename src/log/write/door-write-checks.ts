@@ -6,12 +6,6 @@
  * on. An `import()`, so a bundler that splits leaves them out of what loads first
  * (docs/entry-points.md). A chunk that fails to load fails that call, and the next one loads it.
  */
-type WriteChecks = typeof import("./write-checks.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: WriteChecks | undefined;
-
-export function loadWriteChecks(): Promise<WriteChecks> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./write-checks.js").then((part) => (loaded = part));
-}
+export const loadWriteChecks = lazyPart(() => import("./write-checks.js"));

@@ -6,12 +6,6 @@
  * imports the check statically: format/checked/batch-functions.ts says why). `Segment.open` is
  * asynchronous: a chunk that fails to load fails that open, and the next one loads it.
  */
-type Crc32cCheck = typeof import("../../format/checked/check-crc32c.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: Crc32cCheck | undefined;
-
-export function loadCrc32cCheck(): Promise<Crc32cCheck> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("../../format/checked/check-crc32c.js").then((part) => (loaded = part));
-}
+export const loadCrc32cCheck = lazyPart(() => import("../../format/checked/check-crc32c.js"));

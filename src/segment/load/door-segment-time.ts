@@ -5,12 +5,6 @@
  * (docs/entry-points.md). A read, outside any failure guard: a chunk that fails to load fails
  * that lookup, and the next one loads it.
  */
-type TimeLookup = typeof import("./time-lookup.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: TimeLookup | undefined;
-
-export function loadSegmentTimeLookup(): Promise<TimeLookup> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./time-lookup.js").then((part) => (loaded = part));
-}
+export const loadSegmentTimeLookup = lazyPart(() => import("./time-lookup.js"));

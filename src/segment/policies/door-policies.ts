@@ -7,12 +7,6 @@
  * rolls then open segments without waiting for a chunk). A chunk that fails to load fails that
  * call (the open), and the next one loads it.
  */
-type PolicyHooks = typeof import("./policy-hooks.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: PolicyHooks | undefined;
-
-export function loadPolicyHooks(): Promise<PolicyHooks> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./policy-hooks.js").then((part) => (loaded = part));
-}
+export const loadPolicyHooks = lazyPart(() => import("./policy-hooks.js"));

@@ -6,12 +6,6 @@
  * (docs/entry-points.md). Inside an open, a list, a syncDir or a lock, which were already
  * asynchronous: a chunk that fails to load fails that call, and the next one loads it.
  */
-type PoolPart = typeof import("./pool-core.js");
+import { lazyPart } from "../../util/lazy-part.js";
 
-/** The module once an `import()` of it resolved (a failed load is not kept). */
-let loaded: PoolPart | undefined;
-
-export function loadHandlePool(): Promise<PoolPart> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  return import("./pool-core.js").then((part) => (loaded = part));
-}
+export const loadHandlePool = lazyPart(() => import("./pool-core.js"));

@@ -19,12 +19,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 /** What each layer may import, besides itself and the two modules every layer shares (`errors.ts`, `options.ts`). */
 const MAY_IMPORT: LayerRules["mayImport"] = {
   util: [],
-  storage: [],
+  storage: ["util"],
   format: ["util"],
   policies: [],
   text: [],
-  segment: ["storage", "format", "policies"],
-  log: ["storage", "format", "segment", "policies"],
+  segment: ["storage", "format", "policies", "util"],
+  log: ["storage", "format", "segment", "policies", "util"],
   course: ["storage", "format", "segment", "log", "policies"],
   testing: ["storage", "format", "segment", "log", "course", "policies"],
   inspect: ["storage", "format", "segment", "log", "text"],
