@@ -1,5 +1,7 @@
 /**
- * Encoding and decoding whole record batches v2 (layout drawn in `batch-layout.ts`).
+ * Encoding and decoding whole record batches v2 (layout drawn in `batch-layout.ts`). The public
+ * functions named below are in checked/batch-functions.ts, which adds the `crc32c` option's
+ * known-answer check; here they are `encodeBatchWith`, `decodeBatchWith`… taking that check.
  *
  * - `encodeBatch`: synchronous, uncompressed; sizes everything first, then writes the header and
  *   every record into one buffer and fills in the CRC-32C last.
