@@ -9,7 +9,6 @@
  * synchronously.
  */
 import { BATCH_HEADER_SIZE, MIN_RECORD_SIZE } from "../../format/batch-layout.js";
-import { pagelogBug } from "../../errors.js";
 import { type OptionResolvers, resolveOptions } from "../../options.js";
 import { loadRareOptions } from "./door-rare-options.js";
 import { systemClock } from "./log-clock.js";
@@ -69,10 +68,16 @@ const RARE_DEFAULTS = {
   policies: undefined,
 } as const satisfies Record<RareOption, unknown>;
 
+/**
+ * A rare option's default while its resolver is not loaded. A value here means the options gave
+ * none when `rareOptionsFor` looked and one now, in the same call: only an object whose getters
+ * (or a Proxy) answer differently from one read to the next does that. A bad argument, not a bug.
+ */
 const defaultOnly =
   <K extends RareOption>(option: K) =>
   (value: unknown): (typeof RARE_DEFAULTS)[K] => {
-    if (value !== undefined) throw pagelogBug(`option ${option} resolved before its resolver loaded`);
+    if (value !== undefined)
+      throw new TypeError(`option ${option} changed while the options were read (give a plain object)`);
     return RARE_DEFAULTS[option];
   };
 

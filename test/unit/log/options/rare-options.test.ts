@@ -75,4 +75,22 @@ describe("the rare options' resolvers, loaded on first use", () => {
     expect(clock).toBe(systemClock); // the system clock itself, as the log's stopwatch expects
     await dir.close();
   });
+
+  it("options whose getter gives a rare option only on its second read: a TypeError naming it, not PAGELOG_BUG", async () => {
+    vi.resetModules(); // nothing loaded: the first read decides that nothing needs loading
+    const { LogDir } = await import("../../../../src/log/log-dir.js");
+    const dir = await LogDir.open(new SimStorage({ seed: 45 }));
+    let reads = 0;
+    const shifty = {
+      get clock() {
+        return reads++ === 0 ? undefined : { now: () => 1 };
+      },
+    } as LogOptions;
+    expect(await error(() => dir.log(NAME, shifty))).toBe(
+      "TypeError: option clock changed while the options were read (give a plain object)",
+    );
+    const log = await dir.log(NAME, { clock: { now: () => 2 } }); // the directory goes on
+    expect(log.options.clock.now()).toBe(2);
+    await dir.close();
+  });
 });
