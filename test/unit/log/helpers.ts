@@ -14,7 +14,7 @@ import type { Log } from "../../../src/log/log.js";
 import type { LogOptions } from "../../../src/log/options/log-options.js";
 import { offsetName } from "../../../src/segment/segment-names.js";
 import { SimStorage } from "../../../src/storage/sim-storage.js";
-import type { Storage, StorageLock } from "../../../src/storage/storage.js";
+import type { Storage, StorageFile, StorageLock } from "../../../src/storage/storage.js";
 
 export const NAME = "orders-0";
 
@@ -194,4 +194,14 @@ export async function pending(promise: Promise<unknown>): Promise<boolean> {
   for (let i = 0; i < 50; i++) await Promise.resolve();
   await new Promise((resolve) => setImmediate(resolve));
   return !settled;
+}
+
+/** A file's whole content, as text (the descriptor pool's tests read files back with it). */
+export const text = async (f: StorageFile): Promise<string> => decoder.decode(await f.read(0, await f.size()));
+
+/** The opens, closes and syncs the storage beneath saw after operation `since`. */
+export function fileOps(sim: SimStorage, since: number): string[] {
+  return sim.trace
+    .filter((e) => e.seq > since && (e.op === "open" || e.op === "close" || e.op === "sync"))
+    .map((e) => `${e.op} ${e.path}`);
 }

@@ -16,16 +16,9 @@ import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from
 import { UnpooledFile } from "../../../src/storage/pool/unpooled-file.js";
 import { expectCode } from "../log/helpers.js";
 import { rng } from "../../support/xorshift.js";
+import { fileOps, text } from "../log/helpers.js";
 
 const enc = new TextEncoder();
-const dec = new TextDecoder();
-const text = async (f: StorageFile): Promise<string> => dec.decode(await f.read(0, await f.size()));
-
-function fileOps(sim: SimStorage, since: number): string[] {
-  return sim.trace
-    .filter((e) => e.seq > since && (e.op === "open" || e.op === "close" || e.op === "sync"))
-    .map((e) => `${e.op} ${e.path}`);
-}
 
 /** A gate: `wait()` until `open()`. */
 function gate(): { wait: () => Promise<void>; open: () => void } {

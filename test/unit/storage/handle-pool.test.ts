@@ -13,17 +13,10 @@ import { evictFirst } from "../../../src/storage/pool/unpooled-file.js";
 import { keepNothing, SimStorage } from "../../../src/storage/sim-storage.js";
 import type { OpenOptions, Storage, StorageFile, StorageLock, StorageStat } from "../../../src/storage/storage.js";
 import { appendBatches, expectCode, expectTypeError, readAll } from "../log/helpers.js";
+import { fileOps, text } from "../log/helpers.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const text = async (f: StorageFile): Promise<string> => dec.decode(await f.read(0, await f.size()));
-
-/** The opens, closes and syncs the storage beneath saw after operation `since`. */
-function fileOps(sim: SimStorage, since: number): string[] {
-  return sim.trace
-    .filter((e) => e.seq > since && (e.op === "open" || e.op === "close" || e.op === "sync"))
-    .map((e) => `${e.op} ${e.path}`);
-}
 
 describe("HandlePool", () => {
   it("closes the least recently used idle descriptor first, and reopens it on its next use", async () => {

@@ -26,6 +26,21 @@ afterEach(() => {
   vi.resetModules();
 });
 
+/**
+ * In a fresh module registry, makes the next load of `module` fail, as a chunk a page failed to
+ * fetch would; the later ones load it. Returns how many failures are still to come (1 until the
+ * part is first asked for).
+ */
+function failOnce(module: string): () => number {
+  vi.resetModules();
+  let failures = 1;
+  vi.doMock(module, async (real) => {
+    if (failures-- > 0) throw new Error("chunk not loaded");
+    return real();
+  });
+  return () => failures;
+}
+
 /** A broker's partition: a committed transaction of producer 7 (two records, then its marker). */
 async function committedTransaction(): Promise<SimStorage> {
   const sim = new SimStorage({ seed: 32 });
@@ -55,12 +70,7 @@ async function committedTransaction(): Promise<SimStorage> {
 describe("a lazy part that fails to load", () => {
   it("the transaction walk: that read fails, the log does not, the next read loads it", async () => {
     const sim = await committedTransaction();
-    vi.resetModules();
-    let failures = 1;
-    vi.doMock(WALK, async (real) => {
-      if (failures-- > 0) throw new Error("chunk not loaded");
-      return real();
-    });
+    failOnce(WALK);
     const { LogDir } = await import("../../../../src/log/log-dir.js");
     const dir = await LogDir.open(sim);
     const log = await dir.log(NAME);
@@ -72,12 +82,7 @@ describe("a lazy part that fails to load", () => {
 
   it("gzip: that decode fails, the next one loads it", async () => {
     const batch = await encodeBatchAsync([{ value: "zipped" }], { baseOffset: 0, compression: "gzip" });
-    vi.resetModules();
-    let failures = 1;
-    vi.doMock(GZIP, async (real) => {
-      if (failures-- > 0) throw new Error("chunk not loaded");
-      return real();
-    });
+    failOnce(GZIP);
     const { decodeBatch } = await import("../../../../src/format/checked/batch-functions.js");
     await expect(decodeBatch(batch)).rejects.toThrow(); // vitest wraps the factory's "chunk not loaded"
     const decoded = await decodeBatch(batch);
@@ -94,12 +99,7 @@ describe("a lazy part that fails to load", () => {
     });
     await writeFile(sim, segPath(0, ".log"), 0, batch, { create: true, sync: true });
     await sim.syncDir(NAME);
-    vi.resetModules();
-    let failures = 1;
-    vi.doMock(COMPRESSED, async (real) => {
-      if (failures-- > 0) throw new Error("chunk not loaded");
-      return real();
-    });
+    failOnce(COMPRESSED);
     const { LogDir } = await import("../../../../src/log/log-dir.js");
     const dir = await LogDir.open(sim);
     const log = await dir.log(NAME);
@@ -114,12 +114,7 @@ describe("a lazy part that fails to load", () => {
   });
 
   it("the records iterator's body: that next() fails and ends its iteration, the log does not, the next iteration loads it", async () => {
-    vi.resetModules();
-    let failures = 1;
-    vi.doMock(BODY, async (real) => {
-      if (failures-- > 0) throw new Error("chunk not loaded");
-      return real();
-    });
+    failOnce(BODY);
     const { LogDir } = await import(LOG_DIR);
     const dir = await LogDir.open(new SimStorage({ seed: 33 }));
     const log = await dir.log(NAME);
@@ -135,18 +130,13 @@ describe("a lazy part that fails to load", () => {
   });
 
   it("waitFor's wait: a record already there answers without it; that wait fails, the next one loads it", async () => {
-    vi.resetModules();
-    let failures = 1;
-    vi.doMock(BODY, async (real) => {
-      if (failures-- > 0) throw new Error("chunk not loaded");
-      return real();
-    });
+    const failures = failOnce(BODY);
     const { LogDir } = await import(LOG_DIR);
     const dir = await LogDir.open(new SimStorage({ seed: 34 }));
     const log = await dir.log(NAME);
     await log.append([{ value: "a" }]);
     expect(await log.waitFor(0)).toBe(1); // there: nothing loads
-    expect(failures).toBe(1);
+    expect(failures()).toBe(1);
     await expect(log.waitFor(1)).rejects.toThrow();
     const waiting = log.waitFor(1);
     await log.append([{ value: "b" }]);
